@@ -1,0 +1,116 @@
+/**
+ * The whole dependency graph in one visible place (design.md "One dependency
+ * graph"). Platform teams compose these layers into their own Effect apps:
+ *
+ * ```
+ * GatewayConfig ─┬─ StorageLive (SQLite | PostgreSQL, migrated) ── DeviceTokenRepo ─┐
+ *                ├─ AuthConfigLive (admin token: env | $SVC_HOME/admin-token) ───────┼─ AuthService
+ *                ├─ RateLimiter                                                        │
+ *                └─ PolicyService                                                      │
+ * GatewayHttpRoutes (routes + global middleware) ── needs the services above ─────────┘
+ * GatewayHttpLive = HttpRouter.serve(GatewayHttpRoutes) on a node:http server
+ * GatewayLive     = GatewayHttpLive + GatewayServicesLive
+ * ```
+ *
+ * Tests swap layers rather than patching: `GatewayServicesLive(settings, { storage })`
+ * takes any `SqlClient` layer (e.g. `StorageMemoryTest`).
+ */
+import { NodeHttpServer, NodeServices } from "@effect/platform-node"
+import { Effect, FileSystem, Layer, Option } from "effect"
+import { HttpRouter } from "effect/http"
+import type { SqlClient } from "effect/sql"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
+import { resolveAdminToken } from "../services/auth/adminToken.ts"
+import { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
+import { RateLimitConfig, RateLimiter } from "../services/auth/RateLimiter.ts"
+import { PolicyService } from "../services/policy/PolicyService.ts"
+import { GatewayConfig, type GatewaySettings } from "../src/config.ts"
+import { GatewayMiddlewareLive } from "../src/http/middleware.ts"
+import { AuthRoutes } from "../src/http/routes/auth.ts"
+import { HealthRoutes } from "../src/http/routes/health.ts"
+import { OpenApiRoutes } from "../src/http/routes/openapi.ts"
+import { PolicyRoutes } from "../src/http/routes/policy.ts"
+import { DatabaseInfo, StorageLive } from "./storage/Storage.ts"
+
+export { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
+export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
+export { RateLimiter } from "../services/auth/RateLimiter.ts"
+export { PolicyService } from "../services/policy/PolicyService.ts"
+export { GatewayConfig } from "../src/config.ts"
+export { DatabaseInfo, StorageLive, StorageMemoryTest } from "./storage/Storage.ts"
+
+/** `GatewayConfig` from already validated settings. */
+export const GatewayConfigLive = (settings: GatewaySettings) => Layer.succeed(GatewayConfig, settings)
+
+/** Resolves the admin token (env, else `$SVC_HOME/admin-token`, generated 0600 on first start). */
+export const AuthConfigLive = Layer.effect(
+  AuthConfig,
+  Effect.gen(function*() {
+    const settings = yield* GatewayConfig
+    const resolved = yield* resolveAdminToken({ configured: Option.fromUndefinedOr(settings.adminToken), home: settings.home })
+    return AuthConfig.of({
+      enabled: settings.authEnabled,
+      adminToken: resolved.token,
+      adminTokenSource: resolved.source,
+      adminTokenPath: resolved.path
+    })
+  })
+).pipe(Layer.provide(NodeServices.layer))
+
+/**
+ * The SQL storage the settings ask for: `databaseUrl`, else SQLite at
+ * `$SVC_HOME/gateway.db` (the directory is created, mode 0700, if missing).
+ */
+export const StorageFromSettings = Layer.unwrap(Effect.gen(function*() {
+  const settings = yield* GatewayConfig
+  if (settings.databaseUrl === undefined) {
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.makeDirectory(settings.home, { recursive: true, mode: 0o700 })
+  }
+  return StorageLive({ databaseUrl: settings.databaseUrl, sqlitePath: join(settings.home, "gateway.db") })
+})).pipe(Layer.provide(NodeServices.layer))
+
+/**
+ * Every domain service, built from `settings`. `options.storage` replaces the
+ * database (it must provide a migrated `SqlClient` and `DatabaseInfo`).
+ */
+export const GatewayServicesLive = <E = never>(
+  settings: GatewaySettings,
+  options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
+) => {
+  const config = GatewayConfigLive(settings)
+  const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>> =
+    options?.storage ?? StorageFromSettings.pipe(Layer.provide(config))
+  const auth = AuthService.layer.pipe(
+    Layer.provide(DeviceTokenRepo.layer),
+    Layer.provideMerge(AuthConfigLive),
+    Layer.provideMerge(storage)
+  )
+  const rateLimiter = RateLimiter.layer.pipe(
+    Layer.provide(Layer.succeed(RateLimitConfig, { max: settings.rateLimitMax, windowSeconds: settings.rateLimitWindowSeconds }))
+  )
+  return Layer.mergeAll(auth, rateLimiter, PolicyService.layer).pipe(Layer.provideMerge(config))
+}
+
+/** All HTTP routes plus the global middleware, for an `HttpRouter` (compose with your own routes). */
+export const GatewayHttpRoutes = Layer.mergeAll(
+  HealthRoutes,
+  PolicyRoutes,
+  AuthRoutes,
+  OpenApiRoutes,
+  GatewayMiddlewareLive
+)
+
+/** Serves {@link GatewayHttpRoutes} on a `node:http` server bound to `settings.host:port`. */
+export const GatewayHttpLive = (settings: GatewaySettings) =>
+  HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port }))
+  )
+
+/** The complete gateway: HTTP server plus every service, from validated settings. */
+export const GatewayLive = <E = never>(
+  settings: GatewaySettings,
+  options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
+) => GatewayHttpLive(settings).pipe(Layer.provideMerge(GatewayServicesLive(settings, options)))

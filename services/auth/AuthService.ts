@@ -1,0 +1,152 @@
+/**
+ * Authentication and device-token lifecycle (gateway-api.md "Authentication",
+ * "Device tokens"; reference §2.1–2.3).
+ *
+ * - The admin token is break-glass: compared in constant time, bypasses scopes.
+ * - Device tokens are random 256-bit secrets (`svc-device.v1.<base64url>`);
+ *   only their SHA-256 digest is stored. Revoked or expired tokens are refused.
+ */
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import type { SqlError } from "effect/sql/SqlError"
+import {
+  DEFAULT_DEVICE_TOKEN_TTL_SECONDS,
+  type DeviceTokenIssueRequest,
+  type DeviceTokenIssueResponse,
+  type DeviceTokenRevokeResponse
+} from "../../src/contracts/auth.ts"
+import { NotFound, Unauthorized } from "../shared/errors.ts"
+import { DeviceTokenRepo } from "./DeviceTokenRepo.ts"
+import { adminPrincipal, type Principal } from "./principal.ts"
+import { DEVICE_TOKEN_PREFIX, generateDeviceToken, makeSecretMatcher, secretEquals, tokenDigest } from "./tokenCrypto.ts"
+
+/** Static auth settings resolved at start-up (see `src/config.ts`). */
+export class AuthConfig extends Context.Service<AuthConfig, {
+  /** False only for `SVC_AUTH=off` on a loopback bind: every route is then public. */
+  readonly enabled: boolean
+  /** The admin token (env `SVC_ADMIN_TOKEN`, else `$SVC_HOME/admin-token`). Never logged. */
+  readonly adminToken: Redacted.Redacted<string>
+  /** Where the admin token came from, for the start log: `environment`, `file` or `generated`. */
+  readonly adminTokenSource: "environment" | "file" | "generated"
+  /** The admin token file, when the token lives in one. */
+  readonly adminTokenPath: string | undefined
+}>()("svc-gateway/auth/AuthConfig") {}
+
+/** ISO-8601 UTC with second precision, as the device-token responses use. */
+const isoSeconds = (millis: number): string => new Date(Math.floor(millis / 1000) * 1000).toISOString().replace(".000Z", "Z")
+
+const invalidToken = new Unauthorized({
+  message: "Provide a valid token via Authorization: Bearer <token> header or the svc_admin_token cookie"
+})
+
+/** Trims, drops empty entries and de-duplicates scopes, keeping first-seen order. */
+export const normalizeScopes = (scopes: ReadonlyArray<string>): Array<string> => {
+  const out = new Set<string>()
+  for (const s of scopes) {
+    const t = s.trim()
+    if (t.length > 0) out.add(t)
+  }
+  return [...out]
+}
+
+/** The authentication service used by the HTTP middleware, the WS upgrade and library users. */
+export class AuthService extends Context.Service<AuthService, {
+  /** Whether gateway auth is enabled (`SVC_AUTH`). */
+  readonly enabled: boolean
+  /** Constant-time check that `token` is the admin token. */
+  readonly isAdminToken: (token: string) => boolean
+  /**
+   * Resolves a bearer/cookie token to its principal.
+   * Fails with `Unauthorized` (401) for unknown, revoked or expired tokens.
+   */
+  readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized | SqlError>
+  /** Issues a device token (201 body). Default lifetime 900 s; `persistent` means no expiry. */
+  readonly issueDeviceToken: (request: DeviceTokenIssueRequest) => Effect.Effect<DeviceTokenIssueResponse, SqlError>
+  /** Revokes a device token; `NotFound` (404) when unknown or already revoked. */
+  readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound | SqlError>
+}>()("svc-gateway/auth/AuthService") {
+  /** Needs {@link AuthConfig} and {@link DeviceTokenRepo}. */
+  static readonly layer = Layer.effect(
+    AuthService,
+    Effect.gen(function*() {
+      const config = yield* AuthConfig
+      const repo = yield* DeviceTokenRepo
+      const isAdminToken = makeSecretMatcher(Redacted.value(config.adminToken))
+
+      const authenticateDevice = Effect.fnUntraced(function*(token: string) {
+        const digest = tokenDigest(token)
+        const record = yield* repo.findByDigest(digest)
+        if (record === undefined || !secretEquals(record.tokenDigest, digest) || record.revokedAt !== null) {
+          return yield* invalidToken
+        }
+        if (record.expiresAt !== null && Date.parse(record.expiresAt) <= (yield* Clock.currentTimeMillis)) {
+          return yield* invalidToken
+        }
+        return {
+          kind: "device",
+          tokenId: record.tokenId,
+          deviceId: record.deviceId,
+          role: record.role,
+          scopes: new Set(record.scopes)
+        } satisfies Principal as Principal
+      })
+
+      const authenticate = (token: string): Effect.Effect<Principal, Unauthorized | SqlError> => {
+        if (token.length === 0) return invalidToken
+        if (isAdminToken(token)) return Effect.succeed(adminPrincipal)
+        if (!token.startsWith(DEVICE_TOKEN_PREFIX)) return invalidToken
+        return authenticateDevice(token)
+      }
+
+      const issueDeviceToken = Effect.fnUntraced(function*(request: DeviceTokenIssueRequest) {
+        const now = yield* Clock.currentTimeMillis
+        const token = generateDeviceToken()
+        const ttl = request.persistent === true ? undefined : request.ttl_seconds ?? DEFAULT_DEVICE_TOKEN_TTL_SECONDS
+        const issuedAt = isoSeconds(now)
+        const expiresAt = ttl === undefined ? null : isoSeconds(now + ttl * 1000)
+        const scopes = normalizeScopes(request.scopes)
+        const tokenId = crypto.randomUUID()
+        yield* repo.insert({
+          tokenId,
+          tokenDigest: tokenDigest(token),
+          deviceId: request.device_id,
+          role: request.role,
+          scopes,
+          issuedAt,
+          expiresAt,
+          revokedAt: null
+        })
+        yield* Effect.logInfo("device token issued").pipe(
+          Effect.annotateLogs({ token_id: tokenId, device_id: request.device_id, role: request.role })
+        )
+        return {
+          token_kind: "device",
+          token,
+          token_id: tokenId,
+          device_id: request.device_id,
+          role: request.role,
+          scopes,
+          issued_at: issuedAt,
+          expires_at: expiresAt
+        } satisfies DeviceTokenIssueResponse
+      })
+
+      const revokeDeviceToken = Effect.fnUntraced(function*(token: string) {
+        const now = yield* Clock.currentTimeMillis
+        const tokenId = yield* repo.revoke(tokenDigest(token), new Date(now).toISOString())
+        if (tokenId === undefined) {
+          return yield* new NotFound({ message: "token not found or already revoked" })
+        }
+        yield* Effect.logInfo("device token revoked").pipe(Effect.annotateLogs({ token_id: tokenId }))
+        return { revoked: true, token_id: tokenId } satisfies DeviceTokenRevokeResponse
+      })
+
+      return AuthService.of({
+        enabled: config.enabled,
+        isAdminToken,
+        authenticate,
+        issueDeviceToken,
+        revokeDeviceToken
+      })
+    })
+  )
+}

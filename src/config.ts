@@ -1,0 +1,178 @@
+/**
+ * Gateway settings: environment variables (Effect `Config`) and matching CLI
+ * flags (`effect/cli`); a flag wins over the environment, which wins over the
+ * default. Cross-field rules are checked by {@link validateSettings} before
+ * anything starts, so the gateway never runs half-configured.
+ *
+ * | env                          | flag                    | default              |
+ * |------------------------------|-------------------------|----------------------|
+ * | SVC_HOST                     | --host                  | 127.0.0.1            |
+ * | SVC_PORT                     | --port                  | 8788                 |
+ * | SVC_HOME                     | --home                  | ~/.svc               |
+ * | SVC_DATABASE_URL             | --database-url          | SQLite $SVC_HOME/gateway.db |
+ * | SVC_ADMIN_TOKEN              | --admin-token           | $SVC_HOME/admin-token |
+ * | SVC_AUTH                     | --auth                  | on                   |
+ * | SVC_AUTH_RATE_LIMIT_MAX      | --auth-rate-limit-max   | 20                   |
+ * | SVC_AUTH_RATE_LIMIT_WINDOW_S | --auth-rate-limit-window| 60 (seconds)         |
+ * | SVC_MAX_BODY_BYTES           | --max-body-bytes        | 1048576              |
+ * | SVC_LOG_LEVEL                | --log-level             | Info                 |
+ */
+import { Config, Context, Option, Redacted } from "effect"
+import { Flag } from "effect/cli"
+import { homedir } from "node:os"
+import { join } from "node:path"
+
+/** Fully validated settings of one gateway process. */
+export interface GatewaySettings {
+  readonly host: string
+  readonly port: number
+  /** State directory (admin token, SQLite database); created if missing. */
+  readonly home: string
+  /** `postgres://…` for PostgreSQL; `undefined` for the embedded SQLite file `$home/gateway.db`. */
+  readonly databaseUrl: string | undefined
+  /** Explicit admin token (never logged); `undefined` means use/generate `$home/admin-token`. */
+  readonly adminToken: Redacted.Redacted<string> | undefined
+  readonly authEnabled: boolean
+  readonly rateLimitMax: number
+  readonly rateLimitWindowSeconds: number
+  readonly maxBodyBytes: number
+  readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
+  /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
+  readonly isExposed: boolean
+}
+
+/** The settings of the running gateway, as a service (read by `/healthz`, the start log, …). */
+export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {}
+
+/** Settings before cross-field validation (flags and environment merged, defaults applied). */
+export interface RawSettings {
+  readonly host: string
+  readonly port: number
+  readonly home: Option.Option<string>
+  readonly databaseUrl: Option.Option<string>
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  readonly auth: "on" | "off"
+  readonly rateLimitMax: number
+  readonly rateLimitWindowSeconds: number
+  readonly maxBodyBytes: number
+  readonly logLevel: GatewaySettings["logLevel"]
+}
+
+/** Minimum admin-token length on a non-loopback bind (reference §2.1). */
+export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 32
+
+/**
+ * Loopback test (reference §2.7): `localhost`, any `127.x.y.z`, `::1` (brackets
+ * allowed). `0.0.0.0` and `::` listen on every interface, so they are exposed.
+ */
+export const isLoopbackHost = (host: string): boolean => {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "")
+  return h === "localhost" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::1" || h === "0:0:0:0:0:0:0:1"
+}
+
+/**
+ * Applies the cross-field rules. Returns the settings or every problem found
+ * (each a full sentence naming the setting), so startup can print them all.
+ */
+export const validateSettings = (raw: RawSettings): { readonly ok: true; readonly settings: GatewaySettings } | {
+  readonly ok: false
+  readonly problems: ReadonlyArray<string>
+} => {
+  const problems: Array<string> = []
+  const exposed = !isLoopbackHost(raw.host)
+  if (raw.host.trim().length === 0) problems.push("SVC_HOST / --host must not be empty")
+  if (raw.auth === "off" && exposed) {
+    problems.push(`SVC_AUTH=off is only allowed on a loopback bind, but the host is ${raw.host}; bind to 127.0.0.1 or turn auth on`)
+  }
+  const token = Option.getOrUndefined(raw.adminToken)
+  if (token !== undefined && Redacted.value(token).trim().length === 0) {
+    problems.push("SVC_ADMIN_TOKEN / --admin-token is set but empty")
+  }
+  if (exposed && raw.auth === "on" && token !== undefined && Redacted.value(token).trim().length < MIN_EXPOSED_ADMIN_TOKEN_LENGTH) {
+    problems.push(
+      `binding to the non-loopback address ${raw.host} requires an admin token of at least ${MIN_EXPOSED_ADMIN_TOKEN_LENGTH} characters (SVC_ADMIN_TOKEN)`
+    )
+  }
+  const url = Option.getOrUndefined(raw.databaseUrl)?.trim()
+  if (url !== undefined && url.length > 0 && !/^postgres(ql)?:\/\//i.test(url)) {
+    problems.push("SVC_DATABASE_URL / --database-url must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite database)")
+  }
+  if (!Number.isInteger(raw.rateLimitMax) || raw.rateLimitMax < 1) problems.push("SVC_AUTH_RATE_LIMIT_MAX must be an integer >= 1")
+  if (!Number.isInteger(raw.rateLimitWindowSeconds) || raw.rateLimitWindowSeconds < 1) {
+    problems.push("SVC_AUTH_RATE_LIMIT_WINDOW_S must be an integer >= 1 (seconds)")
+  }
+  if (!Number.isInteger(raw.maxBodyBytes) || raw.maxBodyBytes < 1) problems.push("SVC_MAX_BODY_BYTES must be an integer >= 1 (bytes)")
+  if (problems.length > 0) return { ok: false, problems }
+  return {
+    ok: true,
+    settings: {
+      host: raw.host.trim(),
+      port: raw.port,
+      home: Option.getOrElse(raw.home, () => join(homedir(), ".svc")),
+      databaseUrl: url !== undefined && url.length > 0 ? url : undefined,
+      adminToken: token !== undefined ? Redacted.make(Redacted.value(token).trim()) : undefined,
+      authEnabled: raw.auth === "on",
+      rateLimitMax: raw.rateLimitMax,
+      rateLimitWindowSeconds: raw.rateLimitWindowSeconds,
+      maxBodyBytes: raw.maxBodyBytes,
+      logLevel: raw.logLevel,
+      isExposed: exposed
+    }
+  }
+}
+
+const LOG_LEVELS = ["Trace", "Debug", "Info", "Warn", "Error"] as const
+
+/** The `serve` command's flags; each falls back to its environment variable, then its default. */
+export const settingsFlags = {
+  host: Flag.String("host").pipe(
+    Flag.withDescription("Address to bind (SVC_HOST)"),
+    Flag.withFallbackConfig(Config.String("SVC_HOST")),
+    Flag.withDefault("127.0.0.1")
+  ),
+  port: Flag.Int("port").pipe(
+    Flag.withDescription("Port to listen on, 0 for any free port (SVC_PORT)"),
+    Flag.withFallbackConfig(Config.Port("SVC_PORT")),
+    Flag.withDefault(8788)
+  ),
+  home: Flag.String("home").pipe(
+    Flag.withDescription("State directory (SVC_HOME, default ~/.svc)"),
+    Flag.withFallbackConfig(Config.String("SVC_HOME")),
+    Flag.optional
+  ),
+  databaseUrl: Flag.String("database-url").pipe(
+    Flag.withDescription("postgres:// URL; unset = SQLite $SVC_HOME/gateway.db (SVC_DATABASE_URL)"),
+    Flag.withFallbackConfig(Config.String("SVC_DATABASE_URL")),
+    Flag.optional
+  ),
+  adminToken: Flag.Redacted("admin-token").pipe(
+    Flag.withDescription("Admin token (SVC_ADMIN_TOKEN); default: $SVC_HOME/admin-token, generated on first start"),
+    Flag.withFallbackConfig(Config.Redacted("SVC_ADMIN_TOKEN")),
+    Flag.optional
+  ),
+  auth: Flag.Literals("auth", ["on", "off"] as const).pipe(
+    Flag.withDescription("Gateway auth (SVC_AUTH); off is allowed only on a loopback bind"),
+    Flag.withFallbackConfig(Config.Literals(["on", "off"] as const, "SVC_AUTH")),
+    Flag.withDefault("on" as const)
+  ),
+  rateLimitMax: Flag.Int("auth-rate-limit-max").pipe(
+    Flag.withDescription("Requests per window on credential endpoints (SVC_AUTH_RATE_LIMIT_MAX)"),
+    Flag.withFallbackConfig(Config.Int("SVC_AUTH_RATE_LIMIT_MAX")),
+    Flag.withDefault(20)
+  ),
+  rateLimitWindowSeconds: Flag.Int("auth-rate-limit-window").pipe(
+    Flag.withDescription("Rate-limit window in seconds (SVC_AUTH_RATE_LIMIT_WINDOW_S)"),
+    Flag.withFallbackConfig(Config.Int("SVC_AUTH_RATE_LIMIT_WINDOW_S")),
+    Flag.withDefault(60)
+  ),
+  maxBodyBytes: Flag.Int("max-body-bytes").pipe(
+    Flag.withDescription("Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
+    Flag.withFallbackConfig(Config.Int("SVC_MAX_BODY_BYTES")),
+    Flag.withDefault(1_048_576)
+  ),
+  logLevel: Flag.Literals("log-level", LOG_LEVELS).pipe(
+    Flag.withDescription("Minimum log level (SVC_LOG_LEVEL)"),
+    Flag.withFallbackConfig(Config.Literals(LOG_LEVELS, "SVC_LOG_LEVEL")),
+    Flag.withDefault("Info" as const)
+  )
+}

@@ -1,0 +1,75 @@
+/**
+ * Wire schemas of the authentication routes (gateway-api.md "Authentication",
+ * "Device tokens"; reference §2.2, §2.6). One source for validation, the
+ * OpenAPI document and the client.
+ */
+import { Schema } from "effect"
+
+/** Longest device-token lifetime: 30 days, in seconds (reference §2.2). */
+export const MAX_DEVICE_TOKEN_TTL_SECONDS = 2_592_000
+
+/** Lifetime of a device token issued without `ttl_seconds` or `persistent`: 15 minutes, in seconds. */
+export const DEFAULT_DEVICE_TOKEN_TTL_SECONDS = 900
+
+/** `client` (operator programs) or `node` (capability providers). */
+export const DeviceRole = Schema.Literals(["client", "node"]).annotate({
+  description: "Device role: client (operator program) or node (capability provider)."
+})
+
+/** `POST /auth/session` body. */
+export const AuthSessionRequest = Schema.Struct({
+  token: Schema.String.annotate({ description: "The admin token or a device token to store in the svc_admin_token cookie." })
+})
+export type AuthSessionRequest = typeof AuthSessionRequest.Type
+
+/**
+ * `POST /auth/device-tokens/issue` body. `persistent: true` issues a token
+ * without expiry and cannot be combined with `ttl_seconds` (1..2592000 s,
+ * default 900 s).
+ */
+export const DeviceTokenIssueRequest = Schema.Struct({
+  device_id: Schema.Trim.check(Schema.isNonEmpty()).annotate({ description: "Device the token is bound to." }),
+  role: DeviceRole,
+  scopes: Schema.Array(Schema.String).annotate({
+    description: "Operator scopes: operator.read, operator.write, operator.admin, operator.approvals, operator.pairing."
+  }),
+  persistent: Schema.optionalKey(Schema.Boolean.annotate({ description: "Issue a token that never expires." })),
+  ttl_seconds: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_DEVICE_TOKEN_TTL_SECONDS })).annotate({
+      description: "Lifetime in seconds (1..2592000); default 900."
+    })
+  )
+}).check(
+  Schema.makeFilter((req) =>
+    req.persistent === true && req.ttl_seconds !== undefined
+      ? { path: ["ttl_seconds"], issue: "cannot be combined with persistent: true" }
+      : undefined
+  )
+)
+export type DeviceTokenIssueRequest = typeof DeviceTokenIssueRequest.Type
+
+/** `POST /auth/device-tokens/issue` 201 body. `expires_at` is null for persistent tokens. */
+export const DeviceTokenIssueResponse = Schema.Struct({
+  token_kind: Schema.Literal("device"),
+  token: Schema.String.annotate({ description: "The secret; shown once, stored only as a SHA-256 digest." }),
+  token_id: Schema.String,
+  device_id: Schema.String,
+  role: DeviceRole,
+  scopes: Schema.Array(Schema.String),
+  issued_at: Schema.String.annotate({ description: "ISO-8601 UTC, second precision." }),
+  expires_at: Schema.NullOr(Schema.String).annotate({ description: "ISO-8601 UTC, or null when persistent." })
+})
+export type DeviceTokenIssueResponse = typeof DeviceTokenIssueResponse.Type
+
+/** `POST /auth/device-tokens/revoke` body. */
+export const DeviceTokenRevokeRequest = Schema.Struct({
+  token: Schema.String.check(Schema.isNonEmpty()).annotate({ description: "The device token to revoke." })
+})
+export type DeviceTokenRevokeRequest = typeof DeviceTokenRevokeRequest.Type
+
+/** `POST /auth/device-tokens/revoke` 200 body. */
+export const DeviceTokenRevokeResponse = Schema.Struct({
+  revoked: Schema.Literal(true),
+  token_id: Schema.String
+})
+export type DeviceTokenRevokeResponse = typeof DeviceTokenRevokeResponse.Type

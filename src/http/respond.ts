@@ -1,0 +1,58 @@
+/**
+ * Response helpers and the ONE place where failures become HTTP responses
+ * (design.md "Errors"): client errors are `{error, message}` with the status
+ * from `services/shared/errors.ts`; anything else is a logged
+ * `500 {error:"internal_error", message, request_id}`, never a stack trace.
+ */
+import { Cause, Effect, Option } from "effect"
+import { HttpServerError, HttpServerResponse } from "effect/http"
+import { errorTable, isGatewayError } from "../../services/shared/errors.ts"
+
+const JSON_TYPE = "application/json"
+
+/** A JSON response with `status` (default 200). The body is serialised once with `JSON.stringify`. */
+export const json = (body: unknown, status = 200): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(JSON.stringify(body), { status, contentType: JSON_TYPE })
+
+/** An error response `{error: code, message}` with `status`. */
+export const errorJson = (status: number, code: string, message: string): HttpServerResponse.HttpServerResponse =>
+  json({ error: code, message }, status)
+
+const routeNotFound = () => errorJson(404, "not_found", "route not found")
+
+/**
+ * Maps a failure to its response. `requestId` is echoed in 500 bodies so an
+ * operator can find the logged cause.
+ */
+export const failureResponse = (
+  cause: Cause.Cause<unknown>,
+  requestId: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isSome(error)) {
+    const e = error.value
+    if (isGatewayError(e)) {
+      const [status, code] = errorTable[e._tag]
+      const response = errorJson(status, code, e.message)
+      return Effect.succeed(
+        e._tag === "TooManyRequests"
+          ? HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds))
+          : response
+      )
+    }
+    if (HttpServerError.isHttpServerError(e)) {
+      const reason = e.reason
+      if (reason._tag === "RouteNotFound") return Effect.succeed(routeNotFound())
+      if (reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge") {
+        return Effect.succeed(errorJson(413, "payload_too_large", "request body is too large"))
+      }
+      if (reason._tag === "RequestParseError") {
+        return Effect.succeed(errorJson(400, "invalid_request", "request body could not be read"))
+      }
+    }
+  }
+  return Effect.logError("request failed").pipe(
+    Effect.annotateLogs({ request_id: requestId, cause: Cause.pretty(cause) }),
+    Effect.as(json({ error: "internal_error", message: "An unexpected error occurred", request_id: requestId }, 500))
+  )
+}

@@ -1,0 +1,78 @@
+/**
+ * `svc-gateway` CLI (effect/cli). `svc-gateway serve` validates settings
+ * (flags > environment > defaults, see `config.ts`), starts the gateway and
+ * logs where it listens, which database it uses and where the admin token is
+ * (never the token). Invalid settings or a failed start print what is wrong
+ * and exit non-zero. SIGINT/SIGTERM drain in-flight requests, then close the
+ * database.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Effect, Layer, Logger, References } from "effect"
+import { Command } from "effect/cli"
+import { HttpServer } from "effect/http"
+import { AuthConfig, DatabaseInfo, GatewayLive } from "../layers/gateway.ts"
+import { type GatewaySettings, settingsFlags, validateSettings } from "./config.ts"
+
+const VERSION = "0.1.0"
+
+/** Logs the listening URL, database and admin-token location once the server is up. */
+const StartLog = Layer.effectDiscard(Effect.gen(function*() {
+  const server = yield* HttpServer.HttpServer
+  const db = yield* DatabaseInfo
+  const auth = yield* AuthConfig
+  const url = HttpServer.formatAddress(server.address)
+  const adminToken = !auth.enabled
+    ? "auth disabled (SVC_AUTH=off, loopback only)"
+    : auth.adminTokenSource === "environment"
+    ? "from SVC_ADMIN_TOKEN"
+    : `${auth.adminTokenSource === "generated" ? "generated at" : "read from"} ${auth.adminTokenPath} (read it with: cat ${auth.adminTokenPath})`
+  yield* Effect.logInfo("svc-gateway listening").pipe(Effect.annotateLogs({
+    url,
+    database_kind: db.kind,
+    database: db.location,
+    admin_token: adminToken,
+    version: VERSION
+  }))
+}))
+
+const describeFailure = (error: unknown): string => {
+  if (typeof error === "object" && error !== null) {
+    const e = error as { _tag?: string; message?: string; cause?: { message?: string; cause?: { message?: string } } }
+    const detail = e.cause?.cause?.message ?? e.cause?.message
+    return `${e._tag ?? "Error"}: ${e.message ?? String(error)}${detail && !(e.message ?? "").includes(detail) ? ` (${detail})` : ""}`
+  }
+  return String(error)
+}
+
+/** Runs the gateway until interrupted. */
+export const serve = (settings: GatewaySettings) =>
+  Layer.launch(StartLog.pipe(Layer.provideMerge(GatewayLive(settings)))).pipe(
+    Effect.provide(Logger.layer([Logger.consoleJson])),
+    Effect.provideService(References.MinimumLogLevel, settings.logLevel)
+  )
+
+const serveCommand = Command.make("serve", settingsFlags, (raw) =>
+  Effect.gen(function*() {
+    const result = validateSettings(raw)
+    if (!result.ok) {
+      yield* Console.error(`svc-gateway: invalid configuration:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
+      return yield* Effect.fail(new Error("invalid configuration"))
+    }
+    return yield* serve(result.settings).pipe(
+      Effect.catch((error) =>
+        Console.error(`svc-gateway: failed to start: ${describeFailure(error)}`).pipe(
+          Effect.andThen(Effect.fail(error))
+        )
+      )
+    )
+  })).pipe(Command.withDescription("Run the gateway (HTTP API on SVC_HOST:SVC_PORT)"))
+
+const root = Command.make("svc-gateway").pipe(
+  Command.withDescription("svc-gateway: operator gateway for AI-agent platforms"),
+  Command.withSubcommands([serveCommand])
+)
+
+Command.run(root, { version: VERSION }).pipe(
+  Effect.provide(NodeServices.layer),
+  (effect) => NodeRuntime.runMain(effect, { disableErrorReporting: true })
+)
