@@ -16,7 +16,7 @@
  * takes any `SqlClient` layer (e.g. `StorageMemoryTest`).
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Effect, FileSystem, Layer, Option } from "effect"
+import { Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
@@ -103,14 +103,28 @@ export const GatewayHttpRoutes = Layer.mergeAll(
   GatewayMiddlewareLive
 )
 
+/**
+ * Structured JSON logs at `settings.logLevel` (SVC_LOG_LEVEL). Nothing secret
+ * is ever put in a log annotation: no token, cookie or Authorization value.
+ */
+export const LoggingLive = (settings: GatewaySettings) =>
+  Layer.mergeAll(
+    Logger.layer([Logger.consoleJson]),
+    Layer.succeed(References.MinimumLogLevel, settings.logLevel)
+  )
+
 /** Serves {@link GatewayHttpRoutes} on a `node:http` server bound to `settings.host:port`. */
 export const GatewayHttpLive = (settings: GatewaySettings) =>
   HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port }))
   )
 
-/** The complete gateway: HTTP server plus every service, from validated settings. */
+/** The complete gateway: HTTP server plus every service and logging, from validated settings. */
 export const GatewayLive = <E = never>(
   settings: GatewaySettings,
   options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
-) => GatewayHttpLive(settings).pipe(Layer.provideMerge(GatewayServicesLive(settings, options)))
+) =>
+  GatewayHttpLive(settings).pipe(
+    Layer.provideMerge(GatewayServicesLive(settings, options)),
+    Layer.provide(LoggingLive(settings))
+  )

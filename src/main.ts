@@ -7,10 +7,10 @@
  * database.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, Layer, Logger, References } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { Command } from "effect/cli"
 import { HttpServer } from "effect/http"
-import { AuthConfig, DatabaseInfo, GatewayLive } from "../layers/gateway.ts"
+import { AuthConfig, DatabaseInfo, GatewayLive, LoggingLive } from "../layers/gateway.ts"
 import { type GatewaySettings, settingsFlags, validateSettings } from "./config.ts"
 
 const VERSION = "0.1.0"
@@ -46,10 +46,7 @@ const describeFailure = (error: unknown): string => {
 
 /** Runs the gateway until interrupted. */
 export const serve = (settings: GatewaySettings) =>
-  Layer.launch(StartLog.pipe(Layer.provideMerge(GatewayLive(settings)))).pipe(
-    Effect.provide(Logger.layer([Logger.consoleJson])),
-    Effect.provideService(References.MinimumLogLevel, settings.logLevel)
-  )
+  Layer.launch(StartLog.pipe(Layer.provideMerge(GatewayLive(settings)), Layer.provide(LoggingLive(settings))))
 
 const serveCommand = Command.make("serve", settingsFlags, (raw) =>
   Effect.gen(function*() {

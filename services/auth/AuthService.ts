@@ -31,8 +31,8 @@ export class AuthConfig extends Context.Service<AuthConfig, {
   readonly adminTokenPath: string | undefined
 }>()("svc-gateway/auth/AuthConfig") {}
 
-/** ISO-8601 UTC with second precision, as the device-token responses use. */
-const isoSeconds = (millis: number): string => new Date(Math.floor(millis / 1000) * 1000).toISOString().replace(".000Z", "Z")
+/** ISO-8601 UTC with second precision (`2026-01-01T00:00:00Z`), as the device-token responses use. */
+const isoSeconds = (seconds: number): string => new Date(seconds * 1000).toISOString().replace(".000Z", "Z")
 
 const invalidToken = new Unauthorized({
   message: "Provide a valid token via Authorization: Bearer <token> header or the svc_admin_token cookie"
@@ -101,8 +101,10 @@ export class AuthService extends Context.Service<AuthService, {
         const now = yield* Clock.currentTimeMillis
         const token = generateDeviceToken()
         const ttl = request.persistent === true ? undefined : request.ttl_seconds ?? DEFAULT_DEVICE_TOKEN_TTL_SECONDS
-        const issuedAt = isoSeconds(now)
-        const expiresAt = ttl === undefined ? null : isoSeconds(now + ttl * 1000)
+        // Second precision (reference §2.2); expires_at = issued_at + ttl exactly as shown.
+        const issuedSeconds = Math.floor(now / 1000)
+        const issuedAt = isoSeconds(issuedSeconds)
+        const expiresAt = ttl === undefined ? null : isoSeconds(issuedSeconds + ttl)
         const scopes = normalizeScopes(request.scopes)
         const tokenId = crypto.randomUUID()
         yield* repo.insert({

@@ -79,12 +79,12 @@ describe("StorageLive", () => {
       assert.strictEqual(error._tag, "StorageConfigError")
     }))
 
-  it.effect("StorageMemoryTest is an empty, migrated database per build", () =>
+  it.effect("StorageMemoryTest is an empty, migrated database", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const first = yield* sql`SELECT COUNT(*) AS n FROM device_tokens`.pipe(Effect.provide(StorageMemoryTest))
-      assert.deepStrictEqual(first, [{ n: 0 }])
-    }))
+      assert.deepStrictEqual(yield* sql`SELECT COUNT(*) AS n FROM device_tokens`, [{ n: 0 }])
+      assert.deepStrictEqual({ ...(yield* DatabaseInfo) }, { kind: "sqlite", location: ":memory:" })
+    }).pipe(Effect.provide(StorageMemoryTest)))
 
   it.effect.skipIf(postgresUrl === undefined)(
     "opens PostgreSQL, honours the URL's search_path and reports the URL without its password",
