@@ -1,0 +1,76 @@
+/** Settings validation (issue #2 §2): clear problems, never half-configured. */
+import { describe, expect, it } from "@effect/vitest"
+import { Option, Redacted } from "effect"
+import { isLoopbackHost, type RawSettings, validateSettings } from "../src/config.ts"
+
+const raw = (overrides: Partial<RawSettings> = {}): RawSettings => ({
+  host: "127.0.0.1",
+  port: 8788,
+  home: Option.some("/tmp/svc"),
+  databaseUrl: Option.none(),
+  adminToken: Option.none(),
+  auth: "on",
+  rateLimitMax: 20,
+  rateLimitWindowSeconds: 60,
+  maxBodyBytes: 1_048_576,
+  logLevel: "Info",
+  ...overrides
+})
+
+const problems = (overrides: Partial<RawSettings>) => {
+  const result = validateSettings(raw(overrides))
+  return result.ok ? [] : result.problems
+}
+
+describe("isLoopbackHost", () => {
+  it.each(["localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "0:0:0:0:0:0:0:1", "LOCALHOST"])("%s is loopback", (h) => {
+    expect(isLoopbackHost(h)).toBe(true)
+  })
+  it.each(["0.0.0.0", "::", "10.0.0.5", "192.168.1.1", "example.com", "128.0.0.1"])("%s is exposed", (h) => {
+    expect(isLoopbackHost(h)).toBe(false)
+  })
+})
+
+describe("validateSettings", () => {
+  it("applies defaults on a loopback bind", () => {
+    const result = validateSettings(raw({ home: Option.none() }))
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    expect(result.settings.isExposed).toBe(false)
+    expect(result.settings.authEnabled).toBe(true)
+    expect(result.settings.databaseUrl).toBeUndefined()
+    expect(result.settings.home).toMatch(/\.svc$/)
+  })
+
+  it("refuses SVC_AUTH=off on a non-loopback bind", () => {
+    expect(problems({ host: "0.0.0.0", auth: "off" }).join()).toMatch(/SVC_AUTH=off is only allowed on a loopback bind/)
+    expect(problems({ host: "127.0.0.1", auth: "off" })).toEqual([])
+  })
+
+  it("requires an admin token of at least 32 characters on a non-loopback bind", () => {
+    expect(problems({ host: "0.0.0.0", adminToken: Option.some(Redacted.make("short")) }).join()).toMatch(/at least 32 characters/)
+    expect(problems({ host: "0.0.0.0", adminToken: Option.some(Redacted.make("x".repeat(32))) })).toEqual([])
+    // A generated token (64 hex characters) is always strong enough.
+    expect(problems({ host: "0.0.0.0" })).toEqual([])
+  })
+
+  it("marks non-loopback binds as exposed", () => {
+    const result = validateSettings(raw({ host: "0.0.0.0" }))
+    expect(result.ok && result.settings.isExposed).toBe(true)
+  })
+
+  it("accepts postgres URLs and refuses other schemes", () => {
+    expect(problems({ databaseUrl: Option.some("postgres://u@h/db") })).toEqual([])
+    expect(problems({ databaseUrl: Option.some("postgresql://u@h/db") })).toEqual([])
+    expect(problems({ databaseUrl: Option.some("mysql://u@h/db") }).join()).toMatch(/SVC_DATABASE_URL/)
+  })
+
+  it("reports every problem at once", () => {
+    const found = problems({ host: "0.0.0.0", auth: "off", rateLimitMax: 0, maxBodyBytes: 0, databaseUrl: Option.some("x://") })
+    expect(found.length).toBe(4)
+  })
+
+  it("refuses an empty admin token", () => {
+    expect(problems({ adminToken: Option.some(Redacted.make("  ")) }).join()).toMatch(/empty/)
+  })
+})

@@ -1,0 +1,83 @@
+/** The HTTP authorization matrix (gateway-api.md rules 1–6; reference §9.3). */
+import { describe, expect, it } from "@effect/vitest"
+import { makeRouteMatcher, routeTable } from "../../../services/auth/routeTable.ts"
+import { openApiDocument } from "../../../src/http/api.ts"
+
+const match = makeRouteMatcher()
+const required = (method: string, path: string) => {
+  const rule = match(method, path)
+  if (rule === undefined) return null
+  return rule.access.kind === "scope" ? rule.access.scope : rule.access.kind
+}
+
+describe("route table", () => {
+  it.each([
+    ["GET", "/status", "operator.read"],
+    ["GET", "/memory/exports/abc", "operator.read"],
+    ["POST", "/watchers", "operator.write"],
+    ["POST", "/workflow/run", "operator.write"],
+    ["GET", "/approvals", "operator.approvals"],
+    ["POST", "/approvals/12/respond", "operator.approvals"],
+    ["GET", "/pairings", "operator.pairing"],
+    ["POST", "/pairings/3/approve", "operator.pairing"],
+    ["GET", "/auth/pins", "operator.admin"],
+    ["POST", "/auth/device-tokens/issue", "admin-token"],
+    ["GET", "/secrets", "operator.admin"],
+    ["POST", "/snapshot/import", "operator.admin"],
+    ["POST", "/providers/x/oauth/authorize", "operator.admin"],
+    ["GET", "/routing/config", "operator.admin"],
+    ["PUT", "/routing/config", "operator.admin"],
+    ["POST", "/policy/check", "operator.admin"],
+    ["POST", "/models/refresh", "operator.admin"],
+    ["GET", "/models/providers/openai/models", "operator.read"],
+    ["HEAD", "/status", "operator.read"],
+    ["GET", "/status?verbose=1", "operator.read"],
+    ["POST", "/plugins/p1/rpc/a/b", "operator.admin"],
+    ["GET", "/runs/r1/artifacts/a1/metadata", "operator.read"],
+    ["DELETE", "/watchers/4", "operator.write"]
+  ])("%s %s needs %s", (method, path, scope) => {
+    expect(required(method, path.split("?")[0])).toBe(scope)
+  })
+
+  it.each([
+    ["POST", "/app/actions/approvals/1"],
+    ["POST", "/app/actions/linking/x"],
+    ["POST", "/app/actions/account/delete"],
+    ["POST", "/api/account/delete"],
+    ["GET", "/unmapped"],
+    ["POST", "/unmapped"],
+    ["DELETE", "/status"],
+    ["GET", "/policy/check"]
+  ])("%s %s is absent (deny by default)", (method, path) => {
+    expect(required(method, path)).toBeNull()
+  })
+
+  it("makes exactly the spec's allowlist public", () => {
+    const publicRoutes = routeTable.filter((r) => r.access.kind === "public").map((r) => `${r.method} ${r.path}`)
+    expect(publicRoutes).toEqual([
+      "GET /healthz",
+      "GET /ui",
+      "GET /ui/*",
+      "POST /auth/session",
+      "POST /auth/logout",
+      "GET /providers/:provider/oauth/callback"
+    ])
+    expect(required("GET", "/ui/assets/app.js")).toBe("public")
+    expect(required("GET", "/providers/github/oauth/callback")).toBe("public")
+  })
+
+  it("declares every endpoint of the OpenAPI document", () => {
+    const doc = openApiDocument()
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item as object)) {
+        if (!["get", "post", "put", "patch", "delete"].includes(method)) continue
+        expect(match(method.toUpperCase(), path), `${method} ${path}`).toBeDefined()
+      }
+    }
+  })
+
+  it("has no duplicate rows", () => {
+    const keys = routeTable.map((r) => `${r.method} ${r.path}`)
+    expect(new Set(keys).size).toBe(keys.length)
+  })
+})
