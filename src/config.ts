@@ -15,9 +15,9 @@
  * | SVC_AUTH_RATE_LIMIT_MAX      | --auth-rate-limit-max   | 20                   |
  * | SVC_AUTH_RATE_LIMIT_WINDOW_S | --auth-rate-limit-window| 60 (seconds)         |
  * | SVC_MAX_BODY_BYTES           | --max-body-bytes        | 1048576              |
- * | SVC_LOG_LEVEL                | --log-level             | Info                 |
+ * | SVC_LOG_LEVEL                | --log-level (global)    | Info                 |
  */
-import { Config, Context, Option, Redacted } from "effect"
+import { Config, Context, type LogLevel, Option, Redacted } from "effect"
 import { Flag } from "effect/cli"
 import { homedir } from "node:os"
 import { join } from "node:path"
@@ -36,7 +36,7 @@ export interface GatewaySettings {
   readonly rateLimitMax: number
   readonly rateLimitWindowSeconds: number
   readonly maxBodyBytes: number
-  readonly logLevel: "Trace" | "Debug" | "Info" | "Warn" | "Error"
+  readonly logLevel: LogLevel.LogLevel
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -81,6 +81,9 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
   const problems: Array<string> = []
   const exposed = !isLoopbackHost(raw.host)
   if (raw.host.trim().length === 0) problems.push("SVC_HOST / --host must not be empty")
+  if (!Number.isInteger(raw.port) || raw.port < 0 || raw.port > 65535) {
+    problems.push(`SVC_PORT / --port must be an integer from 0 to 65535 (0 = any free port), got ${raw.port}`)
+  }
   if (raw.auth === "off" && exposed) {
     problems.push(`SVC_AUTH=off is only allowed on a loopback bind, but the host is ${raw.host}; bind to 127.0.0.1 or turn auth on`)
   }
@@ -121,7 +124,14 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
   }
 }
 
-const LOG_LEVELS = ["Trace", "Debug", "Info", "Warn", "Error"] as const
+/** Accepted values of `SVC_LOG_LEVEL`. */
+export const LOG_LEVELS = ["Trace", "Debug", "Info", "Warn", "Error"] as const
+
+/**
+ * `SVC_LOG_LEVEL`, when set. (The effect/cli global `--log-level` flag is the
+ * command-line form; the environment wins when both are given.)
+ */
+export const logLevelConfig = Config.option(Config.Literals(LOG_LEVELS, "SVC_LOG_LEVEL"))
 
 /** The `serve` command's flags; each falls back to its environment variable, then its default. */
 export const settingsFlags = {
@@ -132,7 +142,7 @@ export const settingsFlags = {
   ),
   port: Flag.Int("port").pipe(
     Flag.withDescription("Port to listen on, 0 for any free port (SVC_PORT)"),
-    Flag.withFallbackConfig(Config.Port("SVC_PORT")),
+    Flag.withFallbackConfig(Config.Int("SVC_PORT")),
     Flag.withDefault(8788)
   ),
   home: Flag.String("home").pipe(
@@ -169,10 +179,5 @@ export const settingsFlags = {
     Flag.withDescription("Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
     Flag.withFallbackConfig(Config.Int("SVC_MAX_BODY_BYTES")),
     Flag.withDefault(1_048_576)
-  ),
-  logLevel: Flag.Literals("log-level", LOG_LEVELS).pipe(
-    Flag.withDescription("Minimum log level (SVC_LOG_LEVEL)"),
-    Flag.withFallbackConfig(Config.Literals(LOG_LEVELS, "SVC_LOG_LEVEL")),
-    Flag.withDefault("Info" as const)
   )
 }

@@ -7,11 +7,11 @@
  * database.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Option, References } from "effect"
 import { Command } from "effect/cli"
 import { HttpServer } from "effect/http"
 import { AuthConfig, DatabaseInfo, GatewayLive, LoggingLive } from "../layers/gateway.ts"
-import { type GatewaySettings, settingsFlags, validateSettings } from "./config.ts"
+import { type GatewaySettings, logLevelConfig, settingsFlags, validateSettings } from "./config.ts"
 
 const VERSION = "0.1.0"
 
@@ -48,9 +48,11 @@ const describeFailure = (error: unknown): string => {
 export const serve = (settings: GatewaySettings) =>
   Layer.launch(StartLog.pipe(Layer.provideMerge(GatewayLive(settings)), Layer.provide(LoggingLive(settings))))
 
-const serveCommand = Command.make("serve", settingsFlags, (raw) =>
+const serveCommand = Command.make("serve", settingsFlags, (flags) =>
   Effect.gen(function*() {
-    const result = validateSettings(raw)
+    const envLevel = yield* logLevelConfig
+    const logLevel = Option.isSome(envLevel) ? envLevel.value : yield* References.MinimumLogLevel
+    const result = validateSettings({ ...flags, logLevel })
     if (!result.ok) {
       yield* Console.error(`svc-gateway: invalid configuration:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
       return yield* Effect.fail(new Error("invalid configuration"))
@@ -71,5 +73,10 @@ const root = Command.make("svc-gateway").pipe(
 
 Command.run(root, { version: VERSION }).pipe(
   Effect.provide(NodeServices.layer),
-  (effect) => NodeRuntime.runMain(effect, { disableErrorReporting: true })
+  (effect) =>
+    NodeRuntime.runMain(effect, {
+      disableErrorReporting: true,
+      // A signal-driven shutdown (interrupt only) is a clean exit: 0. Failures exit 1.
+      teardown: (exit, onExit) => onExit(Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? 1 : 0)
+    })
 )

@@ -248,7 +248,20 @@ export const make = (
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       attempt("open", () => open(config)),
-      (db) => Effect.sync(() => db.close())
+      // Checkpoint first: statements still awaiting GC finalization can keep
+      // the connection half-open after close(), so this guarantees every
+      // committed page is in the main file and the WAL is empty at shutdown.
+      (db) =>
+        Effect.sync(() => {
+          if (!isMemoryFilename(config.filename)) {
+            try {
+              db.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+            } catch {
+              // best effort: close() below still releases the handle
+            }
+          }
+          db.close()
+        })
     )
     const connection = makeConnection(db)
     const acquirers = SqlClient.makeSqliteAcquirers({

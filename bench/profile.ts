@@ -1,0 +1,110 @@
+/**
+ * Summary of a V8 `.cpuprofile` (as written by `node --cpu-prof`): self time
+ * per function and per origin (effect, node internals, project code, GC, …).
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs"
+
+interface CpuProfileNode {
+  readonly id: number
+  readonly callFrame: {
+    readonly functionName: string
+    readonly url: string
+    readonly lineNumber: number
+  }
+}
+
+interface CpuProfile {
+  readonly nodes: ReadonlyArray<CpuProfileNode>
+  readonly samples: ReadonlyArray<number>
+  readonly timeDeltas: ReadonlyArray<number>
+}
+
+export interface FrameTime {
+  readonly label: string
+  readonly selfMs: number
+  readonly share: number
+}
+
+export interface ProfileSummary {
+  readonly totalMs: number
+  readonly idleMs: number
+  readonly frames: ReadonlyArray<FrameTime>
+  readonly origins: ReadonlyArray<FrameTime>
+}
+
+const shortUrl = (url: string): string => {
+  const nm = url.lastIndexOf("node_modules/")
+  if (nm !== -1) return url.slice(nm + "node_modules/".length)
+  const dist = url.lastIndexOf("/dist/")
+  if (dist !== -1) return url.slice(dist + 1)
+  return url.replace(/^file:\/\//, "")
+}
+
+const originOf = (node: CpuProfileNode): string => {
+  const { functionName, url } = node.callFrame
+  if (url === "") return functionName.startsWith("(") ? functionName : "(native)"
+  if (url.startsWith("node:")) return "node internals"
+  const nm = url.lastIndexOf("node_modules/")
+  if (nm !== -1) {
+    const rest = url.slice(nm + "node_modules/".length).split("/")
+    return rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0]
+  }
+  return "project code"
+}
+
+/** Self time by function (top `top`) and by origin, excluding `(idle)` from the shares. */
+export const summariseProfile = (file: string, top = 15): ProfileSummary => {
+  const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const self = new Map<number, number>()
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i]
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  }
+  const frames = new Map<string, number>()
+  const origins = new Map<string, number>()
+  let idleUs = 0
+  let totalUs = 0
+  for (const [id, us] of self) {
+    const node = byId.get(id)
+    if (node === undefined) continue
+    totalUs += us
+    if (node.callFrame.functionName === "(idle)") {
+      idleUs += us
+      continue
+    }
+    const { functionName, url, lineNumber } = node.callFrame
+    const label = url === "" ? functionName || "(anonymous)" : `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}`
+    frames.set(label, (frames.get(label) ?? 0) + us)
+    const origin = originOf(node)
+    origins.set(origin, (origins.get(origin) ?? 0) + us)
+  }
+  const busyUs = totalUs - idleUs
+  const rank = (map: Map<string, number>, limit: number): Array<FrameTime> =>
+    [...map].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([label, us]) => ({
+      label,
+      selfMs: us / 1000,
+      share: busyUs > 0 ? us / busyUs : 0
+    }))
+  return { totalMs: totalUs / 1000, idleMs: idleUs / 1000, frames: rank(frames, top), origins: rank(origins, 12) }
+}
+
+export const renderProfile = (title: string, summary: ProfileSummary): string => {
+  const row = (f: FrameTime) => `| ${f.label.replace(/\|/g, "\\|")} | ${f.selfMs.toFixed(0)} | ${(f.share * 100).toFixed(1)}% |`
+  return [
+    `### ${title}`,
+    "",
+    `Sampled ${(summary.totalMs / 1000).toFixed(1)} s, idle ${(summary.idleMs / 1000).toFixed(1)} s; shares are of non-idle time.`,
+    "",
+    "| origin | self ms | share |",
+    "|---|---:|---:|",
+    ...summary.origins.map(row),
+    "",
+    "| top self-time frames | self ms | share |",
+    "|---|---:|---:|",
+    ...summary.frames.map(row),
+    ""
+  ].join("\n")
+}

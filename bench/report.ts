@@ -1,0 +1,79 @@
+/**
+ * The markdown report printed at the end of a run and written to
+ * `bench/results/latest.md`.
+ *
+ * @module
+ */
+import type { InProcessResult } from "./inprocess.ts"
+import type { LoadSummary } from "./http-bench.ts"
+
+/** Gateway throughput must be at least this fraction of the baseline's. */
+export const TARGET_RATIO = 0.8
+
+export interface ReportInput {
+  readonly date: Date
+  readonly node: string
+  readonly cpu: string
+  readonly cores: number
+  readonly settings: {
+    readonly warmupSeconds: number
+    readonly durationSeconds: number
+    readonly rounds: number
+    readonly connections: number
+    readonly inProcessSeconds: number
+  }
+  readonly gateway: LoadSummary
+  readonly baseline: LoadSummary
+  readonly inProcess: ReadonlyArray<InProcessResult>
+  /** Extra lines appended under "Notes". */
+  readonly notes?: ReadonlyArray<string>
+}
+
+const int = (n: number): string => Math.round(n).toLocaleString("en-US")
+const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "n/a")
+const pct = (n: number | undefined): string => (n === undefined ? "n/a" : `${Math.round(n)}%`)
+
+const httpRow = (s: LoadSummary): string =>
+  `| ${s.target} | ${int(s.rps)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${s.errors} | ${s.non2xx} | ${pct(s.serverCpuPct)} | ${pct(s.loadGenCpuPct)} | ${s.runs.map((r) => int(r.rps)).join(" / ")} |`
+
+export const ratioOf = (input: Pick<ReportInput, "gateway" | "baseline">): number => input.gateway.rps / input.baseline.rps
+
+export const renderReport = (input: ReportInput): string => {
+  const ratio = ratioOf(input)
+  const s = input.settings
+  const lines = [
+    "# Benchmark: POST /policy/check",
+    "",
+    `- Date: ${input.date.toISOString()}`,
+    `- Node: ${input.node}`,
+    `- CPU: ${input.cpu} (${input.cores} cores)`,
+    `- Load: autocannon in the bench process, ${s.connections} connections, keep-alive, no pipelining; ` +
+    `warm-up ${s.warmupSeconds} s per target, then ${s.rounds} rounds of ${s.durationSeconds} s per target, interleaved`,
+    "",
+    "## HTTP",
+    "",
+    "| target | req/s | p50 ms | p99 ms | errors | non-2xx | server CPU | load-gen CPU | req/s per round |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    httpRow(input.gateway),
+    httpRow(input.baseline),
+    "",
+    `**gateway / baseline throughput: ${ratio.toFixed(2)}x** (target >= ${TARGET_RATIO.toFixed(1)}x: ${ratio >= TARGET_RATIO ? "met" : "NOT met"})`,
+    "",
+    "## In-process (one core, timed loop)",
+    "",
+    "| case | ops/s | ns/op |",
+    "|---|---:|---:|",
+    ...input.inProcess.map((r) => `| ${r.name} | ${int(r.opsPerSecond)} | ${int(r.nsPerOp)} |`),
+    "",
+    "## Notes",
+    "",
+    "- req/s counts 2xx responses over the measured rounds; p50/p99 are the median over rounds of each round's " +
+    "percentiles, from per-request latencies (sub-ms precision).",
+    "- CPU columns are % of one core during the measured rounds (server: its child process; load-gen: the bench " +
+    "process running autocannon). Both share the same cores, so a server near 100% is CPU-bound.",
+    "- baseline = bench/baseline-server.ts: plain node:http, same token check, hand-written validation, same evaluatePolicy.",
+    ...(input.notes ?? []).map((n) => `- ${n}`),
+    ""
+  ]
+  return lines.join("\n")
+}

@@ -1,0 +1,200 @@
+/**
+ * `npm run bench`: the gateway vs a plain node:http baseline on
+ * `POST /policy/check`, plus in-process throughput of the engine, the decoder
+ * and `PolicyService.check`. Prints a markdown report and writes it to
+ * `bench/results/latest.md`.
+ *
+ * Environment (all optional):
+ * - BENCH_DURATION_S   seconds per measured round per target (default 5)
+ * - BENCH_ROUNDS       measured rounds per target, interleaved (default 3)
+ * - BENCH_CONNECTIONS  autocannon connections (default 50)
+ * - BENCH_WARMUP_S     warm-up seconds per target (default 3; 0 skips)
+ * - BENCH_INPROC_S     seconds per in-process case (default 1.5)
+ * - BENCH_CPU_PROF     set to 1 to run the gateway under `node --cpu-prof` and print
+ *                      its top self-time frames; the report then goes to
+ *                      bench/results/profiled.md, not latest.md (profiling slows it)
+ *
+ * Smoke run: `BENCH_DURATION_S=1 BENCH_ROUNDS=1 BENCH_WARMUP_S=0 BENCH_INPROC_S=0.2 npm run bench`.
+ *
+ * @module
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type LoadRun, runLoad, summarise, verifyTargets } from "./http-bench.ts"
+import { runInProcess } from "./inprocess.ts"
+import { freePort, installCleanup, type ServerProcess, startServer } from "./processes.ts"
+import { renderProfile, summariseProfile } from "./profile.ts"
+import { ratioOf, renderReport, TARGET_RATIO } from "./report.ts"
+import { BENCH_ADMIN_TOKEN } from "./sample.ts"
+
+const numberEnv = (name: string, fallback: number, options: { integer?: boolean; min: number }): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw.trim() === "") return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < options.min || (options.integer === true && !Number.isInteger(value))) {
+    throw new Error(`${name} must be ${options.integer === true ? "an integer" : "a number"} >= ${options.min}, got ${JSON.stringify(raw)}`)
+  }
+  return value
+}
+
+const settings = {
+  durationSeconds: numberEnv("BENCH_DURATION_S", 5, { min: 1, integer: true }),
+  rounds: numberEnv("BENCH_ROUNDS", 3, { min: 1, integer: true }),
+  connections: numberEnv("BENCH_CONNECTIONS", 50, { min: 1, integer: true }),
+  warmupSeconds: numberEnv("BENCH_WARMUP_S", 3, { min: 0, integer: true }),
+  inProcessSeconds: numberEnv("BENCH_INPROC_S", 1.5, { min: 0.05 })
+}
+const profiling = process.env.BENCH_CPU_PROF === "1"
+
+// This file runs as dist/bench/run.js; the sources' bench/ folder is two levels up.
+const distRoot = fileURLToPath(new URL("../", import.meta.url))
+const resultsDir = fileURLToPath(new URL("../../bench/results/", import.meta.url))
+const profileDir = join(resultsDir, "profiles")
+
+const log = (message: string) => console.error(`[bench] ${message}`)
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+const describeRun = (run: LoadRun): string =>
+  `${run.target.padEnd(8)} ${Math.round(run.rps).toString().padStart(6)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  ` +
+  `p99 ${run.p99Ms.toFixed(2)} ms  errors ${run.errors + run.timeouts}  non-2xx ${run.non2xx}  ` +
+  `server CPU ${run.serverCpuPct === undefined ? "n/a" : `${Math.round(run.serverCpuPct)}%`}`
+
+const startTargets = async (home: string): Promise<{ gateway: ServerProcess; baseline: ServerProcess }> => {
+  const started: Array<ServerProcess> = []
+  try {
+    const gatewayPort = await freePort()
+    const baselinePort = await freePort()
+    log(`starting gateway on :${gatewayPort}${profiling ? " (--cpu-prof)" : ""} and baseline on :${baselinePort}`)
+    if (profiling) mkdirSync(profileDir, { recursive: true })
+    const [gateway, baseline] = await Promise.all([
+      startServer({
+        name: "gateway",
+        script: join(distRoot, "src/main.js"),
+        args: ["serve"],
+        nodeArgs: profiling ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
+        env: {
+          ...process.env,
+          SVC_HOST: "127.0.0.1",
+          SVC_PORT: String(gatewayPort),
+          SVC_HOME: home,
+          SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+          SVC_LOG_LEVEL: "Error"
+        },
+        port: gatewayPort
+      }).then((p) => (started.push(p), p)),
+      startServer({
+        name: "baseline",
+        script: join(distRoot, "bench/baseline-server.js"),
+        env: { ...process.env, BASELINE_HOST: "127.0.0.1", BASELINE_PORT: String(baselinePort), BASELINE_TOKEN: BENCH_ADMIN_TOKEN },
+        port: baselinePort
+      }).then((p) => (started.push(p), p))
+    ])
+    return { gateway, baseline }
+  } catch (error) {
+    await Promise.all(started.map((p) => p.stop(1000)))
+    throw error
+  }
+}
+
+const newestProfile = (since: number): string | undefined => {
+  try {
+    return readdirSync(profileDir)
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .map((f) => join(profileDir, f))
+      .filter((f) => statSync(f).mtimeMs >= since)
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
+  } catch {
+    return undefined
+  }
+}
+
+const main = async (): Promise<void> => {
+  installCleanup()
+  const startedAt = Date.now()
+  const home = mkdtempSync(join(tmpdir(), "svc-bench-"))
+  let targets: { gateway: ServerProcess; baseline: ServerProcess } | undefined
+  const gatewayRuns: Array<LoadRun> = []
+  const baselineRuns: Array<LoadRun> = []
+  try {
+    targets = await startTargets(home)
+    const { gateway, baseline } = targets
+
+    log("verifying both servers (identical decisions, 401 without token, same 200/400 on edge cases)")
+    const decision = await verifyTargets(gateway, baseline)
+    log(`ok: ${decision.length}-byte decision, identical on both`)
+
+    const load = { connections: settings.connections }
+    if (settings.warmupSeconds > 0) {
+      for (const target of [gateway, baseline]) {
+        log(`warm-up ${target.name} ${settings.warmupSeconds} s`)
+        await runLoad(target, { ...load, durationSeconds: settings.warmupSeconds })
+      }
+    }
+    for (let round = 1; round <= settings.rounds; round++) {
+      // A/B then B/A: alternating the order cancels slow drift (thermal, GC, noisy neighbours).
+      const order = round % 2 === 1 ? [gateway, baseline] : [baseline, gateway]
+      for (const target of order) {
+        await sleep(300)
+        const run = await runLoad(target, { ...load, durationSeconds: settings.durationSeconds })
+        ;(target === gateway ? gatewayRuns : baselineRuns).push(run)
+        log(`round ${round}/${settings.rounds}  ${describeRun(run)}`)
+      }
+    }
+  } finally {
+    if (targets !== undefined) {
+      await Promise.all([targets.gateway.stop(), targets.baseline.stop()])
+    }
+    rmSync(home, { recursive: true, force: true })
+  }
+
+  log(`in-process cases, ${settings.inProcessSeconds} s each`)
+  const inProcess = runInProcess(settings.inProcessSeconds)
+  for (const r of inProcess) log(`${r.name}: ${Math.round(r.opsPerSecond).toLocaleString("en-US")} ops/s`)
+
+  const notes: Array<string> = []
+  if (profiling) notes.push("Gateway ran under `node --cpu-prof`: its numbers are lower than an unprofiled run.")
+  const gatewaySummary = summarise("gateway", gatewayRuns)
+  const baselineSummary = summarise("baseline", baselineRuns)
+  if (baselineSummary.loadGenCpuPct > 90) {
+    notes.push(
+      `The load generator used ${Math.round(baselineSummary.loadGenCpuPct)}% of a core against the baseline: ` +
+        "the baseline figure may be limited by autocannon, not by the server (2 cores shared)."
+    )
+  }
+  const report = renderReport({
+    date: new Date(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    settings,
+    gateway: gatewaySummary,
+    baseline: baselineSummary,
+    inProcess,
+    notes
+  })
+
+  let profileReport = ""
+  if (profiling) {
+    const file = newestProfile(startedAt)
+    profileReport = file === undefined
+      ? "\n(no gateway .cpuprofile was written)\n"
+      : `\n## Gateway CPU profile\n\n${renderProfile(file, summariseProfile(file))}`
+  }
+
+  console.log(`\n${report}${profileReport}`)
+  mkdirSync(resultsDir, { recursive: true })
+  const out = join(resultsDir, profiling ? "profiled.md" : "latest.md")
+  writeFileSync(out, report + profileReport)
+  const ratio = ratioOf({ gateway: gatewaySummary, baseline: baselineSummary })
+  log(`wrote ${out}; gateway/baseline ${ratio.toFixed(2)}x (target ${TARGET_RATIO}x) in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`)
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error("[bench] failed:", error instanceof Error ? error.message : error)
+    process.exit(1)
+  }
+)

@@ -1,0 +1,138 @@
+/**
+ * The `svc-gateway serve` command as a user runs it (compiled dist/, as
+ * `npm start` does): configuration errors, the start log, SQLite and
+ * PostgreSQL, authenticated requests, and a clean SIGTERM shutdown.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const MAIN = join(import.meta.dirname, "..", "dist", "src", "main.js")
+
+interface Run {
+  readonly child: ChildProcess
+  stdout: string
+  stderr: string
+  readonly exited: Promise<number | null>
+}
+
+const run = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Run => {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const result: Run = {
+    child,
+    stdout: "",
+    stderr: "",
+    exited: new Promise((resolve) => child.on("exit", (code) => resolve(code)))
+  }
+  child.stdout!.on("data", (d) => (result.stdout += d))
+  child.stderr!.on("data", (d) => (result.stderr += d))
+  return result
+}
+
+/** Waits for the start log line and returns its annotations. */
+const started = async (r: Run): Promise<Record<string, string>> => {
+  for (let i = 0; i < 200; i++) {
+    const line = r.stdout.split("\n").find((l) => l.includes("svc-gateway listening"))
+    if (line) return JSON.parse(line).annotations
+    if (r.child.exitCode !== null) break
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`gateway did not start:\n${r.stdout}\n${r.stderr}`)
+}
+
+const home = () => mkdtempSync(join(tmpdir(), "svc-cli-"))
+
+describe("svc-gateway serve: configuration errors exit non-zero with a clear message", () => {
+  it.each([
+    ["an invalid port", { SVC_PORT: "not-a-port" }, /SVC_PORT|port/i],
+    ["auth off on a non-loopback bind", { SVC_AUTH: "off", SVC_HOST: "0.0.0.0" }, /SVC_AUTH=off is only allowed on a loopback bind/],
+    ["a short admin token on a non-loopback bind", { SVC_HOST: "0.0.0.0", SVC_ADMIN_TOKEN: "short" }, /at least 32 characters/],
+    ["an unsupported database URL", { SVC_DATABASE_URL: "mysql://x" }, /SVC_DATABASE_URL/],
+    ["an unknown auth value", { SVC_AUTH: "maybe" }, /SVC_AUTH|auth/i],
+    ["an unreachable PostgreSQL", { SVC_DATABASE_URL: "postgres://postgres@127.0.0.1:1/test" }, /failed to start/]
+  ])("%s", async (_name, env, message) => {
+    const r = run(["serve"], { SVC_HOME: home(), SVC_PORT: "0", ...env })
+    const code = await r.exited
+    expect(code).not.toBe(0)
+    expect(r.stderr + r.stdout).toMatch(message)
+    expect(r.stdout).not.toContain("svc-gateway listening")
+  })
+})
+
+describe("svc-gateway serve on SQLite", () => {
+  it("generates the admin token, logs where it is (never its value), serves, and shuts down cleanly", async () => {
+    const dir = home()
+    const r = run(["serve", "--port", "0"], { SVC_HOME: dir })
+    try {
+      const info = await started(r)
+      const token = readFileSync(join(dir, "admin-token"), "utf8").trim()
+      expect(info.database_kind).toBe("sqlite")
+      expect(info.database).toBe(join(dir, "gateway.db"))
+      expect(info.admin_token).toContain(join(dir, "admin-token"))
+      const health = await fetch(`${info.url}/healthz`)
+      expect(await health.json()).toEqual({ status: "ok", is_exposed: false })
+      const check = await fetch(`${info.url}/policy/check`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ spend: { amount_minor_units: 60000, currency: "USD" } })
+      })
+      expect(check.status).toBe(200)
+      expect((await check.json() as { decision: string }).decision).toBe("deny")
+      expect(r.stdout + r.stderr).not.toContain(token)
+      r.child.kill("SIGTERM")
+      expect(await r.exited).toBe(0)
+      // The database was checkpointed and closed: nothing is left in the WAL.
+      const wal = join(dir, "gateway.db-wal")
+      expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0)
+    } finally {
+      r.child.kill("SIGKILL")
+    }
+  })
+
+  it("reuses the token file on restart and honours SVC_ADMIN_TOKEN", async () => {
+    const dir = home()
+    const r = run(["serve", "--port", "0"], { SVC_HOME: dir, SVC_ADMIN_TOKEN: "e".repeat(40) })
+    try {
+      const info = await started(r)
+      expect(info.admin_token).toBe("from SVC_ADMIN_TOKEN")
+      expect(existsSync(join(dir, "admin-token"))).toBe(false)
+      const res = await fetch(`${info.url}/openapi.json`, { headers: { authorization: `Bearer ${"e".repeat(40)}` } })
+      expect(res.status).toBe(200)
+    } finally {
+      r.child.kill("SIGKILL")
+    }
+  })
+})
+
+const pgUrl = process.env.SVC_TEST_DATABASE_URL
+describe.skipIf(pgUrl === undefined)("svc-gateway serve on PostgreSQL", () => {
+  it("migrates and serves policy checks and device tokens", async () => {
+    const r = run(["serve", "--port", "0"], { SVC_HOME: home(), SVC_DATABASE_URL: pgUrl, SVC_ADMIN_TOKEN: "f".repeat(64) })
+    try {
+      const info = await started(r)
+      expect(info.database_kind).toBe("postgres")
+      const auth = { authorization: `Bearer ${"f".repeat(64)}`, "content-type": "application/json" }
+      const issued = await fetch(`${info.url}/auth/device-tokens/issue`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ device_id: "cli-pg", role: "client", scopes: ["operator.admin"] })
+      })
+      expect(issued.status).toBe(201)
+      const { token } = await issued.json() as { token: string }
+      const check = await fetch(`${info.url}/policy/check`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify({ pii: { categories: ["health"] }, spend: { amount_minor_units: 1, currency: "JPY" }, legal: { flags: [] } })
+      })
+      expect(check.status).toBe(200)
+      expect((await check.json() as { decision: string }).decision).toBe("require_approval")
+    } finally {
+      r.child.kill("SIGKILL")
+    }
+  })
+})
