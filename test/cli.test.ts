@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
+import { request as httpRequest } from "node:http"
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -103,6 +104,43 @@ describe("svc-gateway serve on SQLite", () => {
       expect(existsSync(join(dir, "admin-token"))).toBe(false)
       const res = await fetch(`${info.url}/openapi.json`, { headers: { authorization: `Bearer ${"e".repeat(40)}` } })
       expect(res.status).toBe(200)
+    } finally {
+      r.child.kill("SIGKILL")
+    }
+  })
+})
+
+describe("svc-gateway serve drains in-flight requests on SIGTERM", () => {
+  it("finishes a request whose body is still arriving when the signal comes", async () => {
+    const dir = home()
+    const token = "d".repeat(64)
+    const r = run(["serve", "--port", "0"], { SVC_HOME: dir, SVC_ADMIN_TOKEN: token })
+    try {
+      const info = await started(r)
+      const url = new URL(info.url)
+      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({
+          host: url.hostname,
+          port: url.port,
+          path: "/policy/check",
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "transfer-encoding": "chunked" }
+        }, (res) => {
+          let body = ""
+          res.on("data", (d) => (body += d))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+        })
+        req.on("error", reject)
+        req.write("{\"spend\":{\"amount_minor_units\":")
+        setTimeout(() => {
+          r.child.kill("SIGTERM")
+          setTimeout(() => req.end("100,\"currency\":\"EUR\"}}"), 300)
+        }, 100)
+      })
+      const res = await response
+      expect(res.status).toBe(200)
+      expect(JSON.parse(res.body).rules[0].outcome).toBe("allow")
+      expect(await r.exited).toBe(0)
     } finally {
       r.child.kill("SIGKILL")
     }
