@@ -6,7 +6,7 @@
  * @module
  */
 import autocannon from "autocannon"
-import { processCpuSeconds, type ServerProcess } from "./processes.ts"
+import { machineBusySeconds, processCpuSeconds, type ServerProcess } from "./processes.ts"
 import { BENCH_ADMIN_TOKEN, EQUIVALENCE_CASES, SAMPLE_BODY } from "./sample.ts"
 
 const PATH = "/policy/check"
@@ -75,6 +75,12 @@ export interface LoadRun {
   readonly serverCpuPct: number | undefined
   /** CPU used by this (load-generating) process during the run, as % of one core. */
   readonly loadGenCpuPct: number
+  /**
+   * CPU used by every OTHER process on the machine during the run, as % of one
+   * core (machine busy time minus server and load generator). Well above ~10%
+   * means something else competed for the cores and the run is noisy.
+   */
+  readonly otherCpuPct: number | undefined
 }
 
 export interface LoadOptions {
@@ -91,6 +97,7 @@ export const runLoad = async (target: ServerProcess, options: LoadOptions): Prom
   let latencies = new Float64Array(1 << 16)
   let count = 0
   const cpuBefore = processCpuSeconds(target.pid)
+  const machineBefore = machineBusySeconds()
   const ownBefore = process.cpuUsage()
   const started = performance.now()
 
@@ -119,6 +126,9 @@ export const runLoad = async (target: ServerProcess, options: LoadOptions): Prom
   const wall = (performance.now() - started) / 1000
   const own = process.cpuUsage(ownBefore)
   const cpuAfter = processCpuSeconds(target.pid)
+  const machineAfter = machineBusySeconds()
+  const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore
+  const ownCpu = (own.user + own.system) / 1e6
   const sorted = latencies.subarray(0, count).sort()
   const seconds = result.duration > 0 ? result.duration : wall
   return {
@@ -131,8 +141,11 @@ export const runLoad = async (target: ServerProcess, options: LoadOptions): Prom
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
-    serverCpuPct: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) / wall) * 100,
-    loadGenCpuPct: ((own.user + own.system) / 1e6 / wall) * 100
+    serverCpuPct: serverCpu === undefined ? undefined : (serverCpu / wall) * 100,
+    loadGenCpuPct: (ownCpu / wall) * 100,
+    otherCpuPct: serverCpu === undefined || machineBefore === undefined || machineAfter === undefined
+      ? undefined
+      : (Math.max(0, machineAfter - machineBefore - serverCpu - ownCpu) / wall) * 100
   }
 }
 
@@ -149,6 +162,8 @@ export interface LoadSummary {
   readonly non2xx: number
   readonly serverCpuPct: number | undefined
   readonly loadGenCpuPct: number
+  /** Highest {@link LoadRun.otherCpuPct} over the runs. */
+  readonly maxOtherCpuPct: number | undefined
 }
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -162,6 +177,7 @@ const mean = (values: ReadonlyArray<number>): number => values.reduce((a, b) => 
 export const summarise = (target: string, runs: ReadonlyArray<LoadRun>): LoadSummary => {
   const seconds = runs.reduce((a, r) => a + r.seconds, 0)
   const cpu = runs.map((r) => r.serverCpuPct)
+  const other = runs.map((r) => r.otherCpuPct)
   return {
     target,
     runs,
@@ -171,6 +187,7 @@ export const summarise = (target: string, runs: ReadonlyArray<LoadRun>): LoadSum
     errors: runs.reduce((a, r) => a + r.errors + r.timeouts, 0),
     non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
     serverCpuPct: cpu.every((c): c is number => c !== undefined) ? mean(cpu) : undefined,
-    loadGenCpuPct: mean(runs.map((r) => r.loadGenCpuPct))
+    loadGenCpuPct: mean(runs.map((r) => r.loadGenCpuPct)),
+    maxOtherCpuPct: other.every((c): c is number => c !== undefined) ? Math.max(...other) : undefined
   }
 }

@@ -155,3 +155,19 @@ export const processCpuSeconds = (pid: number): number | undefined => {
     return undefined
   }
 }
+
+/**
+ * CPU time used so far by the whole machine (all cores, busy = everything but
+ * idle and iowait), in seconds, from the first line of `/proc/stat`;
+ * `undefined` where /proc is unavailable.
+ */
+export const machineBusySeconds = (): number | undefined => {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]
+    const fields = line.trim().split(/\s+/).slice(1, 9).map(Number)
+    const busy = fields.reduce((a, b) => a + b, 0) - fields[3] - fields[4]
+    return busy / CLOCK_TICKS_PER_SECOND
+  } catch {
+    return undefined
+  }
+}

@@ -34,7 +34,7 @@ const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "n/a")
 const pct = (n: number | undefined): string => (n === undefined ? "n/a" : `${Math.round(n)}%`)
 
 const httpRow = (s: LoadSummary): string =>
-  `| ${s.target} | ${int(s.rps)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${s.errors} | ${s.non2xx} | ${pct(s.serverCpuPct)} | ${pct(s.loadGenCpuPct)} | ${s.runs.map((r) => int(r.rps)).join(" / ")} |`
+  `| ${s.target} | ${int(s.rps)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${s.errors} | ${s.non2xx} | ${pct(s.serverCpuPct)} | ${pct(s.loadGenCpuPct)} | ${pct(s.maxOtherCpuPct)} | ${s.runs.map((r) => int(r.rps)).join(" / ")} |`
 
 export const ratioOf = (input: Pick<ReportInput, "gateway" | "baseline">): number => input.gateway.rps / input.baseline.rps
 
@@ -52,8 +52,8 @@ export const renderReport = (input: ReportInput): string => {
     "",
     "## HTTP",
     "",
-    "| target | req/s | p50 ms | p99 ms | errors | non-2xx | server CPU | load-gen CPU | req/s per round |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| target | req/s | p50 ms | p99 ms | errors | non-2xx | server CPU | load-gen CPU | other CPU (max) | req/s per round |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     httpRow(input.gateway),
     httpRow(input.baseline),
     "",
@@ -70,7 +70,8 @@ export const renderReport = (input: ReportInput): string => {
     "- req/s counts 2xx responses over the measured rounds; p50/p99 are the median over rounds of each round's " +
     "percentiles, from per-request latencies (sub-ms precision).",
     "- CPU columns are % of one core during the measured rounds (server: its child process; load-gen: the bench " +
-    "process running autocannon). Both share the same cores, so a server near 100% is CPU-bound.",
+    "process running autocannon; other: every other process on the machine, highest round). All share the same " +
+    "cores: a server near 100% is CPU-bound, and a high \"other\" means the run was disturbed.",
     "- baseline = bench/baseline-server.ts: plain node:http, same token check, hand-written validation, same evaluatePolicy.",
     ...(input.notes ?? []).map((n) => `- ${n}`),
     ""

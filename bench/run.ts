@@ -47,6 +47,8 @@ const settings = {
   inProcessSeconds: numberEnv("BENCH_INPROC_S", 1.5, { min: 0.05 })
 }
 const profiling = process.env.BENCH_CPU_PROF === "1"
+/** Other processes' CPU (% of one core) above which a round counts as disturbed. */
+const NOISY_OTHER_CPU_PCT = 15
 
 // This file runs as dist/bench/run.js; the sources' bench/ folder is two levels up.
 const distRoot = fileURLToPath(new URL("../", import.meta.url))
@@ -59,7 +61,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const describeRun = (run: LoadRun): string =>
   `${run.target.padEnd(8)} ${Math.round(run.rps).toString().padStart(6)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  ` +
   `p99 ${run.p99Ms.toFixed(2)} ms  errors ${run.errors + run.timeouts}  non-2xx ${run.non2xx}  ` +
-  `server CPU ${run.serverCpuPct === undefined ? "n/a" : `${Math.round(run.serverCpuPct)}%`}`
+  `CPU server ${run.serverCpuPct === undefined ? "n/a" : `${Math.round(run.serverCpuPct)}%`} ` +
+  `load-gen ${Math.round(run.loadGenCpuPct)}% other ${run.otherCpuPct === undefined ? "n/a" : `${Math.round(run.otherCpuPct)}%`}`
 
 const startTargets = async (home: string): Promise<{ gateway: ServerProcess; baseline: ServerProcess }> => {
   const started: Array<ServerProcess> = []
@@ -161,6 +164,13 @@ const main = async (): Promise<void> => {
     notes.push(
       `The load generator used ${Math.round(baselineSummary.loadGenCpuPct)}% of a core against the baseline: ` +
         "the baseline figure may be limited by autocannon, not by the server (2 cores shared)."
+    )
+  }
+  const other = Math.max(gatewaySummary.maxOtherCpuPct ?? 0, baselineSummary.maxOtherCpuPct ?? 0)
+  if (other > NOISY_OTHER_CPU_PCT) {
+    notes.push(
+      `WARNING: other processes used up to ${Math.round(other)}% of a core during a measured round; ` +
+        "these numbers are disturbed, rerun on a quiet machine."
     )
   }
   const report = renderReport({
