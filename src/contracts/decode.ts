@@ -45,6 +45,9 @@ export interface DecoderOptions {
   readonly label?: string | undefined
 }
 
+/** Default parse options plus `errors: "first"` (stop at the first problem): the fast path. */
+const FAST_OPTIONS: SchemaAST.ParseOptions = { errors: "first" }
+
 const PARSE_OPTIONS: SchemaAST.ParseOptions = {
   errors: "first",
   onExcessProperty: "ignore",
@@ -66,14 +69,18 @@ export const makeDecoder = <S extends Schema.ConstraintDecoder<unknown>>(
   options?: DecoderOptions
 ): Decoder<S["Type"]> => {
   const label = options?.label ?? "body"
-  const parse = SchemaParser.decodeUnknownResult(schema, PARSE_OPTIONS)
+  // Hot path: the parser with default options (the fastest, and the one the
+  // JIT compiler specialises). Only a failing input is parsed a second time,
+  // with the diagnostic options, to build the message.
+  const parse = SchemaParser.decodeUnknownResult(schema, FAST_OPTIONS)
+  const diagnose = SchemaParser.decodeUnknownResult(schema, PARSE_OPTIONS)
   return (input) => {
     const result = parse(input)
     // Success<A, Issue> and Success<A, string> are the same object at runtime;
     // only the phantom error type differs.
-    return Result.isSuccess(result)
-      ? result as unknown as Result.Result<S["Type"], string>
-      : Result.fail(formatIssue(result.failure, label))
+    if (Result.isSuccess(result)) return result as unknown as Result.Result<S["Type"], string>
+    const detailed = diagnose(input)
+    return Result.fail(formatIssue(Result.isFailure(detailed) ? detailed.failure : result.failure, label))
   }
 }
 

@@ -40,8 +40,11 @@ const adminTokenRequired = new Forbidden({ message: "admin token required" })
  * parts), else the `svc_admin_token` cookie; `undefined` when neither is usable.
  * Query-string tokens are ignored by design.
  */
-export const requestToken = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
-  const authorization = request.headers["authorization"]
+export const requestToken = (
+  request: HttpServerRequest.HttpServerRequest,
+  headers: HttpServerRequest.HttpServerRequest["headers"] = request.headers
+): string | undefined => {
+  const authorization = headers["authorization"]
   if (authorization !== undefined) {
     const space = authorization.indexOf(" ")
     if (space > 0 && authorization.slice(0, space) === "Bearer") {
@@ -49,7 +52,7 @@ export const requestToken = (request: HttpServerRequest.HttpServerRequest): stri
       if (token.length > 0 && !token.includes(" ")) return token
     }
   }
-  if (request.headers["cookie"] === undefined) return undefined
+  if (headers["cookie"] === undefined) return undefined
   const cookie = request.cookies[ADMIN_COOKIE]
   return cookie !== undefined && cookie.length > 0 ? cookie : undefined
 }
@@ -92,14 +95,16 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
     // this one deliberately handles every failure (it is the error mapping), hence the cast.
     return (httpEffect) =>
       (Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const incomingId = request.headers["x-request-id"]
+        // `request.headers` builds a new object on every access: read it once.
+        const headers = request.headers
+        const incomingId = headers["x-request-id"]
         const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : `req-${crypto.randomUUID()}`
         const path = pathOf(request.url)
         const rule = matchRoute(request.method, path)
 
         let program: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> = httpEffect
         if (auth.enabled && rule?.access.kind !== "public") {
-          const token = requestToken(request)
+          const token = requestToken(request, headers)
           const guarded = program
           program = token === undefined
             ? Effect.fail(missingToken)
@@ -112,7 +117,7 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
           const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
           program = Effect.andThen(limiter.hit(clientAddress), program)
         }
-        const declaredLength = request.headers["content-length"]
+        const declaredLength = headers["content-length"]
         if (declaredLength !== undefined && Number(declaredLength) > settings.maxBodyBytes) {
           program = Effect.fail(tooLarge)
         }
