@@ -3,6 +3,9 @@
  * with a plain timed loop (batches of calls between clock reads, a warm-up
  * first, results kept in a sink so nothing is optimised away).
  *
+ * Decoder cases run through Effect's Schema JIT compiler, as the gateway does:
+ * `bench/run.ts` enables it before any schema is built (like `src/main.ts`).
+ *
  * @module
  */
 import { Context, Effect, Layer, Result } from "effect"
@@ -68,7 +71,7 @@ export const runInProcess = (seconds: number): ReadonlyArray<InProcessResult> =>
 
   return [
     measure("(a) evaluatePolicy", () => evaluatePolicy(decoded), seconds),
-    measure("(b) makeDecoder decode + evaluatePolicy", () => evaluatePolicy(decodeOrThrow(parsed)), seconds),
+    measure("(b) makeDecoder decode (Schema JIT) + evaluatePolicy", () => evaluatePolicy(decodeOrThrow(parsed)), seconds),
     measure("(c) Effect.runSync(PolicyService.check)", () => Effect.runSync(policy.check(decoded)), seconds),
     measure("(d) hand-written validate + evaluatePolicy", () => evaluatePolicy(validateOrThrow(parsed)), seconds),
     measure(

@@ -23,12 +23,32 @@ export interface ServerProcess {
 }
 
 const live = new Set<ChildProcess>()
+const finalizers = new Set<() => void>()
+
+/**
+ * Registers a synchronous clean-up (e.g. removing a temp dir) that also runs
+ * on an abnormal exit; returns a function that runs it now and unregisters it.
+ */
+export const onExit = (finalizer: () => void): (() => void) => {
+  finalizers.add(finalizer)
+  return () => {
+    if (finalizers.delete(finalizer)) finalizer()
+  }
+}
 
 const killAllSync = (): void => {
   for (const child of live) {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   }
   live.clear()
+  for (const finalizer of finalizers) {
+    try {
+      finalizer()
+    } catch {
+      // best effort on the way out
+    }
+  }
+  finalizers.clear()
 }
 
 let cleanupInstalled = false

@@ -91,19 +91,28 @@ export const summariseProfile = (file: string, top = 15): ProfileSummary => {
   return { totalMs: totalUs / 1000, idleMs: idleUs / 1000, frames: rank(frames, top), origins: rank(origins, 12) }
 }
 
-export const renderProfile = (title: string, summary: ProfileSummary): string => {
-  const row = (f: FrameTime) => `| ${f.label.replace(/\|/g, "\\|")} | ${f.selfMs.toFixed(0)} | ${(f.share * 100).toFixed(1)}% |`
+/**
+ * Markdown tables of a profile summary. With `requests` (2xx responses the
+ * process served while profiled), each row also shows self time per request.
+ */
+export const renderProfile = (title: string, summary: ProfileSummary, requests?: number): string => {
+  const perRequest = requests !== undefined && requests > 0
+  const row = (f: FrameTime) =>
+    `| ${f.label.replace(/\|/g, "\\|")} | ${f.selfMs.toFixed(0)} | ${(f.share * 100).toFixed(1)}% |` +
+    (perRequest ? ` ${((f.selfMs * 1000) / requests).toFixed(2)} |` : "")
+  const head = (first: string) =>
+    perRequest ? [`| ${first} | self ms | share | µs/request |`, "|---|---:|---:|---:|"] : [`| ${first} | self ms | share |`, "|---|---:|---:|"]
+  const busyMs = summary.totalMs - summary.idleMs
   return [
     `### ${title}`,
     "",
-    `Sampled ${(summary.totalMs / 1000).toFixed(1)} s, idle ${(summary.idleMs / 1000).toFixed(1)} s; shares are of non-idle time.`,
+    `Sampled ${(summary.totalMs / 1000).toFixed(1)} s, idle ${(summary.idleMs / 1000).toFixed(1)} s; shares are of non-idle time` +
+    (perRequest ? `; ${requests.toLocaleString("en-US")} requests served, ${((busyMs * 1000) / requests).toFixed(1)} µs busy CPU per request.` : "."),
     "",
-    "| origin | self ms | share |",
-    "|---|---:|---:|",
+    ...head("origin"),
     ...summary.origins.map(row),
     "",
-    "| top self-time frames | self ms | share |",
-    "|---|---:|---:|",
+    ...head("top self-time frames"),
     ...summary.frames.map(row),
     ""
   ].join("\n")

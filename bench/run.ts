@@ -10,21 +10,25 @@
  * - BENCH_CONNECTIONS  autocannon connections (default 50)
  * - BENCH_WARMUP_S     warm-up seconds per target (default 3; 0 skips)
  * - BENCH_INPROC_S     seconds per in-process case (default 1.5)
- * - BENCH_CPU_PROF     set to 1 to run the gateway under `node --cpu-prof` and print
- *                      its top self-time frames; the report then goes to
- *                      bench/results/profiled.md, not latest.md (profiling slows it)
+ * - BENCH_CPU_PROF     set to 1 to run both servers under `node --cpu-prof` and print
+ *                      their top self-time frames; the report then goes to
+ *                      bench/results/profiled.md, not latest.md (profiling slows them).
+ *                      Profiles: bench/results/profiles/{gateway,baseline}/ (git-ignored)
  *
  * Smoke run: `BENCH_DURATION_S=1 BENCH_ROUNDS=1 BENCH_WARMUP_S=0 BENCH_INPROC_S=0.2 npm run bench`.
  *
  * @module
  */
+// Must come first, as in src/main.ts: the gateway decodes through Effect's
+// Schema JIT compiler, so the in-process decoder cases must too.
+import "effect/schema/SchemaJITCompiler/enable"
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type LoadRun, runLoad, summarise, verifyTargets } from "./http-bench.ts"
 import { runInProcess } from "./inprocess.ts"
-import { freePort, installCleanup, type ServerProcess, startServer } from "./processes.ts"
+import { freePort, installCleanup, onExit, type ServerProcess, startServer } from "./processes.ts"
 import { renderProfile, summariseProfile } from "./profile.ts"
 import { ratioOf, renderReport, TARGET_RATIO } from "./report.ts"
 import { BENCH_ADMIN_TOKEN } from "./sample.ts"
@@ -70,13 +74,17 @@ const startTargets = async (home: string): Promise<{ gateway: ServerProcess; bas
     const gatewayPort = await freePort()
     const baselinePort = await freePort()
     log(`starting gateway on :${gatewayPort}${profiling ? " (--cpu-prof)" : ""} and baseline on :${baselinePort}`)
-    if (profiling) mkdirSync(profileDir, { recursive: true })
+    const profileArgs = (name: string): Array<string> => {
+      if (!profiling) return []
+      mkdirSync(join(profileDir, name), { recursive: true })
+      return ["--cpu-prof", "--cpu-prof-dir", join(profileDir, name)]
+    }
     const [gateway, baseline] = await Promise.all([
       startServer({
         name: "gateway",
         script: join(distRoot, "src/main.js"),
         args: ["serve"],
-        nodeArgs: profiling ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
+        nodeArgs: profileArgs("gateway"),
         env: {
           ...process.env,
           SVC_HOST: "127.0.0.1",
@@ -90,6 +98,7 @@ const startTargets = async (home: string): Promise<{ gateway: ServerProcess; bas
       startServer({
         name: "baseline",
         script: join(distRoot, "bench/baseline-server.js"),
+        nodeArgs: profileArgs("baseline"),
         env: { ...process.env, BASELINE_HOST: "127.0.0.1", BASELINE_PORT: String(baselinePort), BASELINE_TOKEN: BENCH_ADMIN_TOKEN },
         port: baselinePort
       }).then((p) => (started.push(p), p))
@@ -101,11 +110,11 @@ const startTargets = async (home: string): Promise<{ gateway: ServerProcess; bas
   }
 }
 
-const newestProfile = (since: number): string | undefined => {
+const newestProfile = (dir: string, since: number): string | undefined => {
   try {
-    return readdirSync(profileDir)
+    return readdirSync(dir)
       .filter((f) => f.endsWith(".cpuprofile"))
-      .map((f) => join(profileDir, f))
+      .map((f) => join(dir, f))
       .filter((f) => statSync(f).mtimeMs >= since)
       .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
   } catch {
@@ -117,9 +126,12 @@ const main = async (): Promise<void> => {
   installCleanup()
   const startedAt = Date.now()
   const home = mkdtempSync(join(tmpdir(), "svc-bench-"))
+  const removeHome = onExit(() => rmSync(home, { recursive: true, force: true }))
   let targets: { gateway: ServerProcess; baseline: ServerProcess } | undefined
   const gatewayRuns: Array<LoadRun> = []
   const baselineRuns: Array<LoadRun> = []
+  /** 2xx responses each server answered under load, warm-up included (per-request profile costs). */
+  const served = { gateway: 0, baseline: 0 }
   try {
     targets = await startTargets(home)
     const { gateway, baseline } = targets
@@ -132,7 +144,8 @@ const main = async (): Promise<void> => {
     if (settings.warmupSeconds > 0) {
       for (const target of [gateway, baseline]) {
         log(`warm-up ${target.name} ${settings.warmupSeconds} s`)
-        await runLoad(target, { ...load, durationSeconds: settings.warmupSeconds })
+        const warm = await runLoad(target, { ...load, durationSeconds: settings.warmupSeconds })
+        served[target === gateway ? "gateway" : "baseline"] += warm.requests
       }
     }
     for (let round = 1; round <= settings.rounds; round++) {
@@ -142,6 +155,7 @@ const main = async (): Promise<void> => {
         await sleep(300)
         const run = await runLoad(target, { ...load, durationSeconds: settings.durationSeconds })
         ;(target === gateway ? gatewayRuns : baselineRuns).push(run)
+        served[target === gateway ? "gateway" : "baseline"] += run.requests
         log(`round ${round}/${settings.rounds}  ${describeRun(run)}`)
       }
     }
@@ -149,7 +163,7 @@ const main = async (): Promise<void> => {
     if (targets !== undefined) {
       await Promise.all([targets.gateway.stop(), targets.baseline.stop()])
     }
-    rmSync(home, { recursive: true, force: true })
+    removeHome()
   }
 
   log(`in-process cases, ${settings.inProcessSeconds} s each`)
@@ -157,7 +171,7 @@ const main = async (): Promise<void> => {
   for (const r of inProcess) log(`${r.name}: ${Math.round(r.opsPerSecond).toLocaleString("en-US")} ops/s`)
 
   const notes: Array<string> = []
-  if (profiling) notes.push("Gateway ran under `node --cpu-prof`: its numbers are lower than an unprofiled run.")
+  if (profiling) notes.push("Both servers ran under `node --cpu-prof`: numbers are lower than an unprofiled run.")
   const gatewaySummary = summarise("gateway", gatewayRuns)
   const baselineSummary = summarise("baseline", baselineRuns)
   if (baselineSummary.loadGenCpuPct > 90) {
@@ -187,10 +201,13 @@ const main = async (): Promise<void> => {
 
   let profileReport = ""
   if (profiling) {
-    const file = newestProfile(startedAt)
-    profileReport = file === undefined
-      ? "\n(no gateway .cpuprofile was written)\n"
-      : `\n## Gateway CPU profile\n\n${renderProfile(file, summariseProfile(file))}`
+    profileReport = "\n## CPU profiles (whole process lifetime, self time)\n"
+    for (const name of ["gateway", "baseline"] as const) {
+      const file = newestProfile(join(profileDir, name), startedAt)
+      profileReport += file === undefined
+        ? `\n(no ${name} .cpuprofile was written)\n`
+        : `\n${renderProfile(`${name}: ${file}`, summariseProfile(file), served[name])}`
+    }
   }
 
   console.log(`\n${report}${profileReport}`)
