@@ -1,0 +1,159 @@
+/**
+ * Wire schemas of the WebSocket API (gateway-api.md "WebSocket API",
+ * "Events"; reference §5). One source for the gateway, the client SDK and
+ * the JSON Schema catalog.
+ */
+import { Effect, Schema } from "effect"
+
+/** The gateway's protocol revision: `connect.init.protocol_rev` must equal it (gateway-api.md "Versioning"). */
+export const GATEWAY_PROTOCOL_REV = 2
+
+/** Subprotocol negotiated by the gateway (never an `svc-auth.*` entry). */
+export const WS_SUBPROTOCOL = "svc-v1"
+
+/** Prefix of the credential-bearing subprotocol: `svc-auth.<base64url(token)>`. */
+export const WS_AUTH_SUBPROTOCOL_PREFIX = "svc-auth."
+
+/**
+ * WebSocket close codes (reference §5.2; docs/websocket.md).
+ * 1009 and 1013 are the standard "message too big" and "try again later".
+ */
+export const WsCloseCode = {
+  /** Bad or missing credentials, or a device token bound to another role/device. */
+  unauthorized: 4001,
+  /** `connect.proof` not completed within the handshake timeout (10 s default). */
+  handshakeTimeout: 4002,
+  /** Invalid JSON before the handshake, anything but `connect.init` first, connection_id mismatch, legacy `connect`. */
+  protocolViolation: 4003,
+  /** `protocol_rev` differs from {@link GATEWAY_PROTOCOL_REV}. */
+  protocolRevMismatch: 4005,
+  /** `device.device_id` is not derived from `device.pubkey`. */
+  deviceIdMismatch: 4006,
+  /** The Ed25519 proof does not verify. */
+  invalidProof: 4007,
+  /** A message above the size limit (1 MiB default). */
+  messageTooBig: 1009,
+  /** The peer does not read fast enough: its outbound mailbox overflowed. */
+  slowConsumer: 1013
+} as const
+
+/** `client` (operator program) or `node` (capability provider). */
+export const WsPeerRole = Schema.Literals(["client", "node"]).annotate({ identifier: "WsPeerRole" })
+export type WsPeerRole = typeof WsPeerRole.Type
+
+/** A namespaced capability (`cli.exec`, `desktop.screenshot`) with a version (default "1.0.0"). */
+export const CapabilityDescriptor = Schema.Struct({
+  id: Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/)).annotate({
+    description: "Namespaced capability id, e.g. cli.exec.",
+    expected: "a namespaced id like cli.exec"
+  }),
+  version: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/)).annotate({
+    expected: "a semantic version like 1.0.0"
+  }))
+}).annotate({ identifier: "CapabilityDescriptor" })
+export type CapabilityDescriptor = typeof CapabilityDescriptor.Type
+
+/** Request envelope `{request_id, type, payload}`. */
+export const WsRequestEnvelope = Schema.Struct({
+  request_id: Schema.String.check(Schema.isMinLength(1)),
+  type: Schema.String.check(Schema.isMinLength(1)),
+  payload: Schema.optionalKey(Schema.Unknown)
+}).annotate({ identifier: "WsRequestEnvelope" })
+export type WsRequestEnvelope = typeof WsRequestEnvelope.Type
+
+/** Error of a failed response: `{code, message, details?}`. */
+export const WsError = Schema.Struct({
+  code: Schema.String,
+  message: Schema.String,
+  details: Schema.optionalKey(Schema.Unknown)
+})
+export type WsError = typeof WsError.Type
+
+/** Response envelope `{request_id, type, ok, result?, error?}`. */
+export const WsResponseEnvelope = Schema.Struct({
+  request_id: Schema.String.check(Schema.isMinLength(1)),
+  type: Schema.String,
+  ok: Schema.Boolean,
+  result: Schema.optionalKey(Schema.Unknown),
+  error: Schema.optionalKey(WsError)
+}).annotate({ identifier: "WsResponseEnvelope" })
+export type WsResponseEnvelope = typeof WsResponseEnvelope.Type
+
+/** Event envelope `{event_id, type, occurred_at, payload, scope?}`. Only the gateway sends events. */
+export const WsEventEnvelope = Schema.Struct({
+  event_id: Schema.String,
+  type: Schema.String,
+  occurred_at: Schema.String,
+  payload: Schema.Unknown,
+  scope: Schema.optionalKey(Schema.Unknown)
+}).annotate({ identifier: "WsEventEnvelope" })
+export type WsEventEnvelope = typeof WsEventEnvelope.Type
+
+/** `connect.init` payload: the device's identity and advertised capabilities. */
+export const WsConnectInitRequest = Schema.Struct({
+  protocol_rev: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  role: WsPeerRole,
+  device: Schema.Struct({
+    device_id: Schema.String.check(Schema.isMinLength(1)),
+    pubkey: Schema.String.check(Schema.isMinLength(1)).annotate({ description: "base64url DER SPKI Ed25519 public key" }),
+    label: Schema.optionalKey(Schema.String),
+    platform: Schema.optionalKey(Schema.String),
+    version: Schema.optionalKey(Schema.String),
+    mode: Schema.optionalKey(Schema.String)
+  }),
+  capabilities: Schema.Array(CapabilityDescriptor).pipe(Schema.withDecodingDefaultKey(Effect.succeed([])))
+}).annotate({ identifier: "WsConnectInitRequest" })
+export type WsConnectInitRequest = typeof WsConnectInitRequest.Type
+
+/** `connect.init` result. `challenge` is base64url of 32 random bytes. */
+export interface WsConnectInitResult {
+  readonly connection_id: string
+  readonly challenge: string
+}
+
+/** `connect.proof` payload: an Ed25519 signature (base64url) over the transcript. */
+export const WsConnectProofRequest = Schema.Struct({
+  connection_id: Schema.String.check(Schema.isMinLength(1)),
+  proof: Schema.String.check(Schema.isMinLength(1))
+}).annotate({ identifier: "WsConnectProofRequest" })
+export type WsConnectProofRequest = typeof WsConnectProofRequest.Type
+
+/** `connect.proof` result. */
+export interface WsConnectProofResult {
+  readonly client_id: string
+  readonly device_id: string
+  readonly role: WsPeerRole
+}
+
+/** `capability.ready` payload (nodes only): the capabilities now ready; the ready set is this ∩ advertised. */
+export const WsCapabilityReadyRequest = Schema.Struct({
+  capabilities: Schema.Array(CapabilityDescriptor)
+}).annotate({ identifier: "WsCapabilityReadyRequest" })
+export type WsCapabilityReadyRequest = typeof WsCapabilityReadyRequest.Type
+
+/** `presence.beacon` payload (reference §5.3). */
+export const WsPresenceBeaconRequest = Schema.Struct({
+  host: Schema.optionalKey(Schema.String),
+  ip: Schema.optionalKey(Schema.String),
+  version: Schema.optionalKey(Schema.String),
+  mode: Schema.optionalKey(Schema.Literals(["ui", "web", "cli", "node", "backend", "probe", "test"])),
+  last_input_seconds: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+}).annotate({ identifier: "WsPresenceBeaconRequest" })
+export type WsPresenceBeaconRequest = typeof WsPresenceBeaconRequest.Type
+
+/** A presence entry, as in `GET /presence` and the `presence.upserted` event. */
+export interface PresenceEntry {
+  readonly instance_id: string
+  readonly role: "gateway" | WsPeerRole
+  readonly host?: string | undefined
+  readonly ip?: string | undefined
+  readonly version?: string | undefined
+  readonly mode?: string | undefined
+  readonly last_input_seconds?: number | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly connected_at?: string | undefined
+  readonly last_seen_at: string
+  readonly expires_at?: string | undefined
+  readonly reason: "self" | "connect" | "periodic"
+}
