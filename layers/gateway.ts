@@ -16,7 +16,7 @@
  * takes any `SqlClient` layer (e.g. `StorageMemoryTest`).
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Effect, FileSystem, Layer, Logger, Option, References } from "effect"
+import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
@@ -32,12 +32,24 @@ import { AuthRoutes } from "../src/http/routes/auth.ts"
 import { HealthRoutes } from "../src/http/routes/health.ts"
 import { OpenApiRoutes } from "../src/http/routes/openapi.ts"
 import { PolicyRoutes } from "../src/http/routes/policy.ts"
+import { ConnectionRoutes } from "../src/http/routes/connections.ts"
+import { defaultWsSettings, WsConfig } from "../src/ws/config.ts"
+import { NodeServerHandle, WsServerLive } from "../src/ws/server.ts"
+import { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
+import { EventBus } from "../services/ws-sessions/EventBus.ts"
+import { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
+import { Presence, PresenceConfig } from "../services/ws-sessions/Presence.ts"
 import { DatabaseInfo, StorageLive } from "./storage/Storage.ts"
 
 export { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 export { RateLimiter } from "../services/auth/RateLimiter.ts"
 export { PolicyService } from "../services/policy/PolicyService.ts"
+export { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
+export { EventBus } from "../services/ws-sessions/EventBus.ts"
+export { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
+export { Presence } from "../services/ws-sessions/Presence.ts"
+export { WsServerLive } from "../src/ws/server.ts"
 export { GatewayConfig } from "../src/config.ts"
 export { DatabaseInfo, StorageLive, StorageMemoryTest } from "./storage/Storage.ts"
 
@@ -91,7 +103,39 @@ export const GatewayServicesLive = <E = never>(
   const rateLimiter = RateLimiter.layer.pipe(
     Layer.provide(Layer.succeed(RateLimitConfig, { max: settings.rateLimitMax, windowSeconds: settings.rateLimitWindowSeconds }))
   )
-  return Layer.mergeAll(auth, rateLimiter, PolicyService.layer).pipe(Layer.provideMerge(config))
+  return Layer.mergeAll(auth, rateLimiter, PolicyService.layer, WsSessionsLive(settings)).pipe(Layer.provideMerge(config))
+}
+
+/** Gateway version reported by presence and the start log. */
+export const GATEWAY_VERSION = "0.1.0"
+
+/** WS settings from the gateway settings (see `src/ws/config.ts`). */
+export const WsConfigLive = (settings: GatewaySettings) =>
+  Layer.succeed(WsConfig, {
+    ...defaultWsSettings,
+    handshakeTimeout: Duration.millis(settings.wsHandshakeTimeoutMs),
+    pingInterval: Duration.millis(settings.wsPingIntervalMs),
+    pongTimeout: Duration.millis(settings.wsPongTimeoutMs),
+    maxPayloadBytes: settings.wsMaxMessageBytes
+  })
+
+/**
+ * Connection registry, event bus, gateway-initiated requests and presence
+ * (services/ws-sessions), plus the WS settings.
+ */
+export const WsSessionsLive = (settings: GatewaySettings) => {
+  const presenceConfig = Layer.succeed(PresenceConfig, {
+    instanceId: `gw-${crypto.randomUUID()}`,
+    version: GATEWAY_VERSION,
+    ttl: Duration.seconds(60),
+    pruneInterval: Duration.seconds(5),
+    maxEntries: 500
+  })
+  return Layer.mergeAll(Presence.layer.pipe(Layer.provide(presenceConfig)), GatewayRequests.layer).pipe(
+    Layer.provideMerge(EventBus.layer),
+    Layer.provideMerge(ConnectionRegistry.layer),
+    Layer.provideMerge(WsConfigLive(settings))
+  )
 }
 
 /** All HTTP routes plus the global middleware, for an `HttpRouter` (compose with your own routes). */
@@ -100,6 +144,7 @@ export const GatewayHttpRoutes = Layer.mergeAll(
   PolicyRoutes,
   AuthRoutes,
   OpenApiRoutes,
+  ConnectionRoutes,
   GatewayMiddlewareLive
 )
 
@@ -113,11 +158,20 @@ export const LoggingLive = (settings: GatewaySettings) =>
     Layer.succeed(References.MinimumLogLevel, settings.logLevel)
   )
 
-/** Serves {@link GatewayHttpRoutes} on a `node:http` server bound to `settings.host:port`. */
-export const GatewayHttpLive = (settings: GatewaySettings) =>
-  HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port }))
-  )
+/** A fresh `node:http` server, shared by the HTTP adapter and the WS upgrade. */
+export const NodeServerLive = Layer.sync(NodeServerHandle, () => createServer())
+
+/**
+ * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
+ * server bound to `settings.host:port`.
+ */
+export const GatewayHttpLive = (settings: GatewaySettings) => {
+  const http = Layer.unwrap(Effect.map(NodeServerHandle, (server) =>
+    HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
+    )))
+  return WsServerLive.pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServerLive))
+}
 
 /** The complete gateway: HTTP server plus every service and logging, from validated settings. */
 export const GatewayLive = <E = never>(

@@ -16,6 +16,10 @@
  * | SVC_AUTH_RATE_LIMIT_WINDOW_S | --auth-rate-limit-window| 60 (seconds)         |
  * | SVC_MAX_BODY_BYTES           | --max-body-bytes        | 1048576              |
  * | SVC_LOG_LEVEL                | --log-level (global)    | Info                 |
+ * | SVC_WS_HANDSHAKE_TIMEOUT_MS  | --ws-handshake-timeout-ms | 10000              |
+ * | SVC_WS_PING_INTERVAL_MS      | --ws-ping-interval-ms   | 5000                 |
+ * | SVC_WS_PONG_TIMEOUT_MS       | --ws-pong-timeout-ms    | 10000                |
+ * | SVC_WS_MAX_MESSAGE_BYTES     | --ws-max-message-bytes  | 1048576              |
  */
 import { Config, Context, type LogLevel, Option, Redacted } from "effect"
 import { Flag } from "effect/cli"
@@ -37,6 +41,14 @@ export interface GatewaySettings {
   readonly rateLimitWindowSeconds: number
   readonly maxBodyBytes: number
   readonly logLevel: LogLevel.LogLevel
+  /** WebSocket handshake timeout in milliseconds (close 4002). */
+  readonly wsHandshakeTimeoutMs: number
+  /** Interval of WebSocket ping frames in milliseconds. */
+  readonly wsPingIntervalMs: number
+  /** A peer silent for this many milliseconds is terminated. */
+  readonly wsPongTimeoutMs: number
+  /** Largest WebSocket message in bytes (close 1009 above). */
+  readonly wsMaxMessageBytes: number
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -56,6 +68,10 @@ export interface RawSettings {
   readonly rateLimitWindowSeconds: number
   readonly maxBodyBytes: number
   readonly logLevel: GatewaySettings["logLevel"]
+  readonly wsHandshakeTimeoutMs: number
+  readonly wsPingIntervalMs: number
+  readonly wsPongTimeoutMs: number
+  readonly wsMaxMessageBytes: number
 }
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
@@ -105,6 +121,14 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
     problems.push("SVC_AUTH_RATE_LIMIT_WINDOW_S must be an integer >= 1 (seconds)")
   }
   if (!Number.isInteger(raw.maxBodyBytes) || raw.maxBodyBytes < 1) problems.push("SVC_MAX_BODY_BYTES must be an integer >= 1 (bytes)")
+  for (const [name, value] of [
+    ["SVC_WS_HANDSHAKE_TIMEOUT_MS", raw.wsHandshakeTimeoutMs],
+    ["SVC_WS_PING_INTERVAL_MS", raw.wsPingIntervalMs],
+    ["SVC_WS_PONG_TIMEOUT_MS", raw.wsPongTimeoutMs],
+    ["SVC_WS_MAX_MESSAGE_BYTES", raw.wsMaxMessageBytes]
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) problems.push(`${name} must be an integer >= 1`)
+  }
   if (problems.length > 0) return { ok: false, problems }
   return {
     ok: true,
@@ -119,6 +143,10 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       rateLimitWindowSeconds: raw.rateLimitWindowSeconds,
       maxBodyBytes: raw.maxBodyBytes,
       logLevel: raw.logLevel,
+      wsHandshakeTimeoutMs: raw.wsHandshakeTimeoutMs,
+      wsPingIntervalMs: raw.wsPingIntervalMs,
+      wsPongTimeoutMs: raw.wsPongTimeoutMs,
+      wsMaxMessageBytes: raw.wsMaxMessageBytes,
       isExposed: exposed
     }
   }
@@ -178,6 +206,26 @@ export const settingsFlags = {
   maxBodyBytes: Flag.Int("max-body-bytes").pipe(
     Flag.withDescription("Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
     Flag.withFallbackConfig(Config.Int("SVC_MAX_BODY_BYTES")),
+    Flag.withDefault(1_048_576)
+  ),
+  wsHandshakeTimeoutMs: Flag.Int("ws-handshake-timeout-ms").pipe(
+    Flag.withDescription("WebSocket handshake timeout in ms; close 4002 after it (SVC_WS_HANDSHAKE_TIMEOUT_MS)"),
+    Flag.withFallbackConfig(Config.Int("SVC_WS_HANDSHAKE_TIMEOUT_MS")),
+    Flag.withDefault(10_000)
+  ),
+  wsPingIntervalMs: Flag.Int("ws-ping-interval-ms").pipe(
+    Flag.withDescription("Interval of WebSocket ping frames in ms (SVC_WS_PING_INTERVAL_MS)"),
+    Flag.withFallbackConfig(Config.Int("SVC_WS_PING_INTERVAL_MS")),
+    Flag.withDefault(5_000)
+  ),
+  wsPongTimeoutMs: Flag.Int("ws-pong-timeout-ms").pipe(
+    Flag.withDescription("Terminate a WebSocket peer silent for this many ms (SVC_WS_PONG_TIMEOUT_MS)"),
+    Flag.withFallbackConfig(Config.Int("SVC_WS_PONG_TIMEOUT_MS")),
+    Flag.withDefault(10_000)
+  ),
+  wsMaxMessageBytes: Flag.Int("ws-max-message-bytes").pipe(
+    Flag.withDescription("Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)"),
+    Flag.withFallbackConfig(Config.Int("SVC_WS_MAX_MESSAGE_BYTES")),
     Flag.withDefault(1_048_576)
   )
 }

@@ -14,6 +14,10 @@ const raw = (overrides: Partial<RawSettings> = {}): RawSettings => ({
   rateLimitWindowSeconds: 60,
   maxBodyBytes: 1_048_576,
   logLevel: "Info",
+  wsHandshakeTimeoutMs: 10_000,
+  wsPingIntervalMs: 5_000,
+  wsPongTimeoutMs: 10_000,
+  wsMaxMessageBytes: 1_048_576,
   ...overrides
 })
 

@@ -24,6 +24,11 @@ export class RateLimiter extends Context.Service<RateLimiter, {
    * A refused hit is not recorded.
    */
   readonly hit: (key: string) => Effect.Effect<void, TooManyRequests>
+  /**
+   * Fails with `TooManyRequests` when `key` is already at the limit, without
+   * recording a hit (used where only failures count, e.g. WS upgrades).
+   */
+  readonly check: (key: string) => Effect.Effect<void, TooManyRequests>
 }>()("svc-gateway/auth/RateLimiter") {
   /** In-memory implementation; needs {@link RateLimitConfig}. */
   static readonly layer = Layer.effect(
@@ -32,26 +37,29 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       const { max, windowSeconds } = yield* RateLimitConfig
       const windowMs = windowSeconds * 1000
       const hits = new Map<string, Array<number>>()
+      const attempt = (key: string, record: boolean) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          let log = hits.get(key)
+          if (log === undefined) {
+            if (!record) return Effect.void
+            if (hits.size >= MAX_KEYS) hits.delete(hits.keys().next().value as string)
+            log = []
+            hits.set(key, log)
+          }
+          const cutoff = now - windowMs
+          let drop = 0
+          while (drop < log.length && log[drop] <= cutoff) drop++
+          if (drop > 0) log.splice(0, drop)
+          if (log.length >= max) {
+            const retryAfterSeconds = Math.max(1, Math.ceil((log[0] + windowMs - now) / 1000))
+            return Effect.fail(new TooManyRequests({ message: "Too many requests", retryAfterSeconds }))
+          }
+          if (record) log.push(now)
+          return Effect.void
+        })
       return RateLimiter.of({
-        hit: (key) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
-            let log = hits.get(key)
-            if (log === undefined) {
-              if (hits.size >= MAX_KEYS) hits.delete(hits.keys().next().value as string)
-              log = []
-              hits.set(key, log)
-            }
-            const cutoff = now - windowMs
-            let drop = 0
-            while (drop < log.length && log[drop] <= cutoff) drop++
-            if (drop > 0) log.splice(0, drop)
-            if (log.length >= max) {
-              const retryAfterSeconds = Math.max(1, Math.ceil((log[0] + windowMs - now) / 1000))
-              return Effect.fail(new TooManyRequests({ message: "Too many requests", retryAfterSeconds }))
-            }
-            log.push(now)
-            return Effect.void
-          })
+        hit: (key) => attempt(key, true),
+        check: (key) => attempt(key, false)
       })
     })
   )

@@ -36,7 +36,11 @@ export const testSettings = (overrides: Partial<GatewaySettings> = {}): GatewayS
     rateLimitMax: 20,
     rateLimitWindowSeconds: 60,
     maxBodyBytes: 1_048_576,
-    logLevel: "Error"
+    logLevel: "Error",
+    wsHandshakeTimeoutMs: 10_000,
+    wsPingIntervalMs: 5_000,
+    wsPongTimeoutMs: 10_000,
+    wsMaxMessageBytes: 1_048_576
   })
   if (!result.ok) throw new Error(result.problems.join("; "))
   return { ...result.settings, ...overrides }

@@ -1,0 +1,120 @@
+/**
+ * Gateway-initiated requests (gateway-api.md: `approval.request`,
+ * `task.execute`): send a request envelope to one connection and await its
+ * response, correlated by `request_id`, with a timeout. Pending requests fail
+ * promptly with `PeerDisconnected` when the connection closes.
+ */
+import { Context, Deferred, Duration, Effect, Layer } from "effect"
+import type { WsResponseEnvelope } from "../../src/contracts/ws.ts"
+import { ConnectionRegistry } from "./ConnectionRegistry.ts"
+import {
+  PeerDisconnected,
+  PeerNotConnected,
+  PeerRequestFailed,
+  type PeerRequestError,
+  PeerRequestTimeout
+} from "./errors.ts"
+
+interface Pending {
+  readonly connectionId: string
+  readonly deferred: Deferred.Deferred<unknown, PeerRequestError>
+}
+
+/** Default time to wait for a peer's answer. */
+export const DEFAULT_PEER_REQUEST_TIMEOUT = Duration.seconds(30)
+
+/** Sends requests to peers and routes their responses back. */
+export class GatewayRequests extends Context.Service<GatewayRequests, {
+  /**
+   * Sends `{request_id, type, payload}` to `connectionId` and waits for the
+   * peer's response: its `result` on `ok:true`, `PeerRequestFailed` on
+   * `ok:false`, `PeerRequestTimeout` after `timeout` (default 30 s),
+   * `PeerDisconnected` if the connection closes first, `PeerNotConnected`
+   * when it is not connected. `requestId` defaults to `<type>-<uuid>`.
+   */
+  readonly request: (
+    connectionId: string,
+    type: string,
+    payload: unknown,
+    options?: { readonly timeout?: Duration.Input | undefined; readonly requestId?: string | undefined }
+  ) => Effect.Effect<unknown, PeerRequestError>
+  /** Routes a response envelope from `connectionId`; false when no request is waiting for it. */
+  readonly resolve: (connectionId: string, response: WsResponseEnvelope) => boolean
+  /** Fails every pending request of a closed connection. */
+  readonly connectionClosed: (connectionId: string) => void
+  /** Number of requests awaiting an answer. */
+  readonly pendingCount: () => number
+}>()("svc-gateway/ws-sessions/GatewayRequests") {
+  static readonly layer = Layer.effect(
+    GatewayRequests,
+    Effect.gen(function*() {
+      const registry = yield* ConnectionRegistry
+      const pending = new Map<string, Pending>()
+
+      const request = (
+        connectionId: string,
+        type: string,
+        payload: unknown,
+        options?: { readonly timeout?: Duration.Input | undefined; readonly requestId?: string | undefined }
+      ): Effect.Effect<unknown, PeerRequestError> =>
+        Effect.suspend(() => {
+          const connection = registry.get(connectionId)
+          if (connection === undefined) {
+            return Effect.fail(new PeerNotConnected({ connectionId, message: `connection ${connectionId} is not connected` }))
+          }
+          const requestId = options?.requestId ?? `${type}-${crypto.randomUUID()}`
+          const deferred = Deferred.makeUnsafe<unknown, PeerRequestError>()
+          pending.set(requestId, { connectionId, deferred })
+          if (!connection.send(JSON.stringify({ request_id: requestId, type, payload }))) {
+            pending.delete(requestId)
+            return Effect.fail(
+              new PeerDisconnected({ connectionId, requestId, message: `connection ${connectionId} closed before the request was sent` })
+            )
+          }
+          return Deferred.await(deferred).pipe(
+            Effect.timeoutOrElse({
+              duration: options?.timeout ?? DEFAULT_PEER_REQUEST_TIMEOUT,
+              orElse: () =>
+                Effect.fail(new PeerRequestTimeout({ connectionId, requestId, message: `no answer to ${type} within the timeout` }))
+            }),
+            Effect.ensuring(Effect.sync(() => pending.delete(requestId)))
+          )
+        })
+
+      return GatewayRequests.of({
+        request,
+        resolve: (connectionId, response) => {
+          const entry = pending.get(response.request_id)
+          if (entry === undefined || entry.connectionId !== connectionId) return false
+          pending.delete(response.request_id)
+          Deferred.doneUnsafe(
+            entry.deferred,
+            response.ok
+              ? Effect.succeed(response.result)
+              : Effect.fail(
+                new PeerRequestFailed({
+                  connectionId,
+                  requestId: response.request_id,
+                  code: response.error?.code ?? "unknown_error",
+                  message: response.error?.message ?? "the peer reported an error",
+                  details: response.error?.details
+                })
+              )
+          )
+          return true
+        },
+        connectionClosed: (connectionId) => {
+          for (const [requestId, entry] of pending) {
+            if (entry.connectionId !== connectionId) continue
+            pending.delete(requestId)
+            Deferred.doneUnsafe(
+              entry.deferred,
+              Effect.fail(new PeerDisconnected({ connectionId, requestId, message: `connection ${connectionId} closed` }))
+            )
+          }
+        },
+        pendingCount: () => pending.size
+      })
+    })
+  )
+}

@@ -1,0 +1,280 @@
+/**
+ * One WebSocket connection as an actor: a fiber that runs the handshake v2,
+ * then reads envelopes and dispatches requests (each request in its own child
+ * fiber, so a slow handler does not block the connection), a writer fiber
+ * draining a bounded outbound mailbox (overflow or a socket buffer above the
+ * limit closes 1013), and a heartbeat (ping frames; silence → terminate).
+ * Close codes: docs/websocket.md.
+ */
+import { Cause, Clock, Data, Duration, Effect, Fiber, FiberSet, Queue, Result, Schedule } from "effect"
+import { randomBytes } from "node:crypto"
+import type { WebSocket } from "ws"
+import type { Principal } from "../../services/auth/principal.ts"
+import type { ConnectionHandle, ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
+import type { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
+import type { Presence } from "../../services/ws-sessions/Presence.ts"
+import { makeDecoder } from "../contracts/decode.ts"
+import { deviceIdFromPubkey, proofTranscript, verifyProof } from "../contracts/deviceIdentity.ts"
+import {
+  GATEWAY_PROTOCOL_REV,
+  WsCloseCode,
+  WsConnectInitRequest,
+  WsConnectProofRequest,
+  type WsPeerRole,
+  WsRequestEnvelope,
+  WsResponseEnvelope
+} from "../contracts/ws.ts"
+import type { WsSettings } from "./config.ts"
+import type { DispatchOutcome } from "./dispatch.ts"
+
+/** Ends the connection with a WebSocket close code and reason. */
+class CloseConnection extends Data.TaggedError("CloseConnection")<{ readonly code: number; readonly reason: string }> {}
+
+const close = (code: number, reason: string) => Effect.fail(new CloseConnection({ code, reason }))
+
+/** Services and settings a connection needs (resolved once by the WS server layer). */
+export interface ConnectionEnv {
+  readonly settings: WsSettings
+  readonly registry: ConnectionRegistry["Service"]
+  readonly requests: GatewayRequests["Service"]
+  readonly presence: Presence["Service"]
+  readonly dispatch: (connection: ConnectionHandle, request: WsRequestEnvelope) => Effect.Effect<DispatchOutcome>
+}
+
+const decodeEnvelope = makeDecoder(WsRequestEnvelope, { label: "message" })
+const decodeResponse = makeDecoder(WsResponseEnvelope, { label: "message" })
+const decodeInit = makeDecoder(WsConnectInitRequest, { label: "payload" })
+const decodeProof = makeDecoder(WsConnectProofRequest, { label: "payload" })
+
+const parse = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return PARSE_FAILED
+  }
+}
+const PARSE_FAILED = Symbol("parse-failed")
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const rawToText = (data: unknown): string =>
+  Buffer.isBuffer(data)
+    ? data.toString("utf8")
+    : Array.isArray(data)
+    ? Buffer.concat(data as Array<Buffer>).toString("utf8")
+    : Buffer.from(data as ArrayBuffer).toString("utf8")
+
+/**
+ * Runs one accepted connection until it closes. Never fails; always leaves
+ * the registry and pending gateway requests clean.
+ */
+export const runConnection = (
+  ws: WebSocket,
+  principal: Principal,
+  remoteAddress: string | undefined,
+  env: ConnectionEnv
+): Effect.Effect<void> => {
+  let registeredId: string | undefined
+  return Effect.scoped(Effect.gen(function*() {
+    const { settings } = env
+    const inbound = yield* Queue.bounded<string, Cause.Done>(settings.mailboxCapacity)
+    const mailbox = yield* Queue.bounded<string>(settings.mailboxCapacity)
+    let closed = false
+    let lastSeen = Date.now()
+
+    const closeSocket = (code: number, reason: string) => {
+      if (closed) return
+      closed = true
+      try {
+        ws.close(code, reason)
+      } catch {
+        ws.terminate()
+      }
+    }
+    const send = (text: string): boolean => {
+      if (closed) return false
+      if (ws.bufferedAmount > settings.maxBufferedBytes || !Queue.offerUnsafe(mailbox, text)) {
+        closeSocket(WsCloseCode.slowConsumer, "slow consumer")
+        return false
+      }
+      return true
+    }
+    const respond = (request_id: string, type: string, outcome: DispatchOutcome) =>
+      send(JSON.stringify(outcome.ok ? { request_id, type, ...outcome } : { request_id, type, ok: false, error: outcome.error }))
+    const errorEvent = (code: string, message: string) =>
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        send(JSON.stringify({
+          event_id: crypto.randomUUID(),
+          type: "error",
+          occurred_at: new Date(now).toISOString(),
+          payload: { code, message }
+        })))
+
+    ws.on("message", (data) => {
+      lastSeen = Date.now()
+      if (!Queue.offerUnsafe(inbound, rawToText(data))) closeSocket(WsCloseCode.slowConsumer, "too many pending messages")
+    })
+    ws.on("pong", () => {
+      lastSeen = Date.now()
+    })
+    ws.on("close", () => {
+      closed = true
+      Queue.endUnsafe(inbound)
+    })
+    ws.on("error", () => {
+      // 'close' follows; errors such as 1009 (maxPayload) are reported through the close code.
+    })
+
+    // Writer: drains the mailbox in batches; waits for the socket to accept the last write.
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.flatMap(Queue.takeAll(mailbox), (batch) =>
+        Effect.callback<void>((resume) => {
+          if (ws.readyState !== ws.OPEN) return resume(Effect.void)
+          for (let i = 0; i < batch.length - 1; i++) ws.send(batch[i])
+          ws.send(batch[batch.length - 1], () => resume(Effect.void))
+        }))
+    ))
+
+    // Heartbeat: WS ping frames; a peer silent for pongTimeout is terminated.
+    const pongTimeoutMs = Duration.toMillis(settings.pongTimeout)
+    yield* Effect.forkScoped(Effect.repeat(
+      Effect.sync(() => {
+        if (closed) return
+        if (Date.now() - lastSeen > pongTimeoutMs) {
+          closed = true
+          ws.terminate()
+          return
+        }
+        try {
+          ws.ping()
+        } catch {
+          // the socket is closing
+        }
+      }),
+      Schedule.spaced(settings.pingInterval)
+    ))
+
+    const next = Effect.mapError(Queue.take(inbound), () => new CloseConnection({ code: 1000, reason: "" }))
+
+    // --- Handshake v2 -------------------------------------------------------------------------
+    const handshake = Effect.gen(function*() {
+      const first = parse(yield* next)
+      if (first === PARSE_FAILED) return yield* close(WsCloseCode.protocolViolation, "invalid json")
+      const type = isObject(first) ? first.type : undefined
+      if (type === "connect") {
+        return yield* close(WsCloseCode.protocolViolation, "legacy connect is deprecated; use connect.init and connect.proof")
+      }
+      if (type !== "connect.init") return yield* close(WsCloseCode.protocolViolation, "expected connect.init first")
+      const envelope = decodeEnvelope(first)
+      if (Result.isFailure(envelope)) return yield* close(WsCloseCode.protocolViolation, "invalid connect.init envelope")
+      const requestId = envelope.success.request_id
+      const init = decodeInit(envelope.success.payload ?? {})
+      if (Result.isFailure(init)) {
+        respond(requestId, "connect.init", { ok: false, error: { code: "invalid_request", message: init.failure } })
+        return yield* close(WsCloseCode.protocolViolation, "invalid connect.init")
+      }
+      const { protocol_rev, role, device, capabilities } = init.success
+      if (protocol_rev !== GATEWAY_PROTOCOL_REV) {
+        respond(requestId, "connect.init", {
+          ok: false,
+          error: { code: "protocol_rev_mismatch", message: `gateway protocol_rev is ${GATEWAY_PROTOCOL_REV}, got ${protocol_rev}` }
+        })
+        return yield* close(WsCloseCode.protocolRevMismatch, "protocol_rev mismatch")
+      }
+      const derived = deviceIdFromPubkey(device.pubkey)
+      if (derived !== device.device_id) return yield* close(WsCloseCode.deviceIdMismatch, "device_id mismatch")
+      if (principal.kind === "device" && (principal.role !== role || principal.deviceId !== derived)) {
+        return yield* close(WsCloseCode.unauthorized, "unauthorized")
+      }
+      const connectionId = crypto.randomUUID()
+      const challenge = randomBytes(32).toString("base64url")
+      respond(requestId, "connect.init", { ok: true, result: { connection_id: connectionId, challenge } })
+
+      const second = parse(yield* next)
+      if (second === PARSE_FAILED) return yield* close(WsCloseCode.protocolViolation, "invalid json")
+      if (!isObject(second) || second.type !== "connect.proof") {
+        return yield* close(WsCloseCode.protocolViolation, "expected connect.proof")
+      }
+      const proofEnvelope = decodeEnvelope(second)
+      if (Result.isFailure(proofEnvelope)) return yield* close(WsCloseCode.protocolViolation, "invalid connect.proof envelope")
+      const proof = decodeProof(proofEnvelope.success.payload ?? {})
+      if (Result.isFailure(proof)) return yield* close(WsCloseCode.protocolViolation, "invalid connect.proof")
+      if (proof.success.connection_id !== connectionId) {
+        return yield* close(WsCloseCode.protocolViolation, "connection_id mismatch")
+      }
+      const transcript = proofTranscript({ protocolRev: protocol_rev, role, deviceId: derived, connectionId, challenge })
+      if (!verifyProof(device.pubkey, transcript, proof.success.proof)) {
+        return yield* close(WsCloseCode.invalidProof, "invalid proof")
+      }
+      const now = yield* Clock.currentTimeMillis
+      const handle: ConnectionHandle = {
+        connectionId,
+        role: role as WsPeerRole,
+        deviceId: derived,
+        device: { label: device.label, platform: device.platform, version: device.version, mode: device.mode },
+        principal,
+        capabilities,
+        readyCapabilities: new Set(),
+        connectedAt: new Date(now).toISOString(),
+        remoteAddress,
+        send,
+        close: closeSocket
+      }
+      respond(proofEnvelope.success.request_id, "connect.proof", {
+        ok: true,
+        result: { client_id: connectionId, device_id: derived, role }
+      })
+      return handle
+    })
+
+    const handle = yield* handshake.pipe(
+      Effect.timeoutOrElse({
+        duration: settings.handshakeTimeout,
+        orElse: () => close(WsCloseCode.handshakeTimeout, "handshake timeout")
+      })
+    )
+    registeredId = handle.connectionId
+    yield* env.registry.add(handle)
+    yield* env.presence.upsert({ deviceId: handle.deviceId, role: handle.role, reason: "connect", connectedAt: handle.connectedAt })
+
+    // --- Envelopes --------------------------------------------------------------------------------
+    const inFlight = yield* FiberSet.make<void>()
+    yield* Effect.forever(Effect.gen(function*() {
+      const message = parse(yield* next)
+      if (message === PARSE_FAILED) return yield* errorEvent("invalid_json", "message is not valid JSON")
+      if (!isObject(message)) return yield* errorEvent("invalid_message", "message must be a JSON object")
+      if ("event_id" in message) return yield* errorEvent("unexpected_event", "clients may not send events")
+      if ("ok" in message) {
+        const response = decodeResponse(message)
+        if (Result.isFailure(response)) return yield* errorEvent("invalid_message", response.failure)
+        if (!env.requests.resolve(handle.connectionId, response.success)) {
+          yield* errorEvent("unknown_response", `no pending request ${response.success.request_id}`)
+        }
+        return
+      }
+      const request = decodeEnvelope(message)
+      if (Result.isFailure(request)) return yield* errorEvent("invalid_message", request.failure)
+      const { request_id, type } = request.success
+      if (type === "connect" || type === "connect.init" || type === "connect.proof") {
+        respond(request_id, type, { ok: false, error: { code: "invalid_state", message: "the handshake is already complete" } })
+        return
+      }
+      yield* FiberSet.run(inFlight, Effect.map(env.dispatch(handle, request.success), (outcome) => void respond(request_id, type, outcome)))
+    }))
+  }).pipe(
+    Effect.catch((error) => Effect.sync(() => {
+      if (error.code !== 1000 && ws.readyState === ws.OPEN) ws.close(error.code, error.reason)
+    })),
+    Effect.ensuring(Effect.suspend(() => {
+      if (registeredId === undefined) return Effect.void
+      env.requests.connectionClosed(registeredId)
+      return env.registry.remove(registeredId)
+    })),
+    Effect.onInterrupt(() => Effect.sync(() => {
+      if (ws.readyState === ws.OPEN) ws.close(1001, "gateway shutting down")
+    }))
+  ))
+}
+
+/** Re-exported for the server: fiber type of a running connection. */
+export type ConnectionFiber = Fiber.Fiber<void>

@@ -1,0 +1,89 @@
+/**
+ * Credentials of a WebSocket upgrade (gateway-api.md "Authentication"; reference §2.8),
+ * in order: `Authorization: Bearer`, the `svc_admin_token` cookie (same-origin
+ * upgrades only), the `svc-auth.<base64url(token)>` subprotocol. And the
+ * subprotocol choice: `svc-v1` when offered, never an `svc-auth.*` entry.
+ */
+import type { IncomingMessage } from "node:http"
+import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../contracts/ws.ts"
+
+const ADMIN_COOKIE = "svc_admin_token"
+
+const bearer = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const space = header.indexOf(" ")
+  if (space <= 0 || header.slice(0, space) !== "Bearer") return undefined
+  const token = header.slice(space + 1)
+  return token.length > 0 && !token.includes(" ") ? token : undefined
+}
+
+const cookieValue = (header: string | undefined, name: string): string | undefined => {
+  if (header === undefined) return undefined
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=")
+    if (eq === -1 || part.slice(0, eq).trim() !== name) continue
+    const raw = part.slice(eq + 1).trim()
+    try {
+      return decodeURIComponent(raw)
+    } catch {
+      return raw
+    }
+  }
+  return undefined
+}
+
+const defaultPort = (protocol: string): string => (protocol === "https:" ? "443" : "80")
+
+/**
+ * Same-origin check for cookie credentials: `Origin` must be http(s) and its
+ * host name (case-insensitive) and port (default 80/443) must equal `Host`'s.
+ */
+export const isSameOrigin = (origin: string | undefined, host: string | undefined): boolean => {
+  if (origin === undefined || host === undefined) return false
+  try {
+    const o = new URL(origin)
+    if (o.protocol !== "http:" && o.protocol !== "https:") return false
+    const h = new URL(`${o.protocol}//${host}`)
+    return o.hostname.toLowerCase() === h.hostname.toLowerCase() &&
+      (o.port || defaultPort(o.protocol)) === (h.port || defaultPort(o.protocol))
+  } catch {
+    return false
+  }
+}
+
+/** The offered subprotocols, trimmed, in order. */
+export const offeredProtocols = (header: string | undefined): Array<string> =>
+  header === undefined ? [] : header.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
+
+/** Where a token came from. */
+export type CredentialSource = "bearer" | "cookie" | "subprotocol"
+
+/** The token of an upgrade request and its source, or `undefined` when none is usable. */
+export const upgradeCredential = (
+  request: IncomingMessage
+): { readonly token: string; readonly source: CredentialSource } | undefined => {
+  const fromHeader = bearer(request.headers.authorization)
+  if (fromHeader !== undefined) return { token: fromHeader, source: "bearer" }
+  const cookie = cookieValue(request.headers.cookie, ADMIN_COOKIE)
+  if (cookie !== undefined && cookie.length > 0 && isSameOrigin(request.headers.origin, request.headers.host)) {
+    return { token: cookie, source: "cookie" }
+  }
+  for (const protocol of offeredProtocols(request.headers["sec-websocket-protocol"])) {
+    if (!protocol.startsWith(WS_AUTH_SUBPROTOCOL_PREFIX)) continue
+    const encoded = protocol.slice(WS_AUTH_SUBPROTOCOL_PREFIX.length)
+    if (!/^[A-Za-z0-9_-]+$/.test(encoded)) continue
+    const token = Buffer.from(encoded, "base64url").toString("utf8")
+    if (token.length > 0) return { token, source: "subprotocol" }
+  }
+  return undefined
+}
+
+/**
+ * Subprotocol negotiation: `svc-v1` when offered; else the first offered
+ * protocol that is not `svc-auth.*`; else none (`false`).
+ */
+export const selectProtocol = (protocols: ReadonlySet<string>): string | false => {
+  if (protocols.has(WS_SUBPROTOCOL)) return WS_SUBPROTOCOL
+  for (const p of protocols) if (!p.startsWith(WS_AUTH_SUBPROTOCOL_PREFIX)) return p
+  return false
+}

@@ -1,0 +1,125 @@
+/**
+ * The `GET /ws` upgrade (gateway-api.md "WebSocket API", "Authentication"):
+ * a `ws` WebSocketServer in noServer mode on the gateway's own `http.Server`.
+ *
+ * - Only `/ws` is upgraded; any other upgrade path is refused (404).
+ * - Credentials: Bearer header, same-origin `svc_admin_token` cookie, or the
+ *   `svc-auth.<base64url(token)>` subprotocol. Missing or invalid → 401 before
+ *   the upgrade. Failed attempts count against the per-address auth rate
+ *   limit (429 with Retry-After once exceeded); successful upgrades do not.
+ * - Subprotocol: `svc-v1` when offered; an `svc-auth.*` entry is never echoed.
+ * - Each accepted socket runs as one connection actor (`connection.ts`);
+ *   closing the layer closes every connection (1001) and the WS server.
+ */
+import { Context, Effect, FiberSet, Layer } from "effect"
+import type { IncomingMessage, Server } from "node:http"
+import type { Duplex } from "node:stream"
+import { WebSocketServer } from "ws"
+import { AuthService } from "../../services/auth/AuthService.ts"
+import { adminPrincipal, type Principal } from "../../services/auth/principal.ts"
+import { RateLimiter } from "../../services/auth/RateLimiter.ts"
+import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
+import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
+import { Presence } from "../../services/ws-sessions/Presence.ts"
+import { WsConfig } from "./config.ts"
+import { runConnection } from "./connection.ts"
+import { selectProtocol, upgradeCredential } from "./credentials.ts"
+import { makeDispatcher } from "./dispatch.ts"
+
+/** The `node:http` server the gateway listens on (shared by HTTP and the WS upgrade). */
+export class NodeServerHandle extends Context.Service<NodeServerHandle, Server>()("svc-gateway/ws/NodeServerHandle") {}
+
+const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests" }
+
+/** Answers an upgrade request with a plain HTTP error and closes the socket. */
+const refuse = (socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}) => {
+  if (socket.destroyed) return
+  const body = JSON.stringify({ error: code, message })
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")
+  socket.on("error", () => {})
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${extra}Connection: close\r\n\r\n${body}`
+  )
+}
+
+const pathOf = (url: string | undefined): string => {
+  const u = url ?? "/"
+  const q = u.indexOf("?")
+  return q === -1 ? u : u.slice(0, q)
+}
+
+/** Installs the `/ws` upgrade handler on {@link NodeServerHandle}; owns every connection fiber. */
+export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
+  const server = yield* NodeServerHandle
+  const settings = yield* WsConfig
+  const auth = yield* AuthService
+  const limiter = yield* RateLimiter
+  const registry = yield* ConnectionRegistry
+  const requests = yield* GatewayRequests
+  const presence = yield* Presence
+  const { dispatch } = yield* makeDispatcher
+  const env = { settings, registry, requests, presence, dispatch }
+
+  const fibers = yield* FiberSet.make<void>()
+  const run = yield* FiberSet.runtime(fibers)<never>()
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: settings.maxPayloadBytes,
+    handleProtocols: (protocols) => selectProtocol(protocols)
+  })
+  yield* Effect.addFinalizer(() => Effect.callback<void>((resume) => wss.close(() => resume(Effect.void))))
+
+  const accept = (request: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal) =>
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      run(runConnection(ws, principal, request.socket.remoteAddress, env))
+    })
+
+  const authenticateUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const address = request.socket.remoteAddress ?? "unknown"
+    const refusal = (message: string) =>
+      Effect.matchEffect(limiter.hit(address), {
+        onFailure: (e) => Effect.sync(() => refuse(socket, 429, "too_many_requests", e.message, { "Retry-After": String(e.retryAfterSeconds) })),
+        onSuccess: () => Effect.sync(() => refuse(socket, 401, "unauthorized", message))
+      })
+    return Effect.gen(function*() {
+      const limited = yield* Effect.flip(limiter.check(address)).pipe(Effect.option)
+      if (limited._tag === "Some") {
+        return refuse(socket, 429, "too_many_requests", limited.value.message, { "Retry-After": String(limited.value.retryAfterSeconds) })
+      }
+      const credential = upgradeCredential(request)
+      if (credential === undefined) {
+        return yield* refusal("Provide a token via Authorization: Bearer, the svc_admin_token cookie (same origin) or the svc-auth subprotocol")
+      }
+      const principal = yield* Effect.option(auth.authenticate(credential.token))
+      if (principal._tag === "None") return yield* refusal("invalid token")
+      accept(request, socket, head, principal.value)
+    })
+  }
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (pathOf(request.url) !== "/ws") return refuse(socket, 404, "not_found", "only /ws accepts WebSocket upgrades")
+    if (!auth.enabled) return accept(request, socket, head, adminPrincipal)
+    run(authenticateUpgrade(request, socket, head).pipe(
+      Effect.catchCause((cause) =>
+        Effect.logError("ws upgrade failed").pipe(
+          Effect.annotateLogs({ cause: String(cause) }),
+          Effect.andThen(Effect.sync(() => refuse(socket, 401, "unauthorized", "authentication failed")))
+        )
+      )
+    ))
+  }
+
+  // The HTTP adapter may have registered its own upgrade handling; the gateway owns upgrades.
+  const previous = server.listeners("upgrade")
+  server.removeAllListeners("upgrade")
+  server.on("upgrade", onUpgrade)
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      server.off("upgrade", onUpgrade)
+      for (const l of previous) server.on("upgrade", l as (...args: Array<unknown>) => void)
+    })
+  )
+}))
