@@ -1,0 +1,77 @@
+/**
+ * Client SDK of the gateway's WebSocket API, for operator programs (role
+ * `client`) and nodes (role `node`). Plain TypeScript over `ws`; no Effect
+ * runtime needed by callers.
+ *
+ * ```ts
+ * import { GatewayClient, loadOrCreateDeviceIdentity } from "svc-gateway/src/client/index.ts"
+ *
+ * const identity = await loadOrCreateDeviceIdentity(`${home}/device.json`)
+ * const client = new GatewayClient({ url: "http://127.0.0.1:8788", token, role: "client", identity })
+ * client.onRequest("approval.request", (p) => ({ approved: false, reason: `declined ${p.approval_id}` }))
+ * await client.connect()
+ * for await (const event of client.events("presence.*")) console.log(event.type, event.payload)
+ * ```
+ *
+ * Every export below carries its own documentation at its declaration.
+ */
+
+// Device identity: Ed25519 key pair, device_id, persistence (0600 JSON file), proof signing.
+export {
+  type DeviceIdentity,
+  DeviceIdentityError,
+  generateDeviceIdentity,
+  loadOrCreateDeviceIdentity,
+  type ProofFields,
+  signProof,
+  type StoredDeviceIdentity,
+  validateDeviceIdentity
+} from "./identity.ts"
+
+// The WebSocket client: handshake, requests, gateway-initiated requests, events, reconnect.
+export {
+  ADMIN_COOKIE_NAME,
+  type ApprovalRequestPayload,
+  type ConnectedInfo,
+  connectGateway,
+  type DeviceInfo,
+  type DisconnectedInfo,
+  type EventFilter,
+  FATAL_CLOSE_CODES,
+  GatewayClient,
+  GatewayClientError,
+  type GatewayClientErrorCode,
+  type GatewayClientEventMap,
+  type GatewayClientOptions,
+  type GatewayClientState,
+  type GatewayCredentials,
+  type GatewayInitiatedRequestMap,
+  type GatewayRequestHandler,
+  GatewayRequestError,
+  type GatewayRequestMap,
+  type GatewaySession,
+  type ReconnectingInfo,
+  type ReconnectOptions,
+  type RequestArgs,
+  type RequestOptions,
+  type RequestResult,
+  type TaskExecutePayload,
+  toWebSocketUrl
+} from "./GatewayClient.ts"
+
+// The demo node behind `svc-gateway node`.
+export { DEMO_ECHO_CAPABILITY, type DemoNodeOptions, runDemoNode } from "./demoNode.ts"
+
+// Wire contracts the SDK speaks (src/contracts/ws.ts, src/contracts/deviceIdentity.ts), re-exported for callers.
+export {
+  type CapabilityDescriptor,
+  GATEWAY_PROTOCOL_REV,
+  type PresenceEntry,
+  WS_SUBPROTOCOL,
+  WsCloseCode,
+  type WsEventEnvelope,
+  type WsPeerRole,
+  type WsRequestEnvelope,
+  type WsResponseEnvelope
+} from "../contracts/ws.ts"
+export { deviceIdFromPubkey, proofTranscript, verifyProof } from "../contracts/deviceIdentity.ts"
