@@ -10,8 +10,11 @@
 // compiler (about twice as fast as the interpreter; see docs/performance.md).
 import "effect/schema/SchemaJITCompiler/enable"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Layer, Option, References } from "effect"
-import { Command } from "effect/cli"
+import { Cause, Config, Console, Effect, Exit, Layer, Option, Redacted, References } from "effect"
+import { Command, Flag } from "effect/cli"
+import { homedir } from "node:os"
+import { join } from "node:path"
+import { runDemoNode } from "./client/demoNode.ts"
 import { HttpServer } from "effect/http"
 import { AuthConfig, DatabaseInfo, GatewayLive, LoggingLive } from "../layers/gateway.ts"
 import { type GatewaySettings, logLevelConfig, settingsFlags, validateSettings } from "./config.ts"
@@ -69,9 +72,33 @@ const serveCommand = Command.make("serve", settingsFlags, (flags) =>
     )
   })).pipe(Command.withDescription("Run the gateway (HTTP API on SVC_HOST:SVC_PORT)"))
 
+const nodeCommand = Command.make("node", {
+  url: Flag.String("url").pipe(
+    Flag.withDescription("Gateway base URL (SVC_GATEWAY_URL)"),
+    Flag.withFallbackConfig(Config.String("SVC_GATEWAY_URL")),
+    Flag.withDefault("http://127.0.0.1:8788")
+  ),
+  token: Flag.Redacted("token").pipe(
+    Flag.withDescription("Admin or node device token (SVC_NODE_TOKEN, else SVC_ADMIN_TOKEN)"),
+    Flag.withFallbackConfig(Config.Redacted("SVC_NODE_TOKEN").pipe(Config.orElse(() => Config.Redacted("SVC_ADMIN_TOKEN"))))
+  ),
+  identity: Flag.String("identity").pipe(
+    Flag.withDescription("Device identity file (created on first run, mode 0600)"),
+    Flag.withDefault(join(homedir(), ".svc", "node-identity.json"))
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    const client = yield* Effect.tryPromise({
+      try: () => runDemoNode({ url: options.url, token: Redacted.value(options.token), identityPath: options.identity }),
+      catch: (error) => new Error(`svc-gateway node: ${(error as Error).message}`)
+    })
+    yield* Console.log("demo node connected; answering task.execute with an echo (Ctrl-C to stop)")
+    return yield* Effect.never.pipe(Effect.ensuring(Effect.promise(() => client.close())))
+  })).pipe(Command.withDescription("Run a demo node: connects over WebSocket, advertises demo.echo and answers task.execute"))
+
 const root = Command.make("svc-gateway").pipe(
   Command.withDescription("svc-gateway: operator gateway for AI-agent platforms"),
-  Command.withSubcommands([serveCommand])
+  Command.withSubcommands([serveCommand, nodeCommand])
 )
 
 Command.run(root, { version: VERSION }).pipe(

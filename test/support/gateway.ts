@@ -19,6 +19,8 @@ export interface TestGateway {
   /** `fetch` relative to `url`. */
   readonly fetch: (path: string, init?: RequestInit) => Promise<Response>
   readonly close: () => Promise<void>
+  /** Runs an effect against the gateway's own services (registry, event bus, …). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
 }
 
 /** Admin token used by test gateways (64 hex characters). */
@@ -60,7 +62,8 @@ export const startGateway = async (
     adminToken: settings.adminToken ? Redacted.value(settings.adminToken) : "",
     settings,
     fetch: (path, init) => fetch(url + path, init),
-    close: () => runtime.dispose()
+    close: () => runtime.dispose(),
+    run: (effect) => runtime.runPromise(effect as Effect.Effect<any, any, never>)
   }
 }
 

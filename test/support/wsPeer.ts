@@ -42,7 +42,7 @@ export const openPeer = (
   url: string,
   token: string,
   transport: Transport = "bearer",
-  options: { readonly path?: string; readonly origin?: string; readonly extraProtocols?: ReadonlyArray<string> } = {}
+  options: { readonly path?: string; readonly origin?: string; readonly extraProtocols?: ReadonlyArray<string>; readonly autoPong?: boolean } = {}
 ): Promise<TestPeer> => {
   const wsUrl = url.replace(/^http/, "ws") + (options.path ?? "/ws")
   const headers: Record<string, string> = {}
@@ -55,7 +55,7 @@ export const openPeer = (
     headers.cookie = `svc_admin_token=${token}`
     headers.origin = options.origin ?? url
   }
-  const ws = new WebSocket(wsUrl, protocols, { headers })
+  const ws = new WebSocket(wsUrl, protocols, { headers, autoPong: options.autoPong ?? true })
   const inbox: Array<any> = []
   const waiters: Array<{ predicate: (m: any) => boolean; resolve: (m: any) => void }> = []
   ws.on("message", (data) => {

@@ -1,0 +1,157 @@
+/**
+ * Connection lifecycle: heartbeat, slow consumers, gateway-initiated
+ * requests, rate limiting of failed upgrades, and 1,000 concurrent handshakes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import WebSocket from "ws"
+import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
+import { EventBus } from "../../services/ws-sessions/EventBus.ts"
+import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
+import { startGateway, type TestGateway } from "../support/gateway.ts"
+import { connectPeer, handshake, makeIdentity, openPeer } from "../support/wsPeer.ts"
+
+describe("heartbeat", () => {
+  let gw: TestGateway
+  beforeAll(async () => {
+    gw = await startGateway({ wsPingIntervalMs: 50, wsPongTimeoutMs: 300 })
+  })
+  afterAll(() => gw.close())
+
+  it("keeps a peer that answers pings", async () => {
+    const { peer } = await connectPeer(gw.url, gw.adminToken)
+    let pings = 0
+    peer.ws.on("ping", () => pings++)
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect(pings).toBeGreaterThan(3)
+    expect(peer.ws.readyState).toBe(WebSocket.OPEN)
+    peer.ws.close()
+  })
+
+  it("terminates a peer that stops answering pings", async () => {
+    const peer = await openPeer(gw.url, gw.adminToken, "bearer", { autoPong: false })
+    await handshake(peer, makeIdentity())
+    const started = Date.now()
+    expect((await peer.closed).code).toBe(1006)
+    expect(Date.now() - started).toBeLessThan(3000)
+  })
+})
+
+describe("gateway-initiated requests and slow consumers", () => {
+  let gw: TestGateway
+  beforeAll(async () => {
+    gw = await startGateway()
+  })
+  afterAll(() => gw.close())
+
+  it("sends a request to a node and awaits its response", async () => {
+    const { peer, result } = await connectPeer(gw.url, gw.adminToken, { role: "node" })
+    peer.ws.on("message", (data) => {
+      const m = JSON.parse(data.toString())
+      if (m.type === "task.execute" && !("ok" in m)) {
+        peer.send({ request_id: m.request_id, type: m.type, ok: true, result: { echoed: m.payload } })
+      }
+    })
+    const answer = await gw.run(Effect.flatMap(GatewayRequests, (r) => r.request(result.client_id, "task.execute", { step: 1 })))
+    expect(answer).toEqual({ echoed: { step: 1 } })
+    peer.ws.close()
+  })
+
+  it("surfaces ok:false from the peer as PeerRequestFailed", async () => {
+    const { peer, result } = await connectPeer(gw.url, gw.adminToken, { role: "node" })
+    peer.ws.on("message", (data) => {
+      const m = JSON.parse(data.toString())
+      if (m.type === "task.execute" && !("ok" in m)) {
+        peer.send({ request_id: m.request_id, type: m.type, ok: false, error: { code: "tool_failed", message: "boom", details: { evidence: 1 } } })
+      }
+    })
+    const exit = await gw.run(Effect.exit(Effect.flatMap(GatewayRequests, (r) => r.request(result.client_id, "task.execute", {}))))
+    expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toMatch(/PeerRequestFailed.*tool_failed/)
+    peer.ws.close()
+  })
+
+  it("times out when the peer does not answer", async () => {
+    const { peer, result } = await connectPeer(gw.url, gw.adminToken, { role: "node" })
+    const exit = await gw.run(Effect.exit(Effect.flatMap(GatewayRequests, (r) => r.request(result.client_id, "task.execute", {}, { timeout: "200 millis" }))))
+    expect(JSON.stringify(Exit.isFailure(exit) ? exit.cause : null)).toMatch(/PeerRequestTimeout/)
+    peer.ws.close()
+  })
+
+  it("fails pending requests promptly when the connection closes", async () => {
+    const { peer, result } = await connectPeer(gw.url, gw.adminToken, { role: "node" })
+    peer.ws.on("message", () => setTimeout(() => peer.ws.close(), 50))
+    const started = Date.now()
+    const exit = await gw.run(Effect.exit(Effect.flatMap(GatewayRequests, (r) => r.request(result.client_id, "task.execute", {}, { timeout: "10 seconds" }))))
+    expect(JSON.stringify(Exit.isFailure(exit) ? exit.cause : null)).toMatch(/PeerDisconnected/)
+    expect(Date.now() - started).toBeLessThan(2000)
+    const pending = await gw.run(Effect.map(GatewayRequests, (r) => r.pendingCount()))
+    expect(pending).toBe(0)
+  })
+
+  it("fails with PeerNotConnected for an unknown connection", async () => {
+    const exit = await gw.run(Effect.exit(Effect.flatMap(GatewayRequests, (r) => r.request("nope", "task.execute", {}))))
+    expect(JSON.stringify(Exit.isFailure(exit) ? exit.cause : null)).toMatch(/PeerNotConnected/)
+  })
+
+  it("closes a peer that cannot keep up with 1013", async () => {
+    const { peer, result } = await connectPeer(gw.url, gw.adminToken)
+    peer.ws.pause()
+    await gw.run(Effect.gen(function*() {
+      const bus = yield* EventBus
+      for (let i = 0; i < 5000; i++) yield* bus.publish({ type: "test.flood", payload: { i, pad: "x".repeat(2000) } })
+    }))
+    peer.ws.resume()
+    expect((await peer.closed).code).toBe(1013)
+    let still: unknown = true
+    for (let i = 0; i < 50 && still !== undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      still = await gw.run(Effect.map(ConnectionRegistry, (r) => r.get(result.client_id)))
+    }
+    expect(still).toBeUndefined()
+  })
+})
+
+describe("rate limiting of upgrades", () => {
+  let gw: TestGateway
+  beforeAll(async () => {
+    gw = await startGateway({ rateLimitMax: 3 })
+  })
+  afterAll(() => gw.close())
+
+  it("counts failed upgrades per address and answers 429 with Retry-After", async () => {
+    for (let i = 0; i < 3; i++) await expect(openPeer(gw.url, "bad")).rejects.toMatchObject({ status: 401 })
+    await expect(openPeer(gw.url, "bad")).rejects.toMatchObject({ status: 429 })
+  })
+
+  it("does not count successful upgrades", async () => {
+    const gw2 = await startGateway({ rateLimitMax: 3 })
+    try {
+      const peers = await Promise.all(Array.from({ length: 10 }, () => openPeer(gw2.url, gw2.adminToken)))
+      expect(peers).toHaveLength(10)
+      for (const p of peers) p.ws.close()
+    } finally {
+      await gw2.close()
+    }
+  })
+})
+
+describe("scale", () => {
+  let gw: TestGateway
+  beforeAll(async () => {
+    gw = await startGateway()
+  })
+  afterAll(() => gw.close())
+
+  it("completes 1,000 concurrent handshakes", async () => {
+    const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => connectPeer(gw.url, gw.adminToken, { role: i % 2 === 0 ? "client" : "node" })))
+    expect(new Set(results.map((r) => r.result.client_id)).size).toBe(1000)
+    const size = await gw.run(Effect.map(ConnectionRegistry, (r) => r.size()))
+    expect(size).toBe(1000)
+    await Promise.all(results.map((r) => {
+      r.peer.ws.close()
+      return r.peer.closed
+    }))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await gw.run(Effect.map(ConnectionRegistry, (r) => r.size()))).toBe(0)
+  }, 60_000)
+})
