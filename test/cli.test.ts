@@ -147,6 +147,32 @@ describe("svc-gateway serve drains in-flight requests on SIGTERM", () => {
   })
 })
 
+describe("svc-gateway node (demo node) against svc-gateway serve", () => {
+  it("connects with the handshake, advertises demo.echo and shows up in /connections", async () => {
+    const dir = home()
+    const token = "9".repeat(64)
+    const gateway = run(["serve", "--port", "0"], { SVC_HOME: dir, SVC_ADMIN_TOKEN: token })
+    let node: Run | undefined
+    try {
+      const info = await started(gateway)
+      node = run(["node", "--url", info.url, "--identity", join(dir, "node-id.json")], { SVC_ADMIN_TOKEN: token })
+      let summary: { role: string; ready_capabilities: Array<string> } | undefined
+      for (let i = 0; i < 100 && summary?.ready_capabilities.length !== 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        const body = await (await fetch(`${info.url}/connections`, { headers: { authorization: `Bearer ${token}` } })).json() as {
+          connections: Array<{ role: string; ready_capabilities: Array<string> }>
+        }
+        summary = body.connections.find((c) => c.role === "node")
+      }
+      expect(summary?.ready_capabilities).toEqual(["demo.echo"])
+      expect(node.stdout + node.stderr).not.toContain(token)
+    } finally {
+      node?.child.kill("SIGKILL")
+      gateway.child.kill("SIGKILL")
+    }
+  })
+})
+
 const pgUrl = process.env.SVC_TEST_DATABASE_URL
 describe.skipIf(pgUrl === undefined)("svc-gateway serve on PostgreSQL", () => {
   it("migrates and serves policy checks and device tokens", async () => {
