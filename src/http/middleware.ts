@@ -17,6 +17,7 @@ import { AuthService } from "../../services/auth/AuthService.ts"
 import { CurrentPrincipal, hasScope, type Principal } from "../../services/auth/principal.ts"
 import { RateLimiter } from "../../services/auth/RateLimiter.ts"
 import { makeRouteMatcher, type RouteRule } from "../../services/auth/routeTable.ts"
+import { bearerToken } from "../../services/auth/tokenCrypto.ts"
 import { Forbidden, PayloadTooLarge, Unauthorized } from "../../services/shared/errors.ts"
 import { GatewayConfig } from "../config.ts"
 import { failureResponse } from "./respond.ts"
@@ -44,14 +45,8 @@ export const requestToken = (
   request: HttpServerRequest.HttpServerRequest,
   headers: HttpServerRequest.HttpServerRequest["headers"] = request.headers
 ): string | undefined => {
-  const authorization = headers["authorization"]
-  if (authorization !== undefined) {
-    const space = authorization.indexOf(" ")
-    if (space > 0 && authorization.slice(0, space) === "Bearer") {
-      const token = authorization.slice(space + 1)
-      if (token.length > 0 && !token.includes(" ")) return token
-    }
-  }
+  const fromHeader = bearerToken(headers["authorization"])
+  if (fromHeader !== undefined) return fromHeader
   if (headers["cookie"] === undefined) return undefined
   const cookie = request.cookies[ADMIN_COOKIE]
   return cookie !== undefined && cookie.length > 0 ? cookie : undefined

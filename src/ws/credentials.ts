@@ -5,17 +5,10 @@
  * subprotocol choice: `svc-v1` when offered, never an `svc-auth.*` entry.
  */
 import type { IncomingMessage } from "node:http"
+import { bearerToken } from "../../services/auth/tokenCrypto.ts"
 import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../contracts/ws.ts"
 
 const ADMIN_COOKIE = "svc_admin_token"
-
-const bearer = (header: string | undefined): string | undefined => {
-  if (header === undefined) return undefined
-  const space = header.indexOf(" ")
-  if (space <= 0 || header.slice(0, space) !== "Bearer") return undefined
-  const token = header.slice(space + 1)
-  return token.length > 0 && !token.includes(" ") ? token : undefined
-}
 
 const cookieValue = (header: string | undefined, name: string): string | undefined => {
   if (header === undefined) return undefined
@@ -62,7 +55,7 @@ export type CredentialSource = "bearer" | "cookie" | "subprotocol"
 export const upgradeCredential = (
   request: IncomingMessage
 ): { readonly token: string; readonly source: CredentialSource } | undefined => {
-  const fromHeader = bearer(request.headers.authorization)
+  const fromHeader = bearerToken(request.headers.authorization)
   if (fromHeader !== undefined) return { token: fromHeader, source: "bearer" }
   const cookie = cookieValue(request.headers.cookie, ADMIN_COOKIE)
   if (cookie !== undefined && cookie.length > 0 && isSameOrigin(request.headers.origin, request.headers.host)) {
