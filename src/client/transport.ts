@@ -1,0 +1,77 @@
+/** The WebSocket URL and the upgrade credentials (header, cookie or subprotocol) of a connection. */
+import type WebSocket from "ws"
+import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../contracts/ws.ts"
+import { ADMIN_COOKIE_NAME, GatewayClientError } from "./errors.ts"
+import type { GatewayCredentials } from "./types.ts"
+
+// ---------------------------------------------------------------------------
+// URL and credentials
+// ---------------------------------------------------------------------------
+
+/**
+ * The WebSocket URL for a gateway address: http → ws, https → wss, and `/ws`
+ * appended to the path unless it already ends with `/ws`. Query strings are
+ * kept; fragments dropped.
+ *
+ * @throws GatewayClientError `invalid_options` for an unparsable URL or another scheme.
+ */
+export const toWebSocketUrl = (url: string): URL => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new GatewayClientError("invalid_options", "url is not a valid URL")
+  }
+  const scheme = { "http:": "ws:", "https:": "wss:", "ws:": "ws:", "wss:": "wss:" }[parsed.protocol]
+  if (scheme === undefined) {
+    throw new GatewayClientError("invalid_options", `url must use http, https, ws or wss (got ${parsed.protocol})`)
+  }
+  const out = new URL(parsed.href.replace(/^[a-z]+:/i, scheme))
+  out.hash = ""
+  const path = out.pathname.replace(/\/+$/, "")
+  out.pathname = /\/ws$/.test(path) ? path : `${path}/ws`
+  return out
+}
+
+/** The http(s) origin of a ws(s) URL, sent as `Origin` with the cookie transport. */
+/** The http(s) origin of a ws(s) URL (sent as `Origin` with cookie credentials). */
+export const httpOriginOf = (wsUrl: URL): string =>
+  new URL(wsUrl.href.replace(/^ws/i, "http")).origin
+
+// Visible ASCII without separators that break a header or a cookie pair.
+const HEADER_SAFE = /^[\x21-\x7e]+$/
+const COOKIE_SAFE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/
+
+/** Subprotocols and `ws` client options carrying the credential of one connection. */
+export interface UpgradeParams {
+  readonly protocols: Array<string>
+  readonly options: WebSocket.ClientOptions
+}
+
+/** Builds the upgrade parameters for `credentials`; rejects tokens unsafe in a header or cookie (never echoing them). */
+export const upgradeParams = (wsUrl: URL, token: string, credentials: GatewayCredentials): UpgradeParams => {
+  if (token === "") throw new GatewayClientError("invalid_options", "token must not be empty")
+  switch (credentials) {
+    case "bearer":
+      if (!HEADER_SAFE.test(token)) {
+        throw new GatewayClientError("invalid_options", "token contains characters not allowed in a header")
+      }
+      return { protocols: [], options: { headers: { Authorization: `Bearer ${token}` } } }
+    case "cookie":
+      if (!COOKIE_SAFE.test(token)) {
+        throw new GatewayClientError("invalid_options", "token contains characters not allowed in a cookie")
+      }
+      return {
+        protocols: [],
+        options: { headers: { Cookie: `${ADMIN_COOKIE_NAME}=${token}` }, origin: httpOriginOf(wsUrl) }
+      }
+    case "subprotocol":
+      return {
+        protocols: [WS_SUBPROTOCOL, WS_AUTH_SUBPROTOCOL_PREFIX + Buffer.from(token, "utf8").toString("base64url")],
+        options: {}
+      }
+    default:
+      throw new GatewayClientError("invalid_options", `unknown credentials transport ${JSON.stringify(credentials)}`)
+  }
+}
+

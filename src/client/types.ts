@@ -1,0 +1,208 @@
+/**
+ * Public shapes of the client SDK: options, session, listener payloads and
+ * the typed request maps (gateway-api.md "WebSocket API").
+ */
+import type {
+  CapabilityDescriptor,
+  PresenceEntry,
+  WsCapabilityReadyRequest,
+  WsConnectProofResult,
+  WsEventEnvelope,
+  WsPeerRole,
+  WsPresenceBeaconRequest,
+  WsRequestEnvelope
+} from "../contracts/ws.ts"
+import type { DeviceIdentity } from "./identity.ts"
+
+// ---------------------------------------------------------------------------
+// Options and public shapes
+// ---------------------------------------------------------------------------
+
+/**
+ * How the token travels on the WebSocket upgrade (one per connection):
+ * - `bearer`: `Authorization: Bearer <token>` header;
+ * - `cookie`: `Cookie: svc_admin_token=<token>` plus `Origin` set to the URL's http(s) origin
+ *   (the gateway accepts the cookie on same-origin upgrades only);
+ * - `subprotocol`: `Sec-WebSocket-Protocol: svc-v1, svc-auth.<base64url(token)>`; the gateway must answer `svc-v1`.
+ */
+export type GatewayCredentials = "bearer" | "cookie" | "subprotocol"
+
+/** Reconnect policy. Delays in milliseconds. */
+export interface ReconnectOptions {
+  /**
+   * Backoff cap of the first attempt (default 500 ms). Attempt n waits
+   * `random() * min(maxDelayMs, initialDelayMs * 2^(n-1))` (full jitter).
+   */
+  readonly initialDelayMs?: number
+  /** Upper bound of the backoff cap (default 30 000 ms). */
+  readonly maxDelayMs?: number
+  /** Consecutive failed attempts before giving up (default unlimited). */
+  readonly maxAttempts?: number
+}
+
+/** Optional descriptive fields of `connect.init.device`. */
+export interface DeviceInfo {
+  readonly label?: string
+  readonly platform?: string
+  readonly version?: string
+  readonly mode?: string
+}
+
+/** Options of {@link GatewayClient}. */
+export interface GatewayClientOptions {
+  /**
+   * Gateway address: an http(s) or ws(s) base URL (`http://127.0.0.1:8788`, `/ws` is appended to its path)
+   * or the full WebSocket URL ending in `/ws`. http becomes ws and https becomes wss.
+   */
+  readonly url: string
+  /** Admin token or device token. Never logged nor put in error messages. */
+  readonly token: string
+  /** Credential transport (default `bearer`). */
+  readonly credentials?: GatewayCredentials
+  /** `client` (operator program) or `node` (capability provider). */
+  readonly role: WsPeerRole
+  /** The device's key pair (see `loadOrCreateDeviceIdentity`). */
+  readonly identity: DeviceIdentity
+  /** Capabilities advertised in `connect.init` (default none). */
+  readonly capabilities?: ReadonlyArray<CapabilityDescriptor>
+  /** Descriptive device fields sent in `connect.init`. */
+  readonly device?: DeviceInfo
+  /** Default timeout of {@link GatewayClient.request}, in milliseconds (default 30 000). */
+  readonly requestTimeoutMs?: number
+  /** Time allowed from opening the socket to the `connect.proof` result, in milliseconds (default 15 000). */
+  readonly handshakeTimeoutMs?: number
+  /**
+   * Reconnect policy after an established connection drops for a non-fatal reason
+   * (default: enabled, with the defaults of {@link ReconnectOptions}); `false` disables it.
+   */
+  readonly reconnect?: false | ReconnectOptions
+}
+
+/** Result of the handshake (`connect.proof` result): the gateway's client id, the device id and the role. */
+export type GatewaySession = WsConnectProofResult
+
+/** Payload of the `connected` listener: the session, and whether it replaces a dropped connection. */
+export interface ConnectedInfo extends GatewaySession {
+  readonly reconnected: boolean
+}
+
+/** Payload of the `disconnected` listener, after an established connection closed. */
+export interface DisconnectedInfo {
+  /** WebSocket close code (1006 when the socket dropped without a close frame). */
+  readonly code: number
+  readonly reason: string
+  /** A close code after which the client never reconnects (see {@link FATAL_CLOSE_CODES}). */
+  readonly fatal: boolean
+  /** Whether a reconnect is scheduled. */
+  readonly willReconnect: boolean
+}
+
+/** Payload of the `reconnecting` listener: the 1-based attempt number and its delay in milliseconds. */
+export interface ReconnectingInfo {
+  readonly attempt: number
+  readonly delayMs: number
+}
+
+/** Listener signatures of {@link GatewayClient.on}. */
+export interface GatewayClientEventMap {
+  /** An event envelope from the gateway. */
+  readonly event: (event: WsEventEnvelope) => void
+  /** A handshake completed (first connection or reconnection). */
+  readonly connected: (info: ConnectedInfo) => void
+  /** An established connection closed (also after {@link GatewayClient.close}). */
+  readonly disconnected: (info: DisconnectedInfo) => void
+  /** A reconnect attempt is scheduled. */
+  readonly reconnecting: (info: ReconnectingInfo) => void
+  /**
+   * A reported problem that is not the answer of a request: a failed reconnect attempt, close code
+   * 1013 (slow consumer) or 1009 (message too big), an unparsable message, a listener that threw.
+   */
+  readonly error: (error: Error) => void
+}
+
+/** Lifecycle state of a {@link GatewayClient}. */
+export type GatewayClientState = "idle" | "connecting" | "connected" | "reconnecting" | "closed"
+
+/** Per-request options. */
+export interface RequestOptions {
+  /** Overrides the client's `requestTimeoutMs` for this request, in milliseconds. */
+  readonly timeoutMs?: number
+}
+
+/**
+ * Known client-to-gateway request types: payload and result. Other types go
+ * through the generic overload of {@link GatewayClient.request}.
+ */
+export interface GatewayRequestMap {
+  readonly ping: { readonly payload: Record<string, never> | undefined; readonly result: void }
+  readonly "presence.beacon": {
+    readonly payload: WsPresenceBeaconRequest | undefined
+    readonly result: { readonly entry: PresenceEntry }
+  }
+  readonly "capability.ready": { readonly payload: WsCapabilityReadyRequest; readonly result: void }
+}
+
+/** `task.execute` payload (gateway → node; reference §5.3). */
+export interface TaskExecutePayload {
+  readonly run_id: string
+  readonly step_id: string
+  readonly attempt_id: string
+  /** The ActionPrimitive to perform. */
+  readonly action: unknown
+  readonly [key: string]: unknown
+}
+
+/** `approval.request` payload (gateway → client; reference §3.4). */
+export interface ApprovalRequestPayload {
+  readonly approval_id: string | number
+  readonly plan_id: string
+  readonly step_index: number
+  readonly prompt: string
+  readonly context?: unknown
+  readonly expires_at?: string
+  readonly [key: string]: unknown
+}
+
+/**
+ * Known gateway-initiated request types: payload and the result a handler
+ * returns. Other types use `unknown`.
+ */
+export interface GatewayInitiatedRequestMap {
+  readonly ping: { readonly payload: unknown; readonly result: void }
+  readonly "task.execute": {
+    readonly payload: TaskExecutePayload
+    readonly result: { readonly result?: unknown; readonly evidence?: unknown }
+  }
+  readonly "approval.request": {
+    readonly payload: ApprovalRequestPayload
+    readonly result: { readonly approved: boolean; readonly reason?: string }
+  }
+}
+
+type KnownRequest = keyof GatewayRequestMap
+type KnownInitiated = keyof GatewayInitiatedRequestMap
+
+/** Arguments after `type` of {@link GatewayClient.request}: a typed payload for known types. */
+export type RequestArgs<K extends string> = K extends KnownRequest
+  ? undefined extends GatewayRequestMap[K]["payload"]
+    ? [payload?: GatewayRequestMap[K]["payload"], options?: RequestOptions]
+    : [payload: GatewayRequestMap[K]["payload"], options?: RequestOptions]
+  : [payload?: unknown, options?: RequestOptions]
+
+/** Result of {@link GatewayClient.request}: the known result for known types, else `T`. */
+export type RequestResult<K extends string, T> = K extends KnownRequest ? GatewayRequestMap[K]["result"] : T
+
+/** Handler of a gateway-initiated request; its return value (awaited) becomes `result`, a throw becomes `ok:false`. */
+export type GatewayRequestHandler<K extends string> = (
+  payload: K extends KnownInitiated ? GatewayInitiatedRequestMap[K]["payload"] : unknown,
+  envelope: WsRequestEnvelope
+) => K extends KnownInitiated
+  ? GatewayInitiatedRequestMap[K]["result"] | Promise<GatewayInitiatedRequestMap[K]["result"]>
+  : unknown
+
+/**
+ * Which events {@link GatewayClient.events} yields: a type (`"presence.upserted"`), a prefix
+ * pattern (`"work.*"`), `"*"`, a list of those, or a predicate.
+ */
+export type EventFilter = string | ReadonlyArray<string> | ((event: WsEventEnvelope) => boolean)
+
