@@ -8,14 +8,14 @@
  *                ├─ RateLimiter                                                        │
  *                └─ PolicyService                                                      │
  * GatewayHttpRoutes (routes + global middleware) ── needs the services above ─────────┘
- * GatewayHttpLive = HttpRouter.serve(GatewayHttpRoutes) on a node:http server
+ * GatewayHttpLive = HttpRouter.serve(GatewayHttpRoutes) on a node:http server (LeanNodeHttpServer)
  * GatewayLive     = GatewayHttpLive + GatewayServicesLive
  * ```
  *
  * Tests swap layers rather than patching: `GatewayServicesLive(settings, { storage })`
  * takes any `SqlClient` layer (e.g. `StorageMemoryTest`).
  */
-import { NodeHttpServer, NodeServices } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
@@ -26,6 +26,7 @@ import { resolveAdminToken } from "../services/auth/adminToken.ts"
 import { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 import { RateLimitConfig, RateLimiter } from "../services/auth/RateLimiter.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
+import * as LeanNodeHttpServer from "./http/LeanNodeHttpServer.ts"
 import { GatewayConfig, type GatewaySettings } from "../src/config.ts"
 import { GatewayMiddlewareLive } from "../src/http/middleware.ts"
 import { AuthRoutes } from "../src/http/routes/auth.ts"
@@ -163,12 +164,14 @@ export const NodeServerLive = Layer.sync(NodeServerHandle, () => createServer())
 
 /**
  * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
- * server bound to `settings.host:port`.
+ * server bound to `settings.host:port`. HTTP goes through our lean adapter
+ * (`layers/http/LeanNodeHttpServer.ts`, see docs/performance.md), which
+ * leaves the `upgrade` event to `WsServerLive`.
  */
 export const GatewayHttpLive = (settings: GatewaySettings) => {
   const http = Layer.unwrap(Effect.map(NodeServerHandle, (server) =>
     HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
+      Layer.provideMerge(LeanNodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
     )))
   return WsServerLive.pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServerLive))
 }

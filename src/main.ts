@@ -14,7 +14,6 @@ import { Cause, Config, Console, Effect, Exit, Layer, Option, Redacted, Referenc
 import { Command, Flag } from "effect/cli"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { runDemoNode } from "./client/demoNode.ts"
 import { HttpServer } from "effect/http"
 import { AuthConfig, DatabaseInfo, GatewayLive, LoggingLive } from "../layers/gateway.ts"
 import { type GatewaySettings, logLevelConfig, settingsFlags, validateSettings } from "./config.ts"
@@ -89,7 +88,8 @@ const nodeCommand = Command.make("node", {
 }, (options) =>
   Effect.gen(function*() {
     const client = yield* Effect.tryPromise({
-      try: () => runDemoNode({ url: options.url, token: Redacted.value(options.token), identityPath: options.identity }),
+      // Loaded on demand so `serve` does not load the client SDK.
+      try: () => import("./client/demoNode.ts").then(({ runDemoNode }) => runDemoNode({ url: options.url, token: Redacted.value(options.token), identityPath: options.identity })),
       catch: (error) => new Error(`svc-gateway node: ${(error as Error).message}`)
     })
     yield* Console.log("demo node connected; answering task.execute with an echo (Ctrl-C to stop)")

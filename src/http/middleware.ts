@@ -58,18 +58,19 @@ const pathOf = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
-const authorize = (rule: RouteRule | undefined, principal: Principal): Effect.Effect<Principal, Forbidden> => {
-  if (principal.kind === "admin") return Effect.succeed(principal)
-  if (rule === undefined) return Effect.fail(unmappedRoute)
+/** Why `principal` may not use the route of `rule`, or `undefined` when it may. */
+const authorizationFailure = (rule: RouteRule | undefined, principal: Principal): Forbidden | undefined => {
+  if (principal.kind === "admin") return undefined
+  if (rule === undefined) return unmappedRoute
   switch (rule.access.kind) {
     case "admin-token":
-      return Effect.fail(adminTokenRequired)
+      return adminTokenRequired
     case "scope":
       return hasScope(principal, rule.access.scope)
-        ? Effect.succeed(principal)
-        : Effect.fail(new Forbidden({ message: `insufficient scope: this route requires ${rule.access.scope}` }))
+        ? undefined
+        : new Forbidden({ message: `insufficient scope: this route requires ${rule.access.scope}` })
     default:
-      return Effect.succeed(principal)
+      return undefined
   }
 }
 
@@ -88,25 +89,31 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
 
     // The router types a global middleware as one that leaves errors "unhandled";
     // this one deliberately handles every failure (it is the error mapping), hence the cast.
-    return (httpEffect) =>
-      (Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        // `request.headers` builds a new object on every access: read it once.
+    return (httpEffect) => {
+      // Built once per wrapped effect; per request only what depends on the request is allocated.
+      const bounded: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> = Effect.provideService(
+        httpEffect,
+        HttpIncomingMessage.MaxBodySize,
+        maxBody
+      )
+      const runAs = (principal: Principal) => Effect.provideService(bounded, CurrentPrincipal, principal)
+      return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        // Read the headers once (some adapters build the object on every access).
         const headers = request.headers
         const incomingId = headers["x-request-id"]
         const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : `req-${crypto.randomUUID()}`
         const path = pathOf(request.url)
         const rule = matchRoute(request.method, path)
 
-        let program: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> = httpEffect
+        let program = bounded
         if (auth.enabled && rule?.access.kind !== "public") {
           const token = requestToken(request, headers)
-          const guarded = program
           program = token === undefined
             ? Effect.fail(missingToken)
-            : Effect.flatMap(
-              Effect.flatMap(auth.authenticate(token), (principal) => authorize(rule, principal)),
-              (principal) => Effect.provideService(guarded, CurrentPrincipal, principal)
-            )
+            : Effect.flatMap(auth.authenticate(token), (principal) => {
+              const denied = authorizationFailure(rule, principal)
+              return denied === undefined ? runAs(principal) : Effect.fail(denied)
+            })
         }
         if (isRateLimited(path)) {
           const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
@@ -116,12 +123,13 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
         if (declaredLength !== undefined && Number(declaredLength) > settings.maxBodyBytes) {
           program = Effect.fail(tooLarge)
         }
-        return program.pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBody),
-          Effect.catchCause((cause) => failureResponse(cause, requestId)),
-          Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
-        )
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>)
+        return Effect.matchCauseEffect(program, {
+          onFailure: (cause) =>
+            Effect.map(failureResponse(cause, requestId), (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
+          onSuccess: (response) => Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+        })
+      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+    }
   }),
   { global: true }
 )
