@@ -1,9 +1,9 @@
 /**
  * One WebSocket connection as an actor: a fiber that runs the handshake v2,
  * then reads envelopes and dispatches requests (each request in its own child
- * fiber, so a slow handler does not block the connection), a writer fiber
- * draining a bounded outbound mailbox (overflow or a socket buffer above the
- * limit closes 1013), and a heartbeat (ping frames; silence → terminate).
+ * fiber, so a slow handler does not block the connection), a bounded
+ * outbound mailbox (the socket's send queue, limited in messages and bytes;
+ * overflow closes 1013), and a heartbeat (ping frames; silence → terminate).
  * Close codes: docs/websocket.md.
  */
 import { Cause, Clock, Data, Duration, Effect, Fiber, FiberSet, Queue, Result, Schedule } from "effect"
@@ -78,7 +78,6 @@ export const runConnection = (
   return Effect.scoped(Effect.gen(function*() {
     const { settings } = env
     const inbound = yield* Queue.bounded<string, Cause.Done>(settings.mailboxCapacity)
-    const mailbox = yield* Queue.bounded<string>(settings.mailboxCapacity)
     let closed = false
     let lastSeen = Date.now()
 
@@ -91,27 +90,41 @@ export const runConnection = (
         ws.terminate()
       }
     }
+    // Outbound mailbox: the socket's own send queue, bounded by the number of
+    // messages not yet written (mailboxCapacity) and by buffered bytes
+    // (maxBufferedBytes). Writing directly avoids a fiber hop per message;
+    // overflow closes the connection as a slow consumer (1013).
+    let unwritten = 0
+    const written = () => {
+      unwritten--
+    }
     const send = (text: string): boolean => {
       if (closed) return false
-      if (ws.bufferedAmount > settings.maxBufferedBytes || !Queue.offerUnsafe(mailbox, text)) {
+      if (unwritten >= settings.mailboxCapacity || ws.bufferedAmount > settings.maxBufferedBytes) {
         closeSocket(WsCloseCode.slowConsumer, "slow consumer")
         return false
       }
+      unwritten++
+      ws.send(text, written)
       return true
     }
     const respond = (request_id: string, type: string, outcome: DispatchOutcome) =>
       send(JSON.stringify(outcome.ok ? { request_id, type, ...outcome } : { request_id, type, ok: false, error: outcome.error }))
-    const errorEvent = (code: string, message: string) =>
-      Effect.map(Clock.currentTimeMillis, (now) =>
-        send(JSON.stringify({
-          event_id: crypto.randomUUID(),
-          type: "error",
-          occurred_at: new Date(now).toISOString(),
-          payload: { code, message }
-        })))
+    const errorEvent = (code: string, message: string): void => {
+      send(JSON.stringify({
+        event_id: crypto.randomUUID(),
+        type: "error",
+        occurred_at: new Date().toISOString(),
+        payload: { code, message }
+      }))
+    }
 
+    // Before the handshake completes, messages queue for the handshake fiber;
+    // afterwards `onEnvelope` handles each as it arrives (no fiber hop).
+    let onEnvelope: ((text: string) => void) | undefined
     ws.on("message", (data) => {
       lastSeen = Date.now()
+      if (onEnvelope !== undefined) return onEnvelope(rawToText(data))
       if (!Queue.offerUnsafe(inbound, rawToText(data))) closeSocket(WsCloseCode.slowConsumer, "too many pending messages")
     })
     ws.on("pong", () => {
@@ -124,16 +137,6 @@ export const runConnection = (
     ws.on("error", () => {
       // 'close' follows; errors such as 1009 (maxPayload) are reported through the close code.
     })
-
-    // Writer: drains the mailbox in batches; waits for the socket to accept the last write.
-    yield* Effect.forkScoped(Effect.forever(
-      Effect.flatMap(Queue.takeAll(mailbox), (batch) =>
-        Effect.callback<void>((resume) => {
-          if (ws.readyState !== ws.OPEN) return resume(Effect.void)
-          for (let i = 0; i < batch.length - 1; i++) ws.send(batch[i])
-          ws.send(batch[batch.length - 1], () => resume(Effect.void))
-        }))
-    ))
 
     // Heartbeat: WS ping frames; a peer silent for pongTimeout is terminated.
     const pongTimeoutMs = Duration.toMillis(settings.pongTimeout)
@@ -239,28 +242,35 @@ export const runConnection = (
 
     // --- Envelopes --------------------------------------------------------------------------------
     const inFlight = yield* FiberSet.make<void>()
-    yield* Effect.forever(Effect.gen(function*() {
-      const message = parse(yield* next)
-      if (message === PARSE_FAILED) return yield* errorEvent("invalid_json", "message is not valid JSON")
-      if (!isObject(message)) return yield* errorEvent("invalid_message", "message must be a JSON object")
-      if ("event_id" in message) return yield* errorEvent("unexpected_event", "clients may not send events")
+    const runInFlight = yield* FiberSet.runtime(inFlight)<never>()
+    const handleEnvelope = (text: string): void => {
+      const message = parse(text)
+      if (message === PARSE_FAILED) return errorEvent("invalid_json", "message is not valid JSON")
+      if (!isObject(message)) return errorEvent("invalid_message", "message must be a JSON object")
+      if ("event_id" in message) return errorEvent("unexpected_event", "clients may not send events")
       if ("ok" in message) {
         const response = decodeResponse(message)
-        if (Result.isFailure(response)) return yield* errorEvent("invalid_message", response.failure)
+        if (Result.isFailure(response)) return errorEvent("invalid_message", response.failure)
         if (!env.requests.resolve(handle.connectionId, response.success)) {
-          yield* errorEvent("unknown_response", `no pending request ${response.success.request_id}`)
+          errorEvent("unknown_response", `no pending request ${response.success.request_id}`)
         }
         return
       }
       const request = decodeEnvelope(message)
-      if (Result.isFailure(request)) return yield* errorEvent("invalid_message", request.failure)
+      if (Result.isFailure(request)) return errorEvent("invalid_message", request.failure)
       const { request_id, type } = request.success
       if (type === "connect" || type === "connect.init" || type === "connect.proof") {
         respond(request_id, type, { ok: false, error: { code: "invalid_state", message: "the handshake is already complete" } })
         return
       }
-      yield* FiberSet.run(inFlight, Effect.map(env.dispatch(handle, request.success), (outcome) => void respond(request_id, type, outcome)))
-    }))
+      // Each request runs in its own fiber, owned by this connection.
+      runInFlight(Effect.map(env.dispatch(handle, request.success), (outcome) => void respond(request_id, type, outcome)))
+    }
+    // Messages that arrived while the handshake finished, then every later one as it comes.
+    for (const text of yield* Queue.clear(inbound)) handleEnvelope(text)
+    onEnvelope = handleEnvelope
+    // Lives until the socket closes (the inbound queue then ends).
+    yield* Effect.forever(next)
   }).pipe(
     Effect.catch((error) => Effect.sync(() => {
       if (error.code !== 1000 && ws.readyState === ws.OPEN) ws.close(error.code, error.reason)
