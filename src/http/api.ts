@@ -67,11 +67,35 @@ export class AuthGroup extends HttpApiGroup.make("auth").add(
   })
 ) {}
 
+/** WebSocket diagnostics (gateway-api.md "Runtime and diagnostics"; docs/websocket.md). Device tokens need operator.read. */
+export class DiagnosticsGroup extends HttpApiGroup.make("diagnostics").add(
+  HttpApiEndpoint.get("connections", "/connections", {
+    success: Schema.Struct({
+      status: Schema.Literal("ok"),
+      total: Schema.Int,
+      by_role: Schema.Struct({ client: Schema.Int, node: Schema.Int }),
+      totalClients: Schema.Int,
+      capabilityCounts: Schema.Record(Schema.String, Schema.Int),
+      connections: Schema.Array(Schema.Record(Schema.String, Schema.Unknown))
+    }),
+    error: [...authErrors]
+  }),
+  HttpApiEndpoint.get("presence", "/presence", {
+    success: Schema.Struct({
+      status: Schema.Literal("ok"),
+      generated_at: Schema.String,
+      entries: Schema.Array(Schema.Record(Schema.String, Schema.Unknown))
+    }),
+    error: [...authErrors]
+  })
+) {}
+
 /** The gateway's HTTP API as implemented so far. */
 export class GatewayApi extends HttpApi.make("svc-gateway")
   .add(HealthGroup)
   .add(PolicyGroup)
   .add(AuthGroup)
+  .add(DiagnosticsGroup)
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:

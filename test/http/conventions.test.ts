@@ -114,7 +114,7 @@ describe("OpenAPI document", () => {
     const doc = await readJson(res)
     expect(doc.openapi).toMatch(/^3\./)
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(["/healthz", "/policy/check", "/auth/session", "/auth/logout", "/auth/device-tokens/issue", "/auth/device-tokens/revoke"])
+      expect.arrayContaining(["/healthz", "/policy/check", "/auth/session", "/auth/logout", "/auth/device-tokens/issue", "/auth/device-tokens/revoke", "/connections", "/presence"])
     )
     expect(doc.paths["/policy/check"].post.requestBody).toBeDefined()
   })
