@@ -161,6 +161,14 @@ export const LOG_LEVELS = ["Trace", "Debug", "Info", "Warn", "Error"] as const
  */
 export const logLevelConfig = Config.option(Config.Literals(LOG_LEVELS, "SVC_LOG_LEVEL"))
 
+/** An integer flag `--name` that falls back to the environment variable `env`, then to `fallback`. */
+const intFlag = (name: string, env: string, fallback: number, description: string) =>
+  Flag.Int(name).pipe(
+    Flag.withDescription(description),
+    Flag.withFallbackConfig(Config.Int(env)),
+    Flag.withDefault(fallback)
+  )
+
 /** The `serve` command's flags; each falls back to its environment variable, then its default. */
 export const settingsFlags = {
   host: Flag.String("host").pipe(
@@ -168,11 +176,7 @@ export const settingsFlags = {
     Flag.withFallbackConfig(Config.String("SVC_HOST")),
     Flag.withDefault("127.0.0.1")
   ),
-  port: Flag.Int("port").pipe(
-    Flag.withDescription("Port to listen on, 0 for any free port (SVC_PORT)"),
-    Flag.withFallbackConfig(Config.Int("SVC_PORT")),
-    Flag.withDefault(8788)
-  ),
+  port: intFlag("port", "SVC_PORT", 8788, "Port to listen on, 0 for any free port (SVC_PORT)"),
   home: Flag.String("home").pipe(
     Flag.withDescription("State directory (SVC_HOME, default ~/.svc)"),
     Flag.withFallbackConfig(Config.String("SVC_HOME")),
@@ -193,39 +197,11 @@ export const settingsFlags = {
     Flag.withFallbackConfig(Config.Literals(["on", "off"] as const, "SVC_AUTH")),
     Flag.withDefault("on" as const)
   ),
-  rateLimitMax: Flag.Int("auth-rate-limit-max").pipe(
-    Flag.withDescription("Requests per window on credential endpoints (SVC_AUTH_RATE_LIMIT_MAX)"),
-    Flag.withFallbackConfig(Config.Int("SVC_AUTH_RATE_LIMIT_MAX")),
-    Flag.withDefault(20)
-  ),
-  rateLimitWindowSeconds: Flag.Int("auth-rate-limit-window").pipe(
-    Flag.withDescription("Rate-limit window in seconds (SVC_AUTH_RATE_LIMIT_WINDOW_S)"),
-    Flag.withFallbackConfig(Config.Int("SVC_AUTH_RATE_LIMIT_WINDOW_S")),
-    Flag.withDefault(60)
-  ),
-  maxBodyBytes: Flag.Int("max-body-bytes").pipe(
-    Flag.withDescription("Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
-    Flag.withFallbackConfig(Config.Int("SVC_MAX_BODY_BYTES")),
-    Flag.withDefault(1_048_576)
-  ),
-  wsHandshakeTimeoutMs: Flag.Int("ws-handshake-timeout-ms").pipe(
-    Flag.withDescription("WebSocket handshake timeout in ms; close 4002 after it (SVC_WS_HANDSHAKE_TIMEOUT_MS)"),
-    Flag.withFallbackConfig(Config.Int("SVC_WS_HANDSHAKE_TIMEOUT_MS")),
-    Flag.withDefault(10_000)
-  ),
-  wsPingIntervalMs: Flag.Int("ws-ping-interval-ms").pipe(
-    Flag.withDescription("Interval of WebSocket ping frames in ms (SVC_WS_PING_INTERVAL_MS)"),
-    Flag.withFallbackConfig(Config.Int("SVC_WS_PING_INTERVAL_MS")),
-    Flag.withDefault(5_000)
-  ),
-  wsPongTimeoutMs: Flag.Int("ws-pong-timeout-ms").pipe(
-    Flag.withDescription("Terminate a WebSocket peer silent for this many ms (SVC_WS_PONG_TIMEOUT_MS)"),
-    Flag.withFallbackConfig(Config.Int("SVC_WS_PONG_TIMEOUT_MS")),
-    Flag.withDefault(10_000)
-  ),
-  wsMaxMessageBytes: Flag.Int("ws-max-message-bytes").pipe(
-    Flag.withDescription("Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)"),
-    Flag.withFallbackConfig(Config.Int("SVC_WS_MAX_MESSAGE_BYTES")),
-    Flag.withDefault(1_048_576)
-  )
+  rateLimitMax: intFlag("auth-rate-limit-max", "SVC_AUTH_RATE_LIMIT_MAX", 20, "Requests per window on credential endpoints (SVC_AUTH_RATE_LIMIT_MAX)"),
+  rateLimitWindowSeconds: intFlag("auth-rate-limit-window", "SVC_AUTH_RATE_LIMIT_WINDOW_S", 60, "Rate-limit window in seconds (SVC_AUTH_RATE_LIMIT_WINDOW_S)"),
+  maxBodyBytes: intFlag("max-body-bytes", "SVC_MAX_BODY_BYTES", 1_048_576, "Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
+  wsHandshakeTimeoutMs: intFlag("ws-handshake-timeout-ms", "SVC_WS_HANDSHAKE_TIMEOUT_MS", 10_000, "WebSocket handshake timeout in ms; close 4002 after it (SVC_WS_HANDSHAKE_TIMEOUT_MS)"),
+  wsPingIntervalMs: intFlag("ws-ping-interval-ms", "SVC_WS_PING_INTERVAL_MS", 5_000, "Interval of WebSocket ping frames in ms (SVC_WS_PING_INTERVAL_MS)"),
+  wsPongTimeoutMs: intFlag("ws-pong-timeout-ms", "SVC_WS_PONG_TIMEOUT_MS", 10_000, "Terminate a WebSocket peer silent for this many ms (SVC_WS_PONG_TIMEOUT_MS)"),
+  wsMaxMessageBytes: intFlag("ws-max-message-bytes", "SVC_WS_MAX_MESSAGE_BYTES", 1_048_576, "Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)")
 }
