@@ -102,6 +102,6 @@ export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([
 /** Close codes reported on `error` before reconnecting (1013 slow consumer, 1009 too big). */
 export const REPORTED_CLOSE_CODES: ReadonlySet<number> = new Set([WsCloseCode.slowConsumer, WsCloseCode.messageTooBig])
 
-/** Name of the admin cookie on the upgrade (same as the HTTP API's `ADMIN_COOKIE`). */
-export const ADMIN_COOKIE_NAME = "svc_admin_token"
+/** Name of the admin cookie on the upgrade (the contract's `ADMIN_COOKIE`). */
+export { ADMIN_COOKIE as ADMIN_COOKIE_NAME } from "../contracts/auth.ts"
 

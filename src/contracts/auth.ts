@@ -5,6 +5,9 @@
  */
 import { Schema } from "effect"
 
+/** Name of the session cookie holding the admin (or a device) token (gateway-api.md "Authentication"). */
+export const ADMIN_COOKIE = "svc_admin_token"
+
 /** Longest device-token lifetime: 30 days, in seconds (reference §2.2). */
 export const MAX_DEVICE_TOKEN_TTL_SECONDS = 2_592_000
 

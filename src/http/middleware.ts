@@ -20,10 +20,9 @@ import { makeRouteMatcher, type RouteRule } from "../../services/auth/routeTable
 import { bearerToken } from "../../services/auth/tokenCrypto.ts"
 import { Forbidden, PayloadTooLarge, Unauthorized } from "../../services/shared/errors.ts"
 import { GatewayConfig } from "../config.ts"
+import { ADMIN_COOKIE } from "../contracts/auth.ts"
+import { pathOf } from "./path.ts"
 import { failureResponse } from "./respond.ts"
-
-/** Name of the admin session cookie (gateway-api.md "Authentication"). */
-export const ADMIN_COOKIE = "svc_admin_token"
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 
@@ -52,11 +51,6 @@ export const requestToken = (
   return cookie !== undefined && cookie.length > 0 ? cookie : undefined
 }
 
-/** Path without the query string. */
-const pathOf = (url: string): string => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
 
 /** Why `principal` may not use the route of `rule`, or `undefined` when it may. */
 const authorizationFailure = (rule: RouteRule | undefined, principal: Principal): Forbidden | undefined => {

@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http"
 import { bearerToken } from "../../services/auth/tokenCrypto.ts"
 import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../contracts/ws.ts"
 
-const ADMIN_COOKIE = "svc_admin_token"
+import { ADMIN_COOKIE } from "../contracts/auth.ts"
 
 const cookieValue = (header: string | undefined, name: string): string | undefined => {
   if (header === undefined) return undefined

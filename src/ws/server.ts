@@ -12,7 +12,7 @@
  *   closing the layer closes every connection (1001) and the WS server.
  */
 import { Context, Effect, FiberSet, Layer } from "effect"
-import type { IncomingMessage, Server } from "node:http"
+import { type IncomingMessage, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { WebSocketServer } from "ws"
 import { AuthService } from "../../services/auth/AuthService.ts"
@@ -21,6 +21,7 @@ import { RateLimiter } from "../../services/auth/RateLimiter.ts"
 import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import { Presence } from "../../services/ws-sessions/Presence.ts"
+import { pathOf } from "../http/path.ts"
 import { WsConfig } from "./config.ts"
 import { runConnection } from "./connection.ts"
 import { selectProtocol, upgradeCredential } from "./credentials.ts"
@@ -29,7 +30,6 @@ import { makeDispatcher } from "./dispatch.ts"
 /** The `node:http` server the gateway listens on (shared by HTTP and the WS upgrade). */
 export class NodeServerHandle extends Context.Service<NodeServerHandle, Server>()("svc-gateway/ws/NodeServerHandle") {}
 
-const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests" }
 
 /** Answers an upgrade request with a plain HTTP error and closes the socket. */
 const refuse = (socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}) => {
@@ -38,16 +38,11 @@ const refuse = (socket: Duplex, status: number, code: string, message: string, h
   const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")
   socket.on("error", () => {})
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `${extra}Connection: close\r\n\r\n${body}`
   )
 }
 
-const pathOf = (url: string | undefined): string => {
-  const u = url ?? "/"
-  const q = u.indexOf("?")
-  return q === -1 ? u : u.slice(0, q)
-}
 
 /** Installs the `/ws` upgrade handler on {@link NodeServerHandle}; owns every connection fiber. */
 export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
@@ -100,7 +95,7 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
   }
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (pathOf(request.url) !== "/ws") return refuse(socket, 404, "not_found", "only /ws accepts WebSocket upgrades")
+    if (pathOf(request.url ?? "/") !== "/ws") return refuse(socket, 404, "not_found", "only /ws accepts WebSocket upgrades")
     if (!auth.enabled) return accept(request, socket, head, adminPrincipal)
     run(authenticateUpgrade(request, socket, head).pipe(
       Effect.catchCause((cause) =>

@@ -8,10 +8,9 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AuthService } from "../../../services/auth/AuthService.ts"
 import { InvalidRequest } from "../../../services/shared/errors.ts"
-import { AuthSessionRequest, DeviceTokenIssueRequest, DeviceTokenRevokeRequest } from "../../contracts/auth.ts"
+import { ADMIN_COOKIE, AuthSessionRequest, DeviceTokenIssueRequest, DeviceTokenRevokeRequest } from "../../contracts/auth.ts"
 import { makeDecoder } from "../../contracts/decode.ts"
 import { decodeJsonBody } from "../body.ts"
-import { ADMIN_COOKIE } from "../middleware.ts"
 import { json } from "../respond.ts"
 
 const decodeSession = makeDecoder(AuthSessionRequest)
