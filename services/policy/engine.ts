@@ -135,7 +135,7 @@ const PII_MISSING = frozen("pii_guardrail", "require_approval", "PII context mis
 const PII_NONE = frozen("pii_guardrail", "allow", "No PII categories declared.")
 const LEGAL_MISSING = frozen("legal_compliance", "require_approval", "Legal context missing; escalate for review.")
 const LEGAL_NONE = frozen("legal_compliance", "allow", "No legal flags raised.")
-const CONNECTOR_MISSING = frozen("connector_scope", "require_approval", "Connector scope missing; escalate for consent.")
+const CONNECTOR_BLANK = frozen("connector_scope", "require_approval", "Connector scope is blank; escalate for consent.")
 
 /**
  * Spend rule (`spend_limit`), checked in this order:
@@ -215,18 +215,20 @@ export const evaluateLegal = (legal: LegalContext | undefined): RuleDecision => 
 }
 
 /**
- * Connector rule (`connector_scope`): returns `undefined` (rule skipped) when
- * the section is absent. The scope is trimmed and matched exactly and
- * case-sensitively: missing/blank → require_approval; root/secrets/admin →
- * deny; calendar/crm/email/files/support/tasks → allow; anything else →
+ * Connector rule (`connector_scope`, policy-check.md "Evaluation rules" 4):
+ * returns `undefined` (rule skipped, no entry) when `connector.scope` is
+ * omitted, whether or not the `connector` section is present. The scope is
+ * trimmed and matched exactly and case-sensitively: root/secrets/admin →
+ * deny; calendar/crm/email/files/support/tasks → allow; any other scope
+ * string, blank included ("any other scope string gets require_approval") →
  * require_approval (ask for consent).
  */
 export const evaluateConnectorScope = (connector: ConnectorContext | undefined): RuleDecision | undefined => {
-  if (connector === undefined) return undefined
+  if (connector === undefined || connector.scope === undefined) return undefined
   // Decoding already trims; trimming again keeps direct (library) callers safe
   // and returns the same string when there is nothing to trim.
-  const scope = connector.scope?.trim()
-  if (scope === undefined || scope === "") return CONNECTOR_MISSING
+  const scope = connector.scope.trim()
+  if (scope === "") return CONNECTOR_BLANK
   if (PROHIBITED_CONNECTOR_SCOPES.has(scope)) {
     return decision("connector_scope", "deny", `Connector scope ${scope} prohibited by policy.`)
   }
@@ -262,7 +264,7 @@ export const overallDecision = (outcomes: Iterable<Outcome>): Outcome => {
 /**
  * Evaluates all rules independently and derives the overall decision.
  * Rules appear in the order spend_limit, pii_guardrail, legal_compliance,
- * then connector_scope only when the request has a `connector` section.
+ * then connector_scope only when the request has a `connector.scope`.
  */
 export const evaluatePolicy = (request: PolicyCheckRequest): PolicyDecision => {
   const spend = evaluateSpend(request.spend)

@@ -187,13 +187,13 @@ export type LegalContext = typeof LegalContext.Type
 export const ConnectorContext = Schema.Struct({
   scope: Schema.optionalKey(TrimmedString).annotateKey({
     description:
-      "Connector identifier that needs consent before activation, of the form mcp://<name>. Trimmed; matched exactly and case-sensitively. Missing or blank requires approval.",
+      "Connector identifier that needs consent before activation, of the form mcp://<name>. Trimmed; matched exactly and case-sensitively. Omitted: the connector_scope rule is skipped; blank: requires approval.",
     examples: ["mcp://calendar"]
   })
 }).annotate({
   identifier: "ConnectorContext",
   title: "Connector context",
-  description: "Connector the proposed action wants to activate. When this section is absent the connector_scope rule is skipped."
+  description: "Connector the proposed action wants to activate. When the section or its scope is absent the connector_scope rule is skipped."
 })
 export type ConnectorContext = typeof ConnectorContext.Type
 

@@ -50,6 +50,16 @@ describe("POST /policy/check", () => {
     expect(body.rules.every((r: { outcome: string }) => r.outcome === "require_approval")).toBe(true)
   })
 
+  it("skips the connector rule when connector.scope is omitted, and escalates a blank scope", async () => {
+    const base = { spend: { amount_minor_units: 100, currency: "EUR" }, pii: { categories: [] }, legal: { flags: [] } }
+    const skipped = await readJson(await check({ ...base, connector: {} }))
+    expect(skipped.decision).toBe("allow")
+    expect(skipped.rules.map((r: { rule: string }) => r.rule)).toEqual(["spend_limit", "pii_guardrail", "legal_compliance"])
+    const blank = await readJson(await check({ ...base, connector: { scope: "  " } }))
+    expect(blank.decision).toBe("require_approval")
+    expect(blank.rules[3]).toEqual({ rule: "connector_scope", outcome: "require_approval", detail: "Connector scope is blank; escalate for consent." })
+  })
+
   it("ignores unknown keys", async () => {
     const res = await check({ extra: 1, spend: { amount_minor_units: 1, currency: "usd", note: "x" }, pii: {}, legal: {} })
     expect(res.status).toBe(200)

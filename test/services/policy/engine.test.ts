@@ -219,12 +219,24 @@ describe("connector_scope", () => {
     expect(evaluateConnectorScope(undefined)).toBeUndefined()
   })
 
+  it("connector without a scope skips the rule (policy-check.md rule 4: scope omitted)", () => {
+    expect(evaluateConnectorScope({})).toBeUndefined()
+    const decision = evaluatePolicy({ spend: { amount_minor_units: 1, currency: "EUR" }, pii: { categories: [] }, legal: { flags: [] }, connector: {} })
+    expect(decision).toEqual({
+      decision: "allow",
+      rules: [
+        { rule: "spend_limit", outcome: "allow", detail: "Amount EUR 0.01 within auto-approval limit EUR 100.00." },
+        { rule: "pii_guardrail", outcome: "allow", detail: "No PII categories declared." },
+        { rule: "legal_compliance", outcome: "allow", detail: "No legal flags raised." }
+      ]
+    })
+  })
+
   it.each([
     // reference 9.2 #10-#13
     [{ scope: "mcp://calendar" }, "allow", "Connector scope mcp://calendar already granted."],
     [{ scope: "mcp://analytics" }, "require_approval", "Consent required before activating connector scope mcp://analytics."],
     [{ scope: "mcp://secrets" }, "deny", "Connector scope mcp://secrets prohibited by policy."],
-    [{}, "require_approval", "Connector scope missing; escalate for consent."],
     // every granted scope
     [{ scope: "mcp://crm" }, "allow", "Connector scope mcp://crm already granted."],
     [{ scope: "mcp://email" }, "allow", "Connector scope mcp://email already granted."],
@@ -234,9 +246,9 @@ describe("connector_scope", () => {
     // every prohibited scope
     [{ scope: "mcp://root" }, "deny", "Connector scope mcp://root prohibited by policy."],
     [{ scope: "mcp://admin" }, "deny", "Connector scope mcp://admin prohibited by policy."],
-    // blank after trim
-    [{ scope: "" }, "require_approval", "Connector scope missing; escalate for consent."],
-    [{ scope: "   \t" }, "require_approval", "Connector scope missing; escalate for consent."],
+    // a blank scope is still a scope ("any other scope string gets require_approval")
+    [{ scope: "" }, "require_approval", "Connector scope is blank; escalate for consent."],
+    [{ scope: "   \t" }, "require_approval", "Connector scope is blank; escalate for consent."],
     // trimmed, then matched exactly and case-sensitively
     [{ scope: "  mcp://calendar \n" }, "allow", "Connector scope mcp://calendar already granted."],
     [{ scope: "MCP://calendar" }, "require_approval", "Consent required before activating connector scope MCP://calendar."],
@@ -321,7 +333,8 @@ describe("evaluatePolicy", () => {
     const denied = evaluatePolicy({ ...all, connector: { scope: "mcp://root" } })
     expect(denied.decision).toBe("deny")
     expect(denied.rules.map((r) => r.rule)).toEqual(["spend_limit", "pii_guardrail", "legal_compliance", "connector_scope"])
-    expect(evaluatePolicy({ ...all, connector: {} }).decision).toBe("require_approval")
+    expect(evaluatePolicy({ ...all, connector: {} }).decision).toBe("allow")
+    expect(evaluatePolicy({ ...all, connector: { scope: " " } }).decision).toBe("require_approval")
     expect(evaluatePolicy({ ...all, connector: { scope: "MCP://calendar" } }).decision).toBe("require_approval")
     expect(evaluatePolicy(all).decision).toBe("allow")
     expect(evaluatePolicy(all).rules).toHaveLength(3)

@@ -33,9 +33,9 @@ const checkInvariants = (request: PolicyCheckRequest): void => {
   const result = evaluatePolicy(request)
   // the output is a valid PolicyDecision
   expect(isPolicyDecision(result)).toBe(true)
-  // rules in the fixed order; connector_scope iff a connector section is present
+  // rules in the fixed order; connector_scope iff connector.scope is present (policy-check.md rule 4)
   const expectedRules: Array<RuleName> = ["spend_limit", "pii_guardrail", "legal_compliance"]
-  if (request.connector !== undefined) expectedRules.push("connector_scope")
+  if (request.connector?.scope !== undefined) expectedRules.push("connector_scope")
   expect(result.rules.map((r) => r.rule)).toEqual(expectedRules)
   // overall decision = the most severe rule outcome
   const worst = Math.max(...result.rules.map((r) => SEVERITY.indexOf(r.outcome)))
@@ -44,7 +44,7 @@ const checkInvariants = (request: PolicyCheckRequest): void => {
   expect(result.rules[0]).toEqual(evaluateSpend(request.spend))
   expect(result.rules[1]).toEqual(evaluatePii(request.pii))
   expect(result.rules[2]).toEqual(evaluateLegal(request.legal))
-  if (request.connector !== undefined) expect(result.rules[3]).toEqual(evaluateConnectorScope(request.connector))
+  if (request.connector?.scope !== undefined) expect(result.rules[3]).toEqual(evaluateConnectorScope(request.connector))
 }
 
 describe("evaluatePolicy properties", () => {
