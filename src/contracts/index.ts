@@ -1,0 +1,22 @@
+/**
+ * The gateway's wire contracts in one module (`svc-gateway/contracts`): the
+ * schemas and constants of the HTTP routes (policy check, authentication,
+ * device tokens), the WebSocket API (envelopes, handshake, close codes), the
+ * device-identity proof, and the boundary decoding helpers.
+ *
+ * ```ts
+ * import { makeDecoder, PolicyCheckRequest, WS_SUBPROTOCOL } from "svc-gateway/contracts"
+ *
+ * const decode = makeDecoder(PolicyCheckRequest)
+ * ```
+ *
+ * The modules export disjoint names, so a star re-export of each is
+ * unambiguous (TypeScript reports a clash as TS2308 should one appear).
+ *
+ * @module
+ */
+export * from "./auth.ts"
+export * from "./decode.ts"
+export * from "./deviceIdentity.ts"
+export * from "./policy.ts"
+export * from "./ws.ts"
