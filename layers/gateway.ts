@@ -19,7 +19,6 @@ import { NodeServices } from "@effect/platform-node"
 import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
-import { createServer } from "node:http"
 import { join } from "node:path"
 import { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 import { resolveAdminToken } from "../services/auth/adminToken.ts"
@@ -34,8 +33,10 @@ import { HealthRoutes } from "../src/http/routes/health.ts"
 import { OpenApiRoutes } from "../src/http/routes/openapi.ts"
 import { PolicyRoutes } from "../src/http/routes/policy.ts"
 import { ConnectionRoutes } from "../src/http/routes/connections.ts"
+import { UiRoutes } from "../src/http/routes/ui.ts"
 import { defaultWsSettings, WsConfig } from "../src/ws/config.ts"
-import { NodeServerHandle, WsServerLive } from "../src/ws/server.ts"
+import { WsServerLive } from "../src/ws/server.ts"
+import * as NodeServer from "./http/NodeServer.ts"
 import { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../services/ws-sessions/EventBus.ts"
 import { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
@@ -52,6 +53,7 @@ export { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
 export { Presence } from "../services/ws-sessions/Presence.ts"
 export { WsServerLive } from "../src/ws/server.ts"
 export { GatewayConfig } from "../src/config.ts"
+export { defaultSettings, type GatewaySettings, type RawSettings, type SettingsOverrides, validateSettings } from "../src/config.ts"
 export { DatabaseInfo, StorageLive, StorageMemoryTest } from "./storage/Storage.ts"
 
 /** `GatewayConfig` from already validated settings. */
@@ -96,15 +98,16 @@ export const GatewayServicesLive = <E = never>(
   const config = GatewayConfigLive(settings)
   const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>> =
     options?.storage ?? StorageFromSettings.pipe(Layer.provide(config))
-  const auth = AuthService.layer.pipe(
-    Layer.provide(DeviceTokenRepo.layer),
-    Layer.provideMerge(AuthConfigLive),
-    Layer.provideMerge(storage)
-  )
   const rateLimiter = RateLimiter.layer.pipe(
     Layer.provide(Layer.succeed(RateLimitConfig, { max: settings.rateLimitMax, windowSeconds: settings.rateLimitWindowSeconds }))
   )
-  return Layer.mergeAll(auth, rateLimiter, PolicyService.layer, WsSessionsLive(settings)).pipe(Layer.provideMerge(config))
+  const auth = AuthService.layer.pipe(
+    Layer.provide(DeviceTokenRepo.layer),
+    Layer.provideMerge(rateLimiter),
+    Layer.provideMerge(AuthConfigLive),
+    Layer.provideMerge(storage)
+  )
+  return Layer.mergeAll(auth, PolicyService.layer, WsSessionsLive(settings)).pipe(Layer.provideMerge(config))
 }
 
 /** Gateway version reported by presence and the start log. */
@@ -146,6 +149,7 @@ export const GatewayHttpRoutes = Layer.mergeAll(
   AuthRoutes,
   OpenApiRoutes,
   ConnectionRoutes,
+  UiRoutes,
   GatewayMiddlewareLive
 )
 
@@ -159,8 +163,13 @@ export const LoggingLive = (settings: GatewaySettings) =>
     Layer.succeed(References.MinimumLogLevel, settings.logLevel)
   )
 
-/** A fresh `node:http` server, shared by the HTTP adapter and the WS upgrade. */
-export const NodeServerLive = Layer.sync(NodeServerHandle, () => createServer())
+/** A fresh `node:http` server with the settings' timeouts and connection cap, shared by HTTP and the WS upgrade. */
+export const NodeServerLive = (settings: GatewaySettings) =>
+  NodeServer.layer({
+    headersTimeoutMs: settings.headersTimeoutMs,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    maxConnections: settings.maxConnections
+  })
 
 /**
  * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
@@ -169,11 +178,16 @@ export const NodeServerLive = Layer.sync(NodeServerHandle, () => createServer())
  * leaves the `upgrade` event to `WsServerLive`.
  */
 export const GatewayHttpLive = (settings: GatewaySettings) => {
-  const http = Layer.unwrap(Effect.map(NodeServerHandle, (server) =>
+  const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) =>
     HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(LeanNodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
     )))
-  return WsServerLive.pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServerLive))
+  // Built after the server, so released before it: the WS connections close (1001) and the drain starts
+  // before the server stops listening and waits for in-flight requests.
+  return Layer.mergeAll(WsServerLive, NodeServer.NodeServerDrainLive).pipe(
+    Layer.provideMerge(http),
+    Layer.provideMerge(NodeServerLive(settings))
+  )
 }
 
 /** The complete gateway: HTTP server plus every service and logging, from validated settings. */

@@ -49,6 +49,12 @@ export interface GatewaySettings {
   readonly wsPongTimeoutMs: number
   /** Largest WebSocket message in bytes (close 1009 above). */
   readonly wsMaxMessageBytes: number
+  /** Time to receive a request's headers, in milliseconds (408 after it). */
+  readonly headersTimeoutMs: number
+  /** Time to receive a whole request (headers and body), in milliseconds. */
+  readonly requestTimeoutMs: number
+  /** Most open connections (HTTP and WebSocket); more are dropped at accept. */
+  readonly maxConnections: number
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -72,6 +78,9 @@ export interface RawSettings {
   readonly wsPingIntervalMs: number
   readonly wsPongTimeoutMs: number
   readonly wsMaxMessageBytes: number
+  readonly headersTimeoutMs: number
+  readonly requestTimeoutMs: number
+  readonly maxConnections: number
 }
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
@@ -125,9 +134,15 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
     ["SVC_WS_HANDSHAKE_TIMEOUT_MS", raw.wsHandshakeTimeoutMs],
     ["SVC_WS_PING_INTERVAL_MS", raw.wsPingIntervalMs],
     ["SVC_WS_PONG_TIMEOUT_MS", raw.wsPongTimeoutMs],
-    ["SVC_WS_MAX_MESSAGE_BYTES", raw.wsMaxMessageBytes]
+    ["SVC_WS_MAX_MESSAGE_BYTES", raw.wsMaxMessageBytes],
+    ["SVC_HEADERS_TIMEOUT_MS", raw.headersTimeoutMs],
+    ["SVC_REQUEST_TIMEOUT_MS", raw.requestTimeoutMs],
+    ["SVC_MAX_CONNECTIONS", raw.maxConnections]
   ] as const) {
     if (!Number.isInteger(value) || value < 1) problems.push(`${name} must be an integer >= 1`)
+  }
+  if (raw.headersTimeoutMs > raw.requestTimeoutMs) {
+    problems.push("SVC_HEADERS_TIMEOUT_MS must not exceed SVC_REQUEST_TIMEOUT_MS (the headers are part of the request)")
   }
   if (problems.length > 0) return { ok: false, problems }
   return {
@@ -147,9 +162,62 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       wsPingIntervalMs: raw.wsPingIntervalMs,
       wsPongTimeoutMs: raw.wsPongTimeoutMs,
       wsMaxMessageBytes: raw.wsMaxMessageBytes,
+      headersTimeoutMs: raw.headersTimeoutMs,
+      requestTimeoutMs: raw.requestTimeoutMs,
+      maxConnections: raw.maxConnections,
       isExposed: exposed
     }
   }
+}
+
+/**
+ * What {@link defaultSettings} lets a caller override: any setting except the
+ * derived `isExposed`; `adminToken` may be a plain string.
+ */
+export type SettingsOverrides =
+  & Partial<Omit<GatewaySettings, "isExposed" | "adminToken">>
+  & { readonly adminToken?: string | Redacted.Redacted<string> | undefined }
+
+/**
+ * Validated settings for apps that compose the gateway's layers themselves
+ * (`GatewayServicesLive(settings)`, `GatewayLive(settings)`): the documented
+ * defaults of `svc-gateway serve` (127.0.0.1:8788, state in `~/.svc`, SQLite,
+ * auth on, admin token from `$home/admin-token`, …) with `overrides` applied.
+ * It reads no environment variable and no flag: pass what you want, e.g.
+ * `defaultSettings({ home: "/var/lib/my-app/svc", adminToken: process.env.SVC_ADMIN_TOKEN })`.
+ *
+ * The result goes through {@link validateSettings}, so the same cross-field
+ * rules as the CLI apply (and `isExposed` is derived from `host`). An
+ * `undefined` override means "use the default". Throws an `Error` listing
+ * every problem when the combination is invalid (e.g. `authEnabled: false`
+ * on a non-loopback host).
+ */
+export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySettings => {
+  const o = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as SettingsOverrides
+  const token = o.adminToken === undefined
+    ? Option.none()
+    : Option.some(typeof o.adminToken === "string" ? Redacted.make(o.adminToken) : o.adminToken)
+  const result = validateSettings({
+    host: o.host ?? "127.0.0.1",
+    port: o.port ?? 8788,
+    home: Option.fromUndefinedOr(o.home),
+    databaseUrl: Option.fromUndefinedOr(o.databaseUrl),
+    adminToken: token,
+    auth: o.authEnabled === false ? "off" : "on",
+    rateLimitMax: o.rateLimitMax ?? 20,
+    rateLimitWindowSeconds: o.rateLimitWindowSeconds ?? 60,
+    maxBodyBytes: o.maxBodyBytes ?? 1_048_576,
+    logLevel: o.logLevel ?? "Info",
+    wsHandshakeTimeoutMs: o.wsHandshakeTimeoutMs ?? 10_000,
+    wsPingIntervalMs: o.wsPingIntervalMs ?? 5_000,
+    wsPongTimeoutMs: o.wsPongTimeoutMs ?? 10_000,
+    wsMaxMessageBytes: o.wsMaxMessageBytes ?? 1_048_576,
+    headersTimeoutMs: o.headersTimeoutMs ?? 10_000,
+    requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
+    maxConnections: o.maxConnections ?? 4096
+  })
+  if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
+  return result.settings
 }
 
 /** Accepted values of `SVC_LOG_LEVEL`. */
@@ -203,5 +271,8 @@ export const settingsFlags = {
   wsHandshakeTimeoutMs: intFlag("ws-handshake-timeout-ms", "SVC_WS_HANDSHAKE_TIMEOUT_MS", 10_000, "WebSocket handshake timeout in ms; close 4002 after it (SVC_WS_HANDSHAKE_TIMEOUT_MS)"),
   wsPingIntervalMs: intFlag("ws-ping-interval-ms", "SVC_WS_PING_INTERVAL_MS", 5_000, "Interval of WebSocket ping frames in ms (SVC_WS_PING_INTERVAL_MS)"),
   wsPongTimeoutMs: intFlag("ws-pong-timeout-ms", "SVC_WS_PONG_TIMEOUT_MS", 10_000, "Terminate a WebSocket peer silent for this many ms (SVC_WS_PONG_TIMEOUT_MS)"),
-  wsMaxMessageBytes: intFlag("ws-max-message-bytes", "SVC_WS_MAX_MESSAGE_BYTES", 1_048_576, "Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)")
+  wsMaxMessageBytes: intFlag("ws-max-message-bytes", "SVC_WS_MAX_MESSAGE_BYTES", 1_048_576, "Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)"),
+  headersTimeoutMs: intFlag("headers-timeout-ms", "SVC_HEADERS_TIMEOUT_MS", 10_000, "Time to receive a request's headers in ms; 408 after it (SVC_HEADERS_TIMEOUT_MS)"),
+  requestTimeoutMs: intFlag("request-timeout-ms", "SVC_REQUEST_TIMEOUT_MS", 30_000, "Time to receive a whole request in ms (SVC_REQUEST_TIMEOUT_MS)"),
+  maxConnections: intFlag("max-connections", "SVC_MAX_CONNECTIONS", 4096, "Most open connections, HTTP and WebSocket (SVC_MAX_CONNECTIONS)")
 }

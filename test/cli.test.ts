@@ -4,49 +4,10 @@
  * PostgreSQL, authenticated requests, and a clean SIGTERM shutdown.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
 import { request as httpRequest } from "node:http"
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-
-const MAIN = join(import.meta.dirname, "..", "dist", "src", "main.js")
-
-interface Run {
-  readonly child: ChildProcess
-  stdout: string
-  stderr: string
-  readonly exited: Promise<number | null>
-}
-
-const run = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Run => {
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  const result: Run = {
-    child,
-    stdout: "",
-    stderr: "",
-    exited: new Promise((resolve) => child.on("exit", (code) => resolve(code)))
-  }
-  child.stdout!.on("data", (d) => (result.stdout += d))
-  child.stderr!.on("data", (d) => (result.stderr += d))
-  return result
-}
-
-/** Waits for the start log line and returns its annotations. */
-const started = async (r: Run): Promise<Record<string, string>> => {
-  for (let i = 0; i < 200; i++) {
-    const line = r.stdout.split("\n").find((l) => l.includes("svc-gateway listening"))
-    if (line) return JSON.parse(line).annotations
-    if (r.child.exitCode !== null) break
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`gateway did not start:\n${r.stdout}\n${r.stderr}`)
-}
-
-const home = () => mkdtempSync(join(tmpdir(), "svc-cli-"))
+import { home, run, type Run, started } from "./support/cli.ts"
 
 describe("svc-gateway serve: configuration errors exit non-zero with a clear message", () => {
   it.each([
@@ -111,14 +72,14 @@ describe("svc-gateway serve on SQLite", () => {
 })
 
 describe("svc-gateway serve drains in-flight requests on SIGTERM", () => {
-  it("finishes a request whose body is still arriving when the signal comes", async () => {
+  it("finishes a request whose body is still arriving when the signal comes, with Connection: close", async () => {
     const dir = home()
     const token = "d".repeat(64)
     const r = run(["serve", "--port", "0"], { SVC_HOME: dir, SVC_ADMIN_TOKEN: token })
     try {
       const info = await started(r)
       const url = new URL(info.url)
-      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const response = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
         const req = httpRequest({
           host: url.hostname,
           port: url.port,
@@ -128,7 +89,7 @@ describe("svc-gateway serve drains in-flight requests on SIGTERM", () => {
         }, (res) => {
           let body = ""
           res.on("data", (d) => (body += d))
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }))
         })
         req.on("error", reject)
         req.write("{\"spend\":{\"amount_minor_units\":")
@@ -139,6 +100,7 @@ describe("svc-gateway serve drains in-flight requests on SIGTERM", () => {
       })
       const res = await response
       expect(res.status).toBe(200)
+      expect(res.connection).toBe("close")
       expect(JSON.parse(res.body).rules[0].outcome).toBe("allow")
       expect(await r.exited).toBe(0)
     } finally {

@@ -18,6 +18,9 @@ const raw = (overrides: Partial<RawSettings> = {}): RawSettings => ({
   wsPingIntervalMs: 5_000,
   wsPongTimeoutMs: 10_000,
   wsMaxMessageBytes: 1_048_576,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 4096,
   ...overrides
 })
 

@@ -4,12 +4,8 @@
  * whose response writer it falls back to), with less work per request on the
  * common path (docs/performance.md):
  *
- * - A small body with a declared `content-length` (up to 16 KiB) is collected
- *   before the app runs, so such a request runs to completion without
- *   suspending its fiber (no callback, no client-abort listener, no scope
- *   registration). A client that disconnects before its body ends never
- *   reaches the app.
- * - Other bodies are read when the app asks: `data` chunks collected into one
+ * - Bodies are read only when the app asks (so the gateway authenticates from
+ *   the headers before reading any body): `data` chunks collected into one
  *   `Buffer`, delivered on `end` (platform-node reads through a stream wrapper
  *   that resumes on `close`, a tick later, with more listeners).
  * - Either way the body is bounded by `HttpIncomingMessage.MaxBodySize` when the
@@ -136,25 +132,14 @@ export const makeHandler = <E, R>(
       const services = parent.context as Context.Context<any>
       const parentId = parent.id
       const scope = options.scope
-      const run = (nodeRequest: Http.IncomingMessage, nodeResponse: Http.ServerResponse, body: Buffer | undefined) => {
-        const request = new LeanServerRequest(nodeRequest, nodeResponse, body)
+      return Effect.succeed((nodeRequest: Http.IncomingMessage, nodeResponse: Http.ServerResponse): void => {
+        const request = new LeanServerRequest(nodeRequest, nodeResponse)
         const fiber = Effect.runForkWith(Context.add(services, HttpServerRequest.HttpServerRequest, request))(handled)
         if (fiber.pollUnsafe() !== undefined) return
         Fiber.runIn(fiber, scope)
         nodeResponse.on("close", () => {
           if (!nodeResponse.writableEnded) fiber.interruptUnsafe(parentId, HttpServerError.ClientAbort.annotation)
         })
-      }
-      return Effect.succeed((nodeRequest: Http.IncomingMessage, nodeResponse: Http.ServerResponse): void => {
-        const declared = nodeRequest.headers["content-length"]
-        const length = declared === undefined ? 0 : Number(declared)
-        if (length === 0 || length > PREREAD_MAX_BYTES) return run(nodeRequest, nodeResponse, undefined)
-        // A small declared body is collected first, so the request runs to completion without suspending.
-        // A client that goes away before the body ends never reaches the app.
-        const chunks: Array<Buffer> = []
-        nodeRequest.on("data", (chunk: Buffer) => chunks.push(chunk))
-        nodeRequest.on("end", () =>
-          run(nodeRequest, nodeResponse, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length)))
       })
     })
   }) as any
@@ -174,13 +159,6 @@ export const layer = (
     Layer.effect(HttpServer.HttpServer)(make(evaluate, options)),
     NodeHttpServer.layerHttpServices
   )
-
-/**
- * Bodies with a declared `content-length` up to this size are read before the
- * app runs (the limit the app sets with `MaxBodySize` still applies when it
- * reads them); larger and chunked bodies are read when the app asks.
- */
-const PREREAD_MAX_BYTES = 16 * 1024
 
 // -----------------------------------------------------------------------------
 // Responses
@@ -280,7 +258,7 @@ const makeRespond = (fallback: (req: Http.IncomingMessage, res: Http.ServerRespo
 
 const maxBytesOf = (size: bigint | undefined): number | undefined => size === undefined ? undefined : Number(size)
 
-/** Bounds a read body by the reader's limit (it may have been read under another limit, or before the app ran). */
+/** Bounds an already read body by the current reader's limit (an earlier reader may have had another). */
 const limited = (
   request: LeanServerRequest,
   exit: Exit.Exit<Buffer, HttpServerError.HttpServerError>,
@@ -420,8 +398,6 @@ class LeanServerRequest extends NodeHttpIncomingMessage.NodeHttpIncomingMessage<
   private readonly root: LeanServerRequest | undefined
   private headersOverride: Headers.Headers | undefined
   private readonly peerAddressOverride: Option.Option<string> | undefined
-  /** The body the adapter collected before the app ran (small declared bodies). */
-  private readonly preread: Buffer | undefined
   private reader: BodyReader | undefined = undefined
   private cachedCookies: Record<string, string> | undefined = undefined
   private multipartEffect: Effect.Effect<Multipart.Persisted, Multipart.MultipartError, Scope.Scope | FileSystem.FileSystem | Path.Path> | undefined = undefined
@@ -429,7 +405,6 @@ class LeanServerRequest extends NodeHttpIncomingMessage.NodeHttpIncomingMessage<
   constructor(
     source: Http.IncomingMessage,
     response: Http.ServerResponse,
-    body: Buffer | undefined,
     view?: {
       readonly root: LeanServerRequest
       readonly url: string
@@ -441,7 +416,6 @@ class LeanServerRequest extends NodeHttpIncomingMessage.NodeHttpIncomingMessage<
   ) {
     super(source, (cause) => this.parseError("Parse", cause), view?.remoteAddress)
     this.response = response
-    this.preread = body
     if (view !== undefined) {
       this.root = view.root
       this.url = view.url
@@ -505,9 +479,7 @@ class LeanServerRequest extends NodeHttpIncomingMessage.NodeHttpIncomingMessage<
     const root = this.root ?? this
     return Effect.withFiber((fiber): Effect.Effect<A, HttpServerError.HttpServerError> => {
       const maxBytes = maxBytesOf(fiber.getRef(HttpIncomingMessage.MaxBodySize))
-      const read = root.preread !== undefined
-        ? limited(root, Exit.succeed(root.preread), maxBytes)
-        : (root.reader ??= new BodyReader(root)).read(maxBytes)
+      const read = (root.reader ??= new BodyReader(root)).read(maxBytes)
       if (!Exit.isExit(read)) return Effect.map(read, f)
       const exit = read as Exit.Exit<Buffer, HttpServerError.HttpServerError>
       return exit._tag === "Success" ? Exit.succeed(f(exit.value)) : Exit.failCause(exit.cause)
@@ -517,7 +489,7 @@ class LeanServerRequest extends NodeHttpIncomingMessage.NodeHttpIncomingMessage<
   // `stream`, `multipart` and `multipartStream` read the collected body when the adapter already read it.
   protected override get bodySource(): Readable {
     const root = this.root ?? this
-    const body = root.preread ?? root.reader?.body
+    const body = root.reader?.body
     return body === undefined ? this.source : Readable.from([body], { objectMode: false })
   }
 
@@ -563,7 +535,7 @@ class LeanServerRequest extends NodeHttpIncomingMessage.NodeHttpIncomingMessage<
     readonly peerAddress?: Option.Option<string> | undefined
     readonly protocol?: "http" | "https" | undefined
   }): LeanServerRequest {
-    return new LeanServerRequest(this.source, this.response, undefined, {
+    return new LeanServerRequest(this.source, this.response, {
       root: this.root ?? this,
       url: options.url ?? this.url,
       headers: options.headers ?? this.headersOverride,

@@ -14,8 +14,9 @@ import {
   type DeviceTokenIssueResponse,
   type DeviceTokenRevokeResponse
 } from "../../src/contracts/auth.ts"
-import { NotFound, Unauthorized } from "../shared/errors.ts"
+import { NotFound, type TooManyRequests, Unauthorized } from "../shared/errors.ts"
 import { DeviceTokenRepo } from "./DeviceTokenRepo.ts"
+import { RateLimiter } from "./RateLimiter.ts"
 import { adminPrincipal, type Principal } from "./principal.ts"
 import { DEVICE_TOKEN_PREFIX, generateDeviceToken, makeSecretMatcher, secretEquals, tokenDigest } from "./tokenCrypto.ts"
 
@@ -30,9 +31,6 @@ export class AuthConfig extends Context.Service<AuthConfig, {
   /** The admin token file, when the token lives in one. */
   readonly adminTokenPath: string | undefined
 }>()("svc-gateway/auth/AuthConfig") {}
-
-/** ISO-8601 UTC with second precision (`2026-01-01T00:00:00Z`), as the device-token responses use. */
-const isoSeconds = (seconds: number): string => new Date(seconds * 1000).toISOString().replace(".000Z", "Z")
 
 const invalidToken = new Unauthorized({
   message: "Provide a valid token via Authorization: Bearer <token> header or the svc_admin_token cookie"
@@ -59,17 +57,34 @@ export class AuthService extends Context.Service<AuthService, {
    * Fails with `Unauthorized` (401) for unknown, revoked or expired tokens.
    */
   readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized | SqlError>
-  /** Issues a device token (201 body). Default lifetime 900 s; `persistent` means no expiry. */
+  /**
+   * `authenticate` for a credential presented by a client at `clientAddress`:
+   * a failed attempt counts against that address's rate limit (reference
+   * §2.6: the limit stops guessing), and once the window is full further
+   * failures get `TooManyRequests` (429) instead of `Unauthorized`. A valid
+   * credential is never refused and never counted.
+   */
+  readonly authenticateAttempt: (
+    token: string,
+    clientAddress: string
+  ) => Effect.Effect<Principal, Unauthorized | TooManyRequests | SqlError>
+  /**
+   * Issues a device token (201 body). Default lifetime 900 s; `persistent`
+   * means no expiry. `issued_at` is the current time and `expires_at` exactly
+   * `ttl_seconds` later, both with millisecond precision, so the token is
+   * valid for its whole TTL after the response.
+   */
   readonly issueDeviceToken: (request: DeviceTokenIssueRequest) => Effect.Effect<DeviceTokenIssueResponse, SqlError>
   /** Revokes a device token; `NotFound` (404) when unknown or already revoked. */
   readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound | SqlError>
 }>()("svc-gateway/auth/AuthService") {
-  /** Needs {@link AuthConfig} and {@link DeviceTokenRepo}. */
+  /** Needs {@link AuthConfig}, {@link DeviceTokenRepo} and {@link RateLimiter}. */
   static readonly layer = Layer.effect(
     AuthService,
     Effect.gen(function*() {
       const config = yield* AuthConfig
       const repo = yield* DeviceTokenRepo
+      const limiter = yield* RateLimiter
       const isAdminToken = makeSecretMatcher(Redacted.value(config.adminToken))
 
       const authenticateDevice = Effect.fnUntraced(function*(token: string) {
@@ -97,14 +112,17 @@ export class AuthService extends Context.Service<AuthService, {
         return authenticateDevice(token)
       }
 
-      const issueDeviceToken = Effect.fnUntraced(function*(request: DeviceTokenIssueRequest) {
+      const authenticateAttempt = (token: string, clientAddress: string) =>
+        Effect.catchTag(authenticate(token), "Unauthorized", (error) => Effect.andThen(limiter.hit(clientAddress), Effect.fail(error)))
+
+      const issueDeviceToken = Effect.fn("AuthService.issueDeviceToken")(function*(request: DeviceTokenIssueRequest) {
         const now = yield* Clock.currentTimeMillis
         const token = generateDeviceToken()
         const ttl = request.persistent === true ? undefined : request.ttl_seconds ?? DEFAULT_DEVICE_TOKEN_TTL_SECONDS
-        // Second precision (reference §2.2); expires_at = issued_at + ttl exactly as shown.
-        const issuedSeconds = Math.floor(now / 1000)
-        const issuedAt = isoSeconds(issuedSeconds)
-        const expiresAt = ttl === undefined ? null : isoSeconds(issuedSeconds + ttl)
+        // Millisecond precision: a token is valid for its whole TTL after the response,
+        // and expires_at = issued_at + ttl exactly as shown.
+        const issuedAt = new Date(now).toISOString()
+        const expiresAt = ttl === undefined ? null : new Date(now + ttl * 1000).toISOString()
         const scopes = normalizeScopes(request.scopes)
         const tokenId = crypto.randomUUID()
         yield* repo.insert({
@@ -132,7 +150,7 @@ export class AuthService extends Context.Service<AuthService, {
         } satisfies DeviceTokenIssueResponse
       })
 
-      const revokeDeviceToken = Effect.fnUntraced(function*(token: string) {
+      const revokeDeviceToken = Effect.fn("AuthService.revokeDeviceToken")(function*(token: string) {
         const now = yield* Clock.currentTimeMillis
         const tokenId = yield* repo.revoke(tokenDigest(token), new Date(now).toISOString())
         if (tokenId === undefined) {
@@ -146,6 +164,7 @@ export class AuthService extends Context.Service<AuthService, {
         enabled: config.enabled,
         isAdminToken,
         authenticate,
+        authenticateAttempt,
         issueDeviceToken,
         revokeDeviceToken
       })

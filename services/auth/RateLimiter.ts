@@ -1,6 +1,8 @@
 /**
- * Sliding-window rate limiter for credential endpoints (reference §2.6):
+ * Sliding-window rate limiter of failed authentications (reference §2.6):
  * at most `max` hits per `windowSeconds` per key (the client address).
+ * Only failed attempts are recorded (`AuthService.authenticateAttempt`), so
+ * the limit stops guessing without ever refusing a valid credential.
  * In-memory and per-process; time comes from Effect's `Clock`, so tests can
  * drive it with `TestClock`.
  */
@@ -16,7 +18,7 @@ export class RateLimitConfig extends Context.Service<RateLimitConfig, {
 /** Bound on tracked keys; the oldest are evicted first so memory stays flat under address churn. */
 const MAX_KEYS = 10_000
 
-/** Rate limiting service shared by the HTTP credential routes and (later) WS upgrade failures. */
+/** Rate limiting service: failed authentications over HTTP and WS upgrades, per client address. */
 export class RateLimiter extends Context.Service<RateLimiter, {
   /**
    * Records one hit for `key`; fails with `TooManyRequests` (429, with
@@ -24,11 +26,6 @@ export class RateLimiter extends Context.Service<RateLimiter, {
    * A refused hit is not recorded.
    */
   readonly hit: (key: string) => Effect.Effect<void, TooManyRequests>
-  /**
-   * Fails with `TooManyRequests` when `key` is already at the limit, without
-   * recording a hit (used where only failures count, e.g. WS upgrades).
-   */
-  readonly check: (key: string) => Effect.Effect<void, TooManyRequests>
 }>()("svc-gateway/auth/RateLimiter") {
   /** In-memory implementation; needs {@link RateLimitConfig}. */
   static readonly layer = Layer.effect(
@@ -37,11 +34,10 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       const { max, windowSeconds } = yield* RateLimitConfig
       const windowMs = windowSeconds * 1000
       const hits = new Map<string, Array<number>>()
-      const attempt = (key: string, record: boolean) =>
+      const hit = (key: string) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           let log = hits.get(key)
           if (log === undefined) {
-            if (!record) return Effect.void
             if (hits.size >= MAX_KEYS) hits.delete(hits.keys().next().value as string)
             log = []
             hits.set(key, log)
@@ -54,13 +50,10 @@ export class RateLimiter extends Context.Service<RateLimiter, {
             const retryAfterSeconds = Math.max(1, Math.ceil((log[0] + windowMs - now) / 1000))
             return Effect.fail(new TooManyRequests({ message: "Too many requests", retryAfterSeconds }))
           }
-          if (record) log.push(now)
+          log.push(now)
           return Effect.void
         })
-      return RateLimiter.of({
-        hit: (key) => attempt(key, true),
-        check: (key) => attempt(key, false)
-      })
+      return RateLimiter.of({ hit })
     })
   )
 }

@@ -14,6 +14,18 @@ export const MAX_DEVICE_TOKEN_TTL_SECONDS = 2_592_000
 /** Lifetime of a device token issued without `ttl_seconds` or `persistent`: 15 minutes, in seconds. */
 export const DEFAULT_DEVICE_TOKEN_TTL_SECONDS = 900
 
+/** Longest `device_id` a device token may be issued for, in characters. */
+export const MAX_DEVICE_ID_LENGTH = 128
+
+/** Characters a `device_id` may use: ASCII letters, digits and `. _ : @ -` (the handshake's `dev_<base32>` ids fit). */
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9._:@-]+$/
+
+/** Most scopes one device token may carry. */
+export const MAX_SCOPES = 32
+
+/** Longest scope string, in characters. */
+export const MAX_SCOPE_LENGTH = 64
+
 /** `client` (operator programs) or `node` (capability providers). */
 export const DeviceRole = Schema.Literals(["client", "node"]).annotate({
   description: "Device role: client (operator program) or node (capability provider)."
@@ -31,10 +43,23 @@ export type AuthSessionRequest = typeof AuthSessionRequest.Type
  * default 900 s).
  */
 export const DeviceTokenIssueRequest = Schema.Struct({
-  device_id: Schema.Trim.check(Schema.isNonEmpty()).annotate({ description: "Device the token is bound to." }),
+  device_id: Schema.Trim.check(
+    Schema.isNonEmpty(),
+    Schema.isMaxLength(MAX_DEVICE_ID_LENGTH, { expected: `at most ${MAX_DEVICE_ID_LENGTH} characters` }),
+    Schema.isPattern(DEVICE_ID_PATTERN, { expected: "only letters, digits and . _ : @ -" })
+  ).annotate({
+    description: `Device the token is bound to: 1..${MAX_DEVICE_ID_LENGTH} characters of A-Z a-z 0-9 . _ : @ - (trimmed).`
+  }),
   role: DeviceRole,
-  scopes: Schema.Array(Schema.String).annotate({
-    description: "Operator scopes: operator.read, operator.write, operator.admin, operator.approvals, operator.pairing."
+  scopes: Schema.Array(
+    Schema.Trim.check(
+      Schema.isMaxLength(MAX_SCOPE_LENGTH, { expected: `a scope of at most ${MAX_SCOPE_LENGTH} characters` }),
+      Schema.isPattern(/^[\x21-\x7e]*$/, { expected: "a scope of visible ASCII characters" })
+    )
+  ).check(Schema.isMaxLength(MAX_SCOPES, { expected: `at most ${MAX_SCOPES} scopes` })).annotate({
+    description:
+      `Operator scopes (at most ${MAX_SCOPES}, each at most ${MAX_SCOPE_LENGTH} visible ASCII characters, trimmed; blanks dropped): ` +
+      "operator.read, operator.write, operator.admin, operator.approvals, operator.pairing; * grants every scope."
   }),
   persistent: Schema.optionalKey(Schema.Boolean.annotate({ description: "Issue a token that never expires." })),
   ttl_seconds: Schema.optionalKey(
@@ -59,8 +84,10 @@ export const DeviceTokenIssueResponse = Schema.Struct({
   device_id: Schema.String,
   role: DeviceRole,
   scopes: Schema.Array(Schema.String),
-  issued_at: Schema.String.annotate({ description: "ISO-8601 UTC, second precision." }),
-  expires_at: Schema.NullOr(Schema.String).annotate({ description: "ISO-8601 UTC, or null when persistent." })
+  issued_at: Schema.String.annotate({ description: "ISO-8601 UTC, millisecond precision." }),
+  expires_at: Schema.NullOr(Schema.String).annotate({
+    description: "ISO-8601 UTC, millisecond precision: exactly issued_at + ttl_seconds; null when persistent."
+  })
 })
 export type DeviceTokenIssueResponse = typeof DeviceTokenIssueResponse.Type
 

@@ -4,6 +4,7 @@
  * the JSON Schema catalog.
  */
 import { Effect, Schema } from "effect"
+import { bounded, LARGE_JSON, SMALL_JSON } from "./json.ts"
 
 /** The gateway's protocol revision: `connect.init.protocol_rev` must equal it (gateway-api.md "Versioning"). */
 export const GATEWAY_PROTOCOL_REV = 2
@@ -37,17 +38,30 @@ export const WsCloseCode = {
   slowConsumer: 1013
 } as const
 
+/** A string of at most `max` characters (every string a peer sends is bounded: it may be logged or stored). */
+const text = (max: number) => Schema.String.check(Schema.isMaxLength(max, { expected: `at most ${max} characters` }))
+
+/** A non-empty string of at most `max` characters. */
+const nonEmptyText = (max: number) =>
+  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(max, { expected: `at most ${max} characters` }))
+
+/** Longest `request_id` and message `type`, in characters. */
+export const MAX_ENVELOPE_ID_LENGTH = 128
+
+/** Most capabilities one peer may advertise or declare ready. */
+export const MAX_CAPABILITIES = 64
+
 /** `client` (operator program) or `node` (capability provider). */
 export const WsPeerRole = Schema.Literals(["client", "node"]).annotate({ identifier: "WsPeerRole" })
 export type WsPeerRole = typeof WsPeerRole.Type
 
 /** A namespaced capability (`cli.exec`, `desktop.screenshot`) with a version (default "1.0.0"). */
 export const CapabilityDescriptor = Schema.Struct({
-  id: Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/)).annotate({
+  id: Schema.String.check(Schema.isMaxLength(128, { expected: "at most 128 characters" }), Schema.isPattern(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/)).annotate({
     description: "Namespaced capability id, e.g. cli.exec.",
     expected: "a namespaced id like cli.exec"
   }),
-  version: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/)).annotate({
+  version: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64, { expected: "at most 64 characters" }), Schema.isPattern(/^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/)).annotate({
     expected: "a semantic version like 1.0.0"
   }))
 }).annotate({ identifier: "CapabilityDescriptor" })
@@ -55,26 +69,26 @@ export type CapabilityDescriptor = typeof CapabilityDescriptor.Type
 
 /** Request envelope `{request_id, type, payload}`. */
 export const WsRequestEnvelope = Schema.Struct({
-  request_id: Schema.String.check(Schema.isMinLength(1)),
-  type: Schema.String.check(Schema.isMinLength(1)),
+  request_id: nonEmptyText(MAX_ENVELOPE_ID_LENGTH),
+  type: nonEmptyText(MAX_ENVELOPE_ID_LENGTH),
   payload: Schema.optionalKey(Schema.Unknown)
 }).annotate({ identifier: "WsRequestEnvelope" })
 export type WsRequestEnvelope = typeof WsRequestEnvelope.Type
 
 /** Error of a failed response: `{code, message, details?}`. */
 export const WsError = Schema.Struct({
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.optionalKey(Schema.Unknown)
+  code: text(128),
+  message: text(4096),
+  details: Schema.optionalKey(bounded(Schema.Unknown, LARGE_JSON))
 })
 export type WsError = typeof WsError.Type
 
 /** Response envelope `{request_id, type, ok, result?, error?}`. */
 export const WsResponseEnvelope = Schema.Struct({
-  request_id: Schema.String.check(Schema.isMinLength(1)),
-  type: Schema.String,
+  request_id: nonEmptyText(MAX_ENVELOPE_ID_LENGTH),
+  type: text(MAX_ENVELOPE_ID_LENGTH),
   ok: Schema.Boolean,
-  result: Schema.optionalKey(Schema.Unknown),
+  result: Schema.optionalKey(bounded(Schema.Unknown, LARGE_JSON)),
   error: Schema.optionalKey(WsError)
 }).annotate({ identifier: "WsResponseEnvelope" })
 export type WsResponseEnvelope = typeof WsResponseEnvelope.Type
@@ -94,14 +108,16 @@ export const WsConnectInitRequest = Schema.Struct({
   protocol_rev: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
   role: WsPeerRole,
   device: Schema.Struct({
-    device_id: Schema.String.check(Schema.isMinLength(1)),
-    pubkey: Schema.String.check(Schema.isMinLength(1)).annotate({ description: "base64url DER SPKI Ed25519 public key" }),
-    label: Schema.optionalKey(Schema.String),
-    platform: Schema.optionalKey(Schema.String),
-    version: Schema.optionalKey(Schema.String),
-    mode: Schema.optionalKey(Schema.String)
+    device_id: nonEmptyText(128),
+    pubkey: nonEmptyText(256).annotate({ description: "base64url DER SPKI Ed25519 public key" }),
+    label: Schema.optionalKey(text(128)),
+    platform: Schema.optionalKey(text(64)),
+    version: Schema.optionalKey(text(64)),
+    mode: Schema.optionalKey(text(64))
   }),
-  capabilities: Schema.Array(CapabilityDescriptor).pipe(Schema.withDecodingDefaultKey(Effect.succeed([])))
+  capabilities: Schema.Array(CapabilityDescriptor).check(
+    Schema.isMaxLength(MAX_CAPABILITIES, { expected: `at most ${MAX_CAPABILITIES} capabilities` })
+  ).pipe(Schema.withDecodingDefaultKey(Effect.succeed([])))
 }).annotate({ identifier: "WsConnectInitRequest" })
 export type WsConnectInitRequest = typeof WsConnectInitRequest.Type
 
@@ -113,8 +129,8 @@ export interface WsConnectInitResult {
 
 /** `connect.proof` payload: an Ed25519 signature (base64url) over the transcript. */
 export const WsConnectProofRequest = Schema.Struct({
-  connection_id: Schema.String.check(Schema.isMinLength(1)),
-  proof: Schema.String.check(Schema.isMinLength(1))
+  connection_id: nonEmptyText(64),
+  proof: nonEmptyText(256)
 }).annotate({ identifier: "WsConnectProofRequest" })
 export type WsConnectProofRequest = typeof WsConnectProofRequest.Type
 
@@ -127,18 +143,25 @@ export interface WsConnectProofResult {
 
 /** `capability.ready` payload (nodes only): the capabilities now ready; the ready set is this ∩ advertised. */
 export const WsCapabilityReadyRequest = Schema.Struct({
-  capabilities: Schema.Array(CapabilityDescriptor)
+  capabilities: Schema.Array(CapabilityDescriptor).check(
+    Schema.isMaxLength(MAX_CAPABILITIES, { expected: `at most ${MAX_CAPABILITIES} capabilities` })
+  )
 }).annotate({ identifier: "WsCapabilityReadyRequest" })
 export type WsCapabilityReadyRequest = typeof WsCapabilityReadyRequest.Type
 
-/** `presence.beacon` payload (reference §5.3). */
+/**
+ * `presence.beacon` payload (reference §5.3). Every field is bounded, so an
+ * entry can always be served back by `GET /presence`: `host` ≤ 255
+ * characters, `ip` and `version` ≤ 64, `metadata` an object nested at most 8
+ * deep, at most 8 KiB of JSON and 256 keys and items ({@link SMALL_JSON}).
+ */
 export const WsPresenceBeaconRequest = Schema.Struct({
-  host: Schema.optionalKey(Schema.String),
-  ip: Schema.optionalKey(Schema.String),
-  version: Schema.optionalKey(Schema.String),
+  host: Schema.optionalKey(text(255)),
+  ip: Schema.optionalKey(text(64)),
+  version: Schema.optionalKey(text(64)),
   mode: Schema.optionalKey(Schema.Literals(["ui", "web", "cli", "node", "backend", "probe", "test"])),
   last_input_seconds: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
-  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  metadata: Schema.optionalKey(bounded(Schema.Record(Schema.String, Schema.Unknown), SMALL_JSON))
 }).annotate({ identifier: "WsPresenceBeaconRequest" })
 export type WsPresenceBeaconRequest = typeof WsPresenceBeaconRequest.Type
 

@@ -3,9 +3,15 @@
  * 1. `x-request-id`: the caller's (when sane), else `req-<uuid>`; set on every response.
  * 2. Body limit: a declared `content-length` above the limit is refused (413)
  *    before reading; streamed bodies are cut at the same limit.
- * 3. Rate limit on credential routes, per client address (429 + Retry-After).
- * 4. Authentication (gateway-api.md "Authentication"): Bearer header, else the
- *    `svc_admin_token` cookie; public allowlist skips it. 401 comes before 404.
+ * 3. Authentication (gateway-api.md "Authentication") from the headers alone,
+ *    before any body is read: Bearer header, else the `svc_admin_token`
+ *    cookie; the public allowlist skips it. 401 comes before 404. A presented
+ *    credential that fails counts against the client address's rate limit
+ *    (429 + Retry-After once exceeded); a valid one is never refused.
+ * 4. Cookie credentials on unsafe methods (POST, PUT, PATCH, DELETE) need an
+ *    `Origin` naming this gateway (scheme, host and port), else 403: a page on
+ *    another origin, even another port of the same host, cannot act with the
+ *    operator's cookie. Bearer requests are unaffected.
  * 5. Authorization against the route table (services/auth/routeTable.ts):
  *    admin bypasses; device tokens need the route's scope; unknown routes are
  *    denied (403) to device tokens.
@@ -14,43 +20,59 @@
 import { ByteSize, Effect, Layer, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AuthService } from "../../services/auth/AuthService.ts"
-import { CurrentPrincipal, hasScope, type Principal } from "../../services/auth/principal.ts"
-import { RateLimiter } from "../../services/auth/RateLimiter.ts"
+import { adminPrincipal, CurrentPrincipal, hasScope, type Principal } from "../../services/auth/principal.ts"
 import { makeRouteMatcher, type RouteRule } from "../../services/auth/routeTable.ts"
 import { bearerToken } from "../../services/auth/tokenCrypto.ts"
 import { Forbidden, PayloadTooLarge, Unauthorized } from "../../services/shared/errors.ts"
 import { GatewayConfig } from "../config.ts"
 import { ADMIN_COOKIE } from "../contracts/auth.ts"
+import { isSameOrigin, requestScheme } from "./origin.ts"
 import { pathOf } from "./path.ts"
 import { failureResponse } from "./respond.ts"
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
-
-/** Routes whose hits count against the per-address credential rate limit. */
-const isRateLimited = (path: string): boolean => path === "/auth/session" || path.startsWith("/auth/device-tokens/")
 
 const missingToken = new Unauthorized({
   message: "Provide a valid token via Authorization: Bearer <token> header or the svc_admin_token cookie"
 })
 const unmappedRoute = new Forbidden({ message: "route is not scope-authorized for scoped tokens" })
 const adminTokenRequired = new Forbidden({ message: "admin token required" })
+const crossOrigin = new Forbidden({
+  message: "cookie-authenticated requests that change state must come from this gateway's own origin (Origin header); " +
+    "other clients use Authorization: Bearer"
+})
+
+/** Methods a browser may send cross-site without a preflight or that change nothing: no Origin check. */
+const isSafeMethod = (method: string): boolean => method === "GET" || method === "HEAD" || method === "OPTIONS"
+
+/** A request's credential and where it came from. */
+export interface RequestCredential {
+  readonly token: string
+  readonly source: "bearer" | "cookie"
+}
 
 /**
  * The credential of a request: `Authorization: Bearer <token>` (exactly two
  * parts), else the `svc_admin_token` cookie; `undefined` when neither is usable.
  * Query-string tokens are ignored by design.
  */
-export const requestToken = (
+export const requestCredential = (
   request: HttpServerRequest.HttpServerRequest,
   headers: HttpServerRequest.HttpServerRequest["headers"] = request.headers
-): string | undefined => {
+): RequestCredential | undefined => {
   const fromHeader = bearerToken(headers["authorization"])
-  if (fromHeader !== undefined) return fromHeader
+  if (fromHeader !== undefined) return { token: fromHeader, source: "bearer" }
   if (headers["cookie"] === undefined) return undefined
   const cookie = request.cookies[ADMIN_COOKIE]
-  return cookie !== undefined && cookie.length > 0 ? cookie : undefined
+  return cookie !== undefined && cookie.length > 0 ? { token: cookie, source: "cookie" } : undefined
 }
 
+/** True when a cookie-authenticated request may use `method` (gateway-api.md: the cookie is for same-origin use). */
+const cookieAllowed = (request: HttpServerRequest.HttpServerRequest, headers: HttpServerRequest.HttpServerRequest["headers"]): boolean => {
+  if (isSafeMethod(request.method)) return true
+  const encrypted = (request.source as { socket?: { encrypted?: boolean } }).socket?.encrypted
+  return isSameOrigin(headers["origin"], headers["host"], requestScheme(encrypted, headers["x-forwarded-proto"]))
+}
 
 /** Why `principal` may not use the route of `rule`, or `undefined` when it may. */
 const authorizationFailure = (rule: RouteRule | undefined, principal: Principal): Forbidden | undefined => {
@@ -72,7 +94,6 @@ const authorizationFailure = (rule: RouteRule | undefined, principal: Principal)
 export const GatewayMiddlewareLive = HttpRouter.middleware(
   Effect.gen(function*() {
     const auth = yield* AuthService
-    const limiter = yield* RateLimiter
     const settings = yield* GatewayConfig
     const matchRoute = makeRouteMatcher()
     const maxBody = ByteSize.bytes(settings.maxBodyBytes)
@@ -101,17 +122,17 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
 
         let program = bounded
         if (auth.enabled && rule?.access.kind !== "public") {
-          const token = requestToken(request, headers)
-          program = token === undefined
-            ? Effect.fail(missingToken)
-            : Effect.flatMap(auth.authenticate(token), (principal) => {
+          const credential = requestCredential(request, headers)
+          if (credential === undefined) program = Effect.fail(missingToken)
+          else if (credential.source === "cookie" && !cookieAllowed(request, headers)) program = Effect.fail(crossOrigin)
+          else if (auth.isAdminToken(credential.token)) program = runAs(adminPrincipal)
+          else {
+            const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
+            program = Effect.flatMap(auth.authenticateAttempt(credential.token, clientAddress), (principal) => {
               const denied = authorizationFailure(rule, principal)
               return denied === undefined ? runAs(principal) : Effect.fail(denied)
             })
-        }
-        if (isRateLimited(path)) {
-          const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
-          program = Effect.andThen(limiter.hit(clientAddress), program)
+          }
         }
         const declaredLength = headers["content-length"]
         if (declaredLength !== undefined && Number(declaredLength) > settings.maxBodyBytes) {

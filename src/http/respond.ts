@@ -3,6 +3,8 @@
  * (design.md "Errors"): client errors are `{error, message}` with the status
  * from `services/shared/errors.ts`; anything else is a logged
  * `500 {error:"internal_error", message, request_id}`, never a stack trace.
+ * An aborted request (the client closed its connection) is logged at debug
+ * level only: anyone can trigger it, and it is no server error.
  */
 import { Cause, Effect, Option } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
@@ -19,6 +21,9 @@ export const errorJson = (status: number, code: string, message: string): HttpSe
   json({ error: code, message }, status)
 
 const routeNotFound = () => errorJson(404, "not_found", "route not found")
+
+/** The answer to an aborted request (499, as nginx logs it); it is never delivered. */
+const clientClosedRequest = HttpServerResponse.empty({ status: 499 })
 
 /**
  * Maps a failure to its response. `requestId` is echoed in 500 bodies so an
@@ -50,6 +55,13 @@ export const failureResponse = (
         return Effect.succeed(errorJson(400, "invalid_request", "request body could not be read"))
       }
     }
+  }
+  if (Cause.hasInterruptsOnly(cause)) {
+    // The client went away (or the server is stopping): nobody reads an answer, and it is not a server error.
+    return Effect.logDebug("request aborted").pipe(
+      Effect.annotateLogs({ request_id: requestId }),
+      Effect.as(clientClosedRequest)
+    )
   }
   return Effect.logError("request failed").pipe(
     Effect.annotateLogs({ request_id: requestId, cause: Cause.pretty(cause) }),

@@ -4,45 +4,15 @@
  * upgrades only), the `svc-auth.<base64url(token)>` subprotocol. And the
  * subprotocol choice: `svc-v1` when offered, never an `svc-auth.*` entry.
  */
+import { Cookies } from "effect/http"
 import type { IncomingMessage } from "node:http"
 import { bearerToken } from "../../services/auth/tokenCrypto.ts"
 import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../contracts/ws.ts"
 
 import { ADMIN_COOKIE } from "../contracts/auth.ts"
+import { isSameOrigin, requestScheme } from "../http/origin.ts"
 
-const cookieValue = (header: string | undefined, name: string): string | undefined => {
-  if (header === undefined) return undefined
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=")
-    if (eq === -1 || part.slice(0, eq).trim() !== name) continue
-    const raw = part.slice(eq + 1).trim()
-    try {
-      return decodeURIComponent(raw)
-    } catch {
-      return raw
-    }
-  }
-  return undefined
-}
-
-const defaultPort = (protocol: string): string => (protocol === "https:" ? "443" : "80")
-
-/**
- * Same-origin check for cookie credentials: `Origin` must be http(s) and its
- * host name (case-insensitive) and port (default 80/443) must equal `Host`'s.
- */
-export const isSameOrigin = (origin: string | undefined, host: string | undefined): boolean => {
-  if (origin === undefined || host === undefined) return false
-  try {
-    const o = new URL(origin)
-    if (o.protocol !== "http:" && o.protocol !== "https:") return false
-    const h = new URL(`${o.protocol}//${host}`)
-    return o.hostname.toLowerCase() === h.hostname.toLowerCase() &&
-      (o.port || defaultPort(o.protocol)) === (h.port || defaultPort(o.protocol))
-  } catch {
-    return false
-  }
-}
+const headerValue = (value: string | Array<string> | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
 
 /** The offered subprotocols, trimmed, in order. */
 export const offeredProtocols = (header: string | undefined): Array<string> =>
@@ -57,8 +27,9 @@ export const upgradeCredential = (
 ): { readonly token: string; readonly source: CredentialSource } | undefined => {
   const fromHeader = bearerToken(request.headers.authorization)
   if (fromHeader !== undefined) return { token: fromHeader, source: "bearer" }
-  const cookie = cookieValue(request.headers.cookie, ADMIN_COOKIE)
-  if (cookie !== undefined && cookie.length > 0 && isSameOrigin(request.headers.origin, request.headers.host)) {
+  const cookie = request.headers.cookie === undefined ? undefined : Cookies.parseHeader(request.headers.cookie)[ADMIN_COOKIE]
+  const scheme = requestScheme((request.socket as { encrypted?: boolean }).encrypted, headerValue(request.headers["x-forwarded-proto"]))
+  if (cookie !== undefined && cookie.length > 0 && isSameOrigin(request.headers.origin, request.headers.host, scheme)) {
     return { token: cookie, source: "cookie" }
   }
   for (const protocol of offeredProtocols(request.headers["sec-websocket-protocol"])) {

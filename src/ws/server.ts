@@ -11,25 +11,21 @@
  * - Each accepted socket runs as one connection actor (`connection.ts`);
  *   closing the layer closes every connection (1001) and the WS server.
  */
-import { Context, Effect, FiberSet, Layer } from "effect"
-import { type IncomingMessage, type Server, STATUS_CODES } from "node:http"
+import { Effect, FiberSet, Layer } from "effect"
+import { type IncomingMessage, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { WebSocketServer } from "ws"
 import { AuthService } from "../../services/auth/AuthService.ts"
 import { adminPrincipal, type Principal } from "../../services/auth/principal.ts"
-import { RateLimiter } from "../../services/auth/RateLimiter.ts"
 import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import { Presence } from "../../services/ws-sessions/Presence.ts"
+import { NodeServer } from "../../layers/http/NodeServer.ts"
 import { pathOf } from "../http/path.ts"
 import { WsConfig } from "./config.ts"
 import { runConnection } from "./connection.ts"
 import { selectProtocol, upgradeCredential } from "./credentials.ts"
 import { makeDispatcher } from "./dispatch.ts"
-
-/** The `node:http` server the gateway listens on (shared by HTTP and the WS upgrade). */
-export class NodeServerHandle extends Context.Service<NodeServerHandle, Server>()("svc-gateway/ws/NodeServerHandle") {}
-
 
 /** Answers an upgrade request with a plain HTTP error and closes the socket. */
 const refuse = (socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}) => {
@@ -44,12 +40,11 @@ const refuse = (socket: Duplex, status: number, code: string, message: string, h
 }
 
 
-/** Installs the `/ws` upgrade handler on {@link NodeServerHandle}; owns every connection fiber. */
+/** Installs the `/ws` upgrade handler on the {@link NodeServer}; owns every connection fiber. */
 export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
-  const server = yield* NodeServerHandle
+  const { server } = yield* NodeServer
   const settings = yield* WsConfig
   const auth = yield* AuthService
-  const limiter = yield* RateLimiter
   const registry = yield* ConnectionRegistry
   const requests = yield* GatewayRequests
   const presence = yield* Presence
@@ -72,26 +67,35 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
       run(runConnection(ws, principal, request.socket.remoteAddress, env))
     })
 
+  // Only a presented credential that fails counts against the address (AuthService.authenticateAttempt);
+  // a valid one is never refused, and a missing one is not a guess.
   const authenticateUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const address = request.socket.remoteAddress ?? "unknown"
-    const refusal = (message: string) =>
-      Effect.matchEffect(limiter.hit(address), {
-        onFailure: (e) => Effect.sync(() => refuse(socket, 429, "too_many_requests", e.message, { "Retry-After": String(e.retryAfterSeconds) })),
-        onSuccess: () => Effect.sync(() => refuse(socket, 401, "unauthorized", message))
+    const credential = upgradeCredential(request)
+    if (credential === undefined) {
+      return Effect.sync(() =>
+        refuse(socket, 401, "unauthorized", "Provide a token via Authorization: Bearer, the svc_admin_token cookie (same origin) or the svc-auth subprotocol")
+      )
+    }
+    return auth.authenticateAttempt(credential.token, request.socket.remoteAddress ?? "unknown").pipe(
+      Effect.matchEffect({
+        onFailure: (error) => {
+          switch (error._tag) {
+            case "TooManyRequests":
+              return Effect.sync(() =>
+                refuse(socket, 429, "too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) })
+              )
+            case "Unauthorized":
+              return Effect.sync(() => refuse(socket, 401, "unauthorized", "invalid token"))
+            default:
+              return Effect.logError("ws upgrade: authentication failed").pipe(
+                Effect.annotateLogs({ cause: error.message }),
+                Effect.andThen(Effect.sync(() => refuse(socket, 503, "service_unavailable", "authentication is unavailable; try again later")))
+              )
+          }
+        },
+        onSuccess: (principal) => Effect.sync(() => accept(request, socket, head, principal))
       })
-    return Effect.gen(function*() {
-      const limited = yield* Effect.flip(limiter.check(address)).pipe(Effect.option)
-      if (limited._tag === "Some") {
-        return refuse(socket, 429, "too_many_requests", limited.value.message, { "Retry-After": String(limited.value.retryAfterSeconds) })
-      }
-      const credential = upgradeCredential(request)
-      if (credential === undefined) {
-        return yield* refusal("Provide a token via Authorization: Bearer, the svc_admin_token cookie (same origin) or the svc-auth subprotocol")
-      }
-      const principal = yield* Effect.option(auth.authenticate(credential.token))
-      if (principal._tag === "None") return yield* refusal("invalid token")
-      accept(request, socket, head, principal.value)
-    })
+    )
   }
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -3,6 +3,8 @@
  * (gateway-api.md "Authentication"; reference §2.4–2.6, §9.3).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Duration } from "effect"
+import { TestClock } from "effect/testing"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 
 let gw: TestGateway
@@ -47,6 +49,19 @@ describe("authentication", () => {
     const res = await gw.fetch("/no/such/route", { headers: bearer(gw.adminToken) })
     expect(res.status).toBe(404)
     expect(await readJson(res)).toEqual({ error: "not_found", message: "route not found" })
+  })
+
+  it("answers the spec's public paths that are not served yet with 404, without asking for a token", async () => {
+    for (const shell of ["/ui", "/ui/"]) {
+      const ui = await gw.fetch(shell)
+      expect(ui.status).toBe(404)
+      expect((await readJson(ui)).error).toBe("operator_ui_assets_unavailable")
+    }
+    for (const path of ["/ui/app.js", "/ui/settings/tokens", "/providers/github/oauth/callback?state=x&code=y"]) {
+      const res = await gw.fetch(path)
+      expect(res.status).toBe(404)
+      expect(await readJson(res)).toEqual({ error: "not_found", message: "route not found" })
+    }
   })
 
   it("ignores tokens in the query string", async () => {
@@ -117,7 +132,7 @@ describe("device tokens", () => {
     expect(body.token).toMatch(/^svc-device\.v1\./)
     expect(body.token_id).toMatch(/^[0-9a-f-]{36}$/)
     expect(Date.parse(body.expires_at) - Date.parse(body.issued_at)).toBe(900_000)
-    expect(body.issued_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(body.issued_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })
 
   it("issues persistent tokens without expiry and honours ttl_seconds", async () => {
@@ -132,13 +147,28 @@ describe("device tokens", () => {
     ["ttl_seconds above 30 days", { device_id: "d", role: "client", scopes: [], ttl_seconds: 2_592_001 }, /ttl_seconds/],
     ["an unknown role", { device_id: "d", role: "admin", scopes: [] }, /role/],
     ["an empty device_id", { device_id: " ", role: "node", scopes: [] }, /device_id/],
-    ["non-array scopes", { device_id: "d", role: "node", scopes: "operator.read" }, /scopes/]
+    ["non-array scopes", { device_id: "d", role: "node", scopes: "operator.read" }, /scopes/],
+    ["a 900 KB device_id", { device_id: "x".repeat(900_000), role: "client", scopes: [] }, /device_id: expected at most 128 characters/],
+    ["a 129-character device_id", { device_id: "d".repeat(129), role: "client", scopes: [] }, /device_id/],
+    ["a device_id with spaces or slashes", { device_id: "my laptop/1", role: "client", scopes: [] }, /device_id: expected only letters, digits/],
+    ["50,000 scopes", { device_id: "d", role: "client", scopes: Array.from({ length: 50_000 }, (_, i) => `s${i}`) }, /scopes: expected at most 32 scopes/],
+    ["a 65-character scope", { device_id: "d", role: "client", scopes: ["s".repeat(65)] }, /scopes\[0\]/],
+    ["a scope with a space inside", { device_id: "d", role: "client", scopes: ["operator read"] }, /scopes\[0\]/]
   ])("rejects %s with 400", async (_name, body, message) => {
     const res = await postJson(gw, "/auth/device-tokens/issue", body, gw.adminToken)
     expect(res.status).toBe(400)
     const json = await readJson(res)
     expect(json.error).toBe("invalid_request")
     expect(json.message).toMatch(message)
+    expect(json.message.length).toBeLessThan(300)
+  })
+
+  it("accepts the largest device_id and scope list, and handshake-style device ids", async () => {
+    const scopes = Array.from({ length: 32 }, (_, i) => `scope.${i}`.padEnd(64, "x"))
+    const big = await issue(scopes, { device_id: "D".repeat(128) })
+    expect(big.scopes).toHaveLength(32)
+    expect((await issue([], { device_id: "dev_abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst" })).device_id).toMatch(/^dev_/)
+    expect((await issue([], { device_id: "ops.laptop-1@site:eu_west" })).device_id).toBe("ops.laptop-1@site:eu_west")
   })
 
   it("rejects invalid JSON on issue and revoke with 400", async () => {
@@ -167,11 +197,73 @@ describe("device tokens", () => {
     expect((await postJson(gw, "/auth/device-tokens/revoke", { token: "svc-device.v1.unknown" }, gw.adminToken)).status).toBe(404)
   })
 
-  it("refuses an expired token with 401", async () => {
-    const { token } = await issue(["operator.admin"], { ttl_seconds: 1 })
-    expect((await postJson(gw, "/policy/check", policyBody, token)).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 2100))
-    expect((await postJson(gw, "/policy/check", policyBody, token)).status).toBe(401)
+})
+
+describe("device token expiry (test clock)", () => {
+  let clocked: TestGateway
+  beforeAll(async () => {
+    clocked = await startGateway({}, undefined, { clock: "test" })
+  })
+  afterAll(() => clocked.close())
+
+  it("accepts a token for its whole TTL after the response, then refuses it with 401", async () => {
+    // Mid-second, so a timestamp truncated to whole seconds would cut the TTL short.
+    await clocked.run(TestClock.adjust(Duration.millis(500)))
+    const res = await postJson(clocked, "/auth/device-tokens/issue", { device_id: "dev-1", role: "client", scopes: ["operator.admin"], ttl_seconds: 1 }, clocked.adminToken)
+    const { token, issued_at, expires_at } = await readJson(res)
+    expect(Date.parse(expires_at) - Date.parse(issued_at)).toBe(1000)
+    expect((await postJson(clocked, "/policy/check", policyBody, token)).status).toBe(200)
+    await clocked.run(TestClock.adjust(Duration.millis(999)))
+    expect((await postJson(clocked, "/policy/check", policyBody, token)).status).toBe(200)
+    await clocked.run(TestClock.adjust(Duration.millis(1)))
+    const expired = await postJson(clocked, "/policy/check", policyBody, token)
+    expect(expired.status).toBe(401)
+    expect((await readJson(expired)).error).toBe("unauthorized")
+  })
+})
+
+describe("cookie credentials on state-changing requests (same origin only)", () => {
+  const host = () => new URL(gw.url).host
+  const cookieHeaders = (extra: Record<string, string>) => ({ cookie: `svc_admin_token=${gw.adminToken}`, ...extra })
+  const issueBody = JSON.stringify({ device_id: "csrf", role: "client", scopes: [] })
+
+  it.each([
+    ["another port on the same host", () => `http://127.0.0.1:${Number(new URL(gw.url).port) + 1}`],
+    ["another host", () => "http://evil.example"],
+    ["https for an http gateway", () => `https://${host()}`],
+    ["Origin: null", () => "null"]
+  ])("refuses %s with 403, even with text/plain", async (_name, origin) => {
+    const res = await gw.fetch("/auth/device-tokens/issue", {
+      method: "POST",
+      headers: cookieHeaders({ origin: origin(), "content-type": "text/plain" }),
+      body: issueBody
+    })
+    expect(res.status).toBe(403)
+    expect((await readJson(res)).error).toBe("forbidden")
+  })
+
+  it("refuses a cookie POST without an Origin header", async () => {
+    const res = await gw.fetch("/policy/check", { method: "POST", headers: cookieHeaders({}), body: JSON.stringify(policyBody) })
+    expect(res.status).toBe(403)
+  })
+
+  it("accepts a cookie POST from the gateway's own origin, and cookie GETs without Origin", async () => {
+    const res = await gw.fetch("/auth/device-tokens/issue", {
+      method: "POST",
+      headers: cookieHeaders({ origin: gw.url, "content-type": "application/json" }),
+      body: issueBody
+    })
+    expect(res.status).toBe(201)
+    expect((await gw.fetch("/openapi.json", { headers: cookieHeaders({}) })).status).toBe(200)
+  })
+
+  it("leaves bearer requests alone, whatever their Origin", async () => {
+    const res = await gw.fetch("/policy/check", {
+      method: "POST",
+      headers: { ...bearer(gw.adminToken), origin: "http://evil.example" },
+      body: JSON.stringify(policyBody)
+    })
+    expect(res.status).toBe(200)
   })
 })
 

@@ -86,18 +86,25 @@ describe("credential rate limit", () => {
   })
   afterAll(() => gw.close())
 
-  it("answers 429 with Retry-After once an address exceeds the window on /auth/session", async () => {
+  it("answers 429 with Retry-After once an address's failed authentications exceed the window", async () => {
     for (let i = 0; i < 3; i++) expect((await postJson(gw, "/auth/session", { token: "wrong" })).status).toBe(401)
-    const res = await postJson(gw, "/auth/session", { token: gw.adminToken })
+    const res = await postJson(gw, "/auth/session", { token: "wrong again" })
     expect(res.status).toBe(429)
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     expect(await readJson(res)).toEqual({ error: "too_many_requests", message: "Too many requests" })
+    // The window is shared by every route: a wrong bearer elsewhere is refused the same way.
+    expect((await postJson(gw, "/policy/check", {}, "svc-device.v1.guess")).status).toBe(429)
+    expect((await postJson(gw, "/auth/device-tokens/issue", { device_id: "d", role: "client", scopes: [] }, "guess")).status).toBe(429)
   })
 
-  it("shares the window with /auth/device-tokens/* and leaves other routes alone", async () => {
-    const res = await postJson(gw, "/auth/device-tokens/issue", { device_id: "d", role: "client", scopes: [] }, gw.adminToken)
-    expect(res.status).toBe(429)
-    for (let i = 0; i < 5; i++) expect((await postJson(gw, "/policy/check", {}, gw.adminToken)).status).toBe(200)
+  it("never refuses a valid credential, and a missing one is not counted", async () => {
+    // Same (loopback) address, window full of failures: operators still get in.
+    expect((await postJson(gw, "/auth/session", { token: gw.adminToken })).status).toBe(204)
+    const issued = await postJson(gw, "/auth/device-tokens/issue", { device_id: "d", role: "client", scopes: ["operator.admin"] }, gw.adminToken)
+    expect(issued.status).toBe(201)
+    const { token } = await readJson(issued)
+    for (let i = 0; i < 5; i++) expect((await postJson(gw, "/policy/check", {}, token)).status).toBe(200)
+    expect((await gw.fetch("/openapi.json")).status).toBe(401)
   })
 })
 

@@ -4,6 +4,7 @@
  */
 import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
+import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -42,19 +43,33 @@ export const testSettings = (overrides: Partial<GatewaySettings> = {}): GatewayS
     wsHandshakeTimeoutMs: 10_000,
     wsPingIntervalMs: 5_000,
     wsPongTimeoutMs: 10_000,
-    wsMaxMessageBytes: 1_048_576
+    wsMaxMessageBytes: 1_048_576,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    maxConnections: 4096
   })
   if (!result.ok) throw new Error(result.problems.join("; "))
   return { ...result.settings, ...overrides }
 }
 
+/** Options of {@link startGateway}. */
+export interface StartOptions {
+  /**
+   * `"test"`: every service of the gateway reads time from a `TestClock`
+   * (starting at the epoch); move it with `gw.run(TestClock.adjust(...))`.
+   */
+  readonly clock?: "live" | "test"
+}
+
 /** Starts a gateway; call `close()` when done. */
 export const startGateway = async (
   overrides: Partial<GatewaySettings> = {},
-  storage: Layer.Layer<TestDatabaseServices, unknown> = StorageMemoryTest
+  storage: Layer.Layer<TestDatabaseServices, unknown> = StorageMemoryTest,
+  options: StartOptions = {}
 ): Promise<TestGateway> => {
   const settings = testSettings(overrides)
-  const runtime = ManagedRuntime.make(GatewayLive(settings, { storage }))
+  const live = GatewayLive(settings, { storage })
+  const runtime = ManagedRuntime.make(options.clock === "test" ? live.pipe(Layer.provideMerge(TestClock.layer())) : live)
   const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
   const url = HttpServer.formatAddress(server.address)
   return {

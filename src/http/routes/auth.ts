@@ -1,10 +1,11 @@
 /**
  * Auth routes (gateway-api.md "Public routes", "Device tokens"; reference §2.2, §2.6):
  * `POST /auth/session`, `POST /auth/logout`, `POST /auth/device-tokens/issue|revoke`.
- * The middleware has already authenticated, authorized (admin token only for
- * device tokens) and rate limited the request.
+ * The middleware has already authenticated and authorized the device-token
+ * routes (admin token only); `/auth/session` checks the token in its body,
+ * and a failed check counts against the client's rate limit like any other.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AuthService } from "../../../services/auth/AuthService.ts"
 import { InvalidRequest } from "../../../services/shared/errors.ts"
@@ -39,7 +40,7 @@ export const AuthRoutes = Layer.unwrap(Effect.gen(function*() {
     const { token } = yield* decodeJsonBody(decodeSession)
     const trimmed = token.trim()
     if (trimmed.length === 0) return yield* new InvalidRequest({ message: "token is required" })
-    yield* auth.authenticate(trimmed)
+    yield* auth.authenticateAttempt(trimmed, Option.getOrElse(request.remoteAddress, () => "unknown"))
     return HttpServerResponse.empty({ status: 204 }).pipe(
       HttpServerResponse.setCookieUnsafe(ADMIN_COOKIE, trimmed, {
         ...cookieOptions(isHttps(request)),

@@ -9,6 +9,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { AuthConfig, AuthService } from "../../../services/auth/AuthService.ts"
 import { DeviceTokenRepo } from "../../../services/auth/DeviceTokenRepo.ts"
+import { RateLimitConfig, RateLimiter } from "../../../services/auth/RateLimiter.ts"
 import { tokenDigest } from "../../../services/auth/tokenCrypto.ts"
 import { testDatabases } from "../../support/databases.ts"
 
@@ -17,6 +18,7 @@ const ADMIN = "c".repeat(64)
 const authLayer = (db: (typeof testDatabases)[number]) =>
   AuthService.layer.pipe(
     Layer.provideMerge(DeviceTokenRepo.layer),
+    Layer.provideMerge(RateLimiter.layer.pipe(Layer.provide(Layer.succeed(RateLimitConfig, { max: 2, windowSeconds: 60 })))),
     Layer.provide(Layer.succeed(AuthConfig, {
       enabled: true,
       adminToken: Redacted.make(ADMIN),
