@@ -4,9 +4,14 @@
  * fiber, so a slow handler does not block the connection), a bounded
  * outbound mailbox (the socket's send queue, limited in messages and bytes;
  * overflow closes 1013), and a heartbeat (ping frames; silence → terminate).
+ * A defect anywhere in the actor (its own code, a handler, a service it
+ * calls) is never silent: the cause is logged with the connection id and the
+ * socket closes with 1011, so the peer reconnects. Typed failures of a
+ * request are answered `ok:false` and the connection stays.
  * Close codes: docs/websocket.md.
  */
 import { Cause, Clock, Data, Duration, Effect, Fiber, FiberSet, Queue, Result, Schedule } from "effect"
+import { toWsError } from "./dispatch.ts"
 import { randomBytes } from "node:crypto"
 import type { WebSocket } from "ws"
 import type { Principal } from "../../services/auth/principal.ts"
@@ -29,6 +34,9 @@ import type { DispatchOutcome } from "./dispatch.ts"
 
 /** Ends the connection with a WebSocket close code and reason. */
 class CloseConnection extends Data.TaggedError("CloseConnection")<{ readonly code: number; readonly reason: string }> {}
+
+/** Close code of a connection ended by a server-side defect (RFC 6455 "internal error"). */
+export const INTERNAL_ERROR_CLOSE = 1011
 
 const close = (code: number, reason: string) => Effect.fail(new CloseConnection({ code, reason }))
 
@@ -75,21 +83,28 @@ export const runConnection = (
   env: ConnectionEnv
 ): Effect.Effect<void> => {
   let registeredId: string | undefined
+  let closed = false
+  const closeSocket = (code: number, reason: string) => {
+    if (closed) return
+    closed = true
+    try {
+      ws.close(code, reason)
+    } catch {
+      ws.terminate()
+    }
+  }
+  /** Logs a defect of this connection and closes it 1011 (the one way a connection ends on a bug). */
+  const crash = (cause: Cause.Cause<unknown>, where: string, fields: Record<string, unknown> = {}) =>
+    Effect.logError("ws connection failed").pipe(
+      Effect.annotateLogs({ connection_id: registeredId ?? "(handshake)", where, ...fields, cause: Cause.pretty(cause) }),
+      Effect.andThen(Effect.sync(() => closeSocket(INTERNAL_ERROR_CLOSE, "internal error")))
+    )
   return Effect.scoped(Effect.gen(function*() {
     const { settings } = env
     const inbound = yield* Queue.bounded<string, Cause.Done>(settings.mailboxCapacity)
-    let closed = false
-    let lastSeen = Date.now()
+    const clock = yield* Clock.clockWith(Effect.succeed)
+    let lastSeen = clock.currentTimeMillisUnsafe()
 
-    const closeSocket = (code: number, reason: string) => {
-      if (closed) return
-      closed = true
-      try {
-        ws.close(code, reason)
-      } catch {
-        ws.terminate()
-      }
-    }
     // Outbound mailbox: the socket's own send queue, bounded by the number of
     // messages not yet written (mailboxCapacity) and by buffered bytes
     // (maxBufferedBytes). Writing directly avoids a fiber hop per message;
@@ -114,21 +129,30 @@ export const runConnection = (
       send(JSON.stringify({
         event_id: crypto.randomUUID(),
         type: "error",
-        occurred_at: new Date().toISOString(),
+        occurred_at: new Date(clock.currentTimeMillisUnsafe()).toISOString(),
         payload: { code, message }
       }))
     }
 
     // Before the handshake completes, messages queue for the handshake fiber;
-    // afterwards `onEnvelope` handles each as it arrives (no fiber hop).
+    // afterwards `onEnvelope` handles each as it arrives (no fiber hop). A throw
+    // there is a defect of this connection, never of the socket library's callback.
     let onEnvelope: ((text: string) => void) | undefined
+    const runDetached = yield* FiberSet.makeRuntime<never>()
     ws.on("message", (data) => {
-      lastSeen = Date.now()
-      if (onEnvelope !== undefined) return onEnvelope(rawToText(data))
-      if (!Queue.offerUnsafe(inbound, rawToText(data))) closeSocket(WsCloseCode.slowConsumer, "too many pending messages")
+      lastSeen = clock.currentTimeMillisUnsafe()
+      if (onEnvelope === undefined) {
+        if (!Queue.offerUnsafe(inbound, rawToText(data))) closeSocket(WsCloseCode.slowConsumer, "too many pending messages")
+        return
+      }
+      try {
+        onEnvelope(rawToText(data))
+      } catch (defect) {
+        runDetached(crash(Cause.die(defect), "envelope"))
+      }
     })
     ws.on("pong", () => {
-      lastSeen = Date.now()
+      lastSeen = clock.currentTimeMillisUnsafe()
     })
     ws.on("close", () => {
       closed = true
@@ -143,7 +167,7 @@ export const runConnection = (
     yield* Effect.forkScoped(Effect.repeat(
       Effect.sync(() => {
         if (closed) return
-        if (Date.now() - lastSeen > pongTimeoutMs) {
+        if (clock.currentTimeMillisUnsafe() - lastSeen > pongTimeoutMs) {
           closed = true
           ws.terminate()
           return
@@ -263,8 +287,16 @@ export const runConnection = (
         respond(request_id, type, { ok: false, error: { code: "invalid_state", message: "the handshake is already complete" } })
         return
       }
-      // Each request runs in its own fiber, owned by this connection.
-      runInFlight(Effect.map(env.dispatch(handle, request.success), (outcome) => void respond(request_id, type, outcome)))
+      // Each request runs in its own fiber, owned by this connection. A defect is answered
+      // internal_error, logged, and ends the connection (1011).
+      runInFlight(env.dispatch(handle, request.success).pipe(
+        Effect.map((outcome) => void respond(request_id, type, outcome)),
+        Effect.catchCause((cause) => {
+          if (Cause.hasInterruptsOnly(cause)) return Effect.void
+          respond(request_id, type, { ok: false, error: toWsError(undefined) })
+          return crash(cause, "request", { type })
+        })
+      ))
     }
     // Messages that arrived while the handshake finished, then every later one as it comes.
     for (const text of yield* Queue.clear(inbound)) handleEnvelope(text)
@@ -272,9 +304,17 @@ export const runConnection = (
     // Lives until the socket closes (the inbound queue then ends).
     yield* Effect.forever(next)
   }).pipe(
-    Effect.catch((error) => Effect.sync(() => {
-      if (error.code !== 1000 && ws.readyState === ws.OPEN) ws.close(error.code, error.reason)
-    })),
+    Effect.catchCause((cause) => {
+      const failure = cause.reasons.find((r) => r._tag === "Fail")
+      if (failure?._tag === "Fail") {
+        const { code, reason } = failure.error
+        return Effect.sync(() => {
+          if (code !== 1000 && ws.readyState === ws.OPEN) closeSocket(code, reason)
+        })
+      }
+      // An interrupt (shutdown) carries no failure: re-raise it so `onInterrupt` closes 1001.
+      return Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : crash(cause, "connection")
+    }),
     Effect.ensuring(Effect.suspend(() => {
       if (registeredId === undefined) return Effect.void
       env.requests.connectionClosed(registeredId)

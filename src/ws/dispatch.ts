@@ -44,7 +44,9 @@ const optionalPayload = (payload: unknown): unknown => (payload === undefined ? 
 
 /**
  * Builds the dispatcher (once per gateway) from the services its handlers use.
- * `dispatch(connection, request)` never fails: every problem is an outcome.
+ * `dispatch(connection, request)` never fails: every typed problem is an
+ * outcome. A defect (a bug) propagates to the connection, which answers
+ * `internal_error`, logs it and closes 1011.
  */
 export const makeDispatcher = Effect.gen(function*() {
   const presence = yield* Presence
@@ -99,16 +101,16 @@ export const makeDispatcher = Effect.gen(function*() {
     if (Result.isFailure(decoded)) return Effect.succeed(failWith("invalid_request", decoded.failure))
     return h.handle(decoded.success, connection).pipe(
       Effect.map((result): DispatchOutcome => (result === undefined ? { ok: true } : { ok: true, result })),
-      Effect.catchCause((cause) => {
-        const error = cause.reasons.find((r) => r._tag === "Fail")
-        const outcome: DispatchOutcome = { ok: false, error: toWsError(error?._tag === "Fail" ? error.error : undefined) }
-        return error === undefined || !isGatewayError(error.error)
-          ? Effect.logError("ws request failed").pipe(
-            Effect.annotateLogs({ type: request.type, connection_id: connection.connectionId, cause: String(cause) }),
-            Effect.as(outcome)
+      // Typed failures are answers; a non-gateway one (e.g. the database is down) is logged as internal_error.
+      // Defects are not caught here: the connection logs them and closes 1011.
+      Effect.catch((error) =>
+        isGatewayError(error)
+          ? Effect.succeed<DispatchOutcome>({ ok: false, error: toWsError(error) })
+          : Effect.logError("ws request failed").pipe(
+            Effect.annotateLogs({ type: request.type, connection_id: connection.connectionId, cause: String(error) }),
+            Effect.as<DispatchOutcome>({ ok: false, error: toWsError(error) })
           )
-          : Effect.succeed(outcome)
-      })
+      )
     )
   }
 

@@ -2,13 +2,13 @@
  * Starts a real gateway (node:http on 127.0.0.1, port 0) for integration
  * tests, on a fresh migrated database (in-memory SQLite by default).
  */
-import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { GatewayLive, StorageMemoryTest } from "../../layers/gateway.ts"
+import { GatewayHttpLive, GatewayLive, GatewayServicesLive, LoggingLive, StorageMemoryTest } from "../../layers/gateway.ts"
 import { type GatewaySettings, validateSettings } from "../../src/config.ts"
 import type { TestDatabaseServices } from "./databases.ts"
 
@@ -59,6 +59,20 @@ export interface StartOptions {
    * (starting at the epoch); move it with `gw.run(TestClock.adjust(...))`.
    */
   readonly clock?: "live" | "test"
+  /**
+   * Services that replace the gateway's own for its transports (HTTP routes
+   * and the WS server), e.g. a failing `Presence` to inject a defect.
+   */
+  readonly override?: Layer.Layer<any, never, never>
+  /** Receives every log entry (structured) instead of stdout. */
+  readonly logs?: Array<StructuredLog>
+}
+
+/** A log entry as `Logger.formatStructured` renders it. */
+export interface StructuredLog {
+  readonly level: string
+  readonly message: unknown
+  readonly annotations: Record<string, unknown>
 }
 
 /** Starts a gateway; call `close()` when done. */
@@ -68,7 +82,17 @@ export const startGateway = async (
   options: StartOptions = {}
 ): Promise<TestGateway> => {
   const settings = testSettings(overrides)
-  const live = GatewayLive(settings, { storage })
+  const logs = options.logs
+  const logging = logs === undefined
+    ? LoggingLive(settings)
+    : Logger.layer([Logger.map(Logger.formatStructured, (entry) => void logs.push(entry))])
+  const live = options.override === undefined && logs === undefined
+    ? GatewayLive(settings, { storage })
+    : GatewayHttpLive(settings).pipe(
+      Layer.provideMerge(options.override ?? Layer.empty),
+      Layer.provideMerge(GatewayServicesLive(settings, { storage })),
+      Layer.provide(logging)
+    )
   const runtime = ManagedRuntime.make(options.clock === "test" ? live.pipe(Layer.provideMerge(TestClock.layer())) : live)
   const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
   const url = HttpServer.formatAddress(server.address)
