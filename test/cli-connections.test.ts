@@ -9,6 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { request as httpRequest, Agent } from "node:http"
 import { connect, type Socket } from "node:net"
 import { home, run, type Run, started } from "./support/cli.ts"
+import { eventually } from "./support/eventually.ts"
 
 const TOKEN = "c".repeat(64)
 
@@ -35,15 +36,6 @@ const rawClient = (url: string): Promise<RawClient> => {
   })
 }
 
-/** Polls `check` every 20 ms until it holds, failing after `ms`. */
-const eventually = async (check: () => boolean, ms: number, what: string): Promise<void> => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 const serve = async (env: Record<string, string> = {}): Promise<{ r: Run; url: string }> => {
   const r = run(["serve", "--port", "0"], { SVC_HOME: home(), SVC_ADMIN_TOKEN: TOKEN, ...env })
   const info = await started(r)
@@ -61,7 +53,7 @@ describe("slow clients", () => {
       client.socket.write(slowPost("/auth/device-tokens/issue", "", 16_000))
       const trickle = setInterval(() => client.socket.write(" "), 200)
       try {
-        await eventually(() => client.received.includes("\r\n\r\n"), 5_000, "the 401")
+        await eventually(() => client.received.includes("\r\n\r\n"), "the 401")
         expect(client.received).toMatch(/^HTTP\/1\.1 401 /)
         const signalled = Date.now()
         r.child.kill("SIGTERM")
@@ -108,7 +100,7 @@ describe("slow clients", () => {
       const b = await rawClient(url)
       // Both are accepted: each answers a request.
       for (const c of [a, b]) c.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-      await eventually(() => a.received.includes("\"ok\"") && b.received.includes("\"ok\""), 5_000, "both answers")
+      await eventually(() => a.received.includes("\"ok\"") && b.received.includes("\"ok\""), "both answers")
       const third = await rawClient(url)
       third.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
       await third.closed

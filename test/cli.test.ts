@@ -8,6 +8,7 @@ import { request as httpRequest } from "node:http"
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { home, run, type Run, started } from "./support/cli.ts"
+import { eventually } from "./support/eventually.ts"
 
 describe("svc-gateway serve: configuration errors exit non-zero with a clear message", () => {
   it.each([
@@ -79,25 +80,28 @@ describe("svc-gateway serve drains in-flight requests on SIGTERM", () => {
     try {
       const info = await started(r)
       const url = new URL(info.url)
+      let request: ReturnType<typeof httpRequest> | undefined
       const response = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-        const req = httpRequest({
+        request = httpRequest({
           host: url.hostname,
           port: url.port,
           path: "/policy/check",
           method: "POST",
-          headers: { authorization: `Bearer ${token}`, "transfer-encoding": "chunked" }
+          // 100-continue: the gateway answers "100 Continue" once it has the headers, i.e. once the request is in flight.
+          headers: { authorization: `Bearer ${token}`, "transfer-encoding": "chunked", expect: "100-continue" }
         }, (res) => {
           let body = ""
           res.on("data", (d) => (body += d))
           res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }))
         })
-        req.on("error", reject)
-        req.write("{\"spend\":{\"amount_minor_units\":")
-        setTimeout(() => {
-          r.child.kill("SIGTERM")
-          setTimeout(() => req.end("100,\"currency\":\"EUR\"}}"), 300)
-        }, 100)
+        request.on("error", reject)
       })
+      await new Promise((resolve) => request!.once("continue", resolve))
+      request!.write("{\"spend\":{\"amount_minor_units\":")
+      r.child.kill("SIGTERM")
+      await eventually(() => r.stdout.includes("draining HTTP connections"), "the drain to start")
+      expect(r.stdout).toMatch(/"in_flight":1/)
+      request!.end("100,\"currency\":\"EUR\"}}")
       const res = await response
       expect(res.status).toBe(200)
       expect(res.connection).toBe("close")
@@ -119,13 +123,13 @@ describe("svc-gateway node (demo node) against svc-gateway serve", () => {
       const info = await started(gateway)
       node = run(["node", "--url", info.url, "--identity", join(dir, "node-id.json")], { SVC_ADMIN_TOKEN: token })
       let summary: { role: string; ready_capabilities: Array<string> } | undefined
-      for (let i = 0; i < 100 && summary?.ready_capabilities.length !== 1; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50))
+      await eventually(async () => {
         const body = await (await fetch(`${info.url}/connections`, { headers: { authorization: `Bearer ${token}` } })).json() as {
           connections: Array<{ role: string; ready_capabilities: Array<string> }>
         }
         summary = body.connections.find((c) => c.role === "node")
-      }
+        return summary?.ready_capabilities.length === 1
+      }, "the demo node to be ready")
       expect(summary?.ready_capabilities).toEqual(["demo.echo"])
       expect(node.stdout + node.stderr).not.toContain(token)
     } finally {

@@ -31,6 +31,14 @@ export interface NodeServerOptions {
   readonly maxConnections: number
 }
 
+/** What {@link NodeServer} `drain` did. */
+export interface DrainReport {
+  /** Connections closed at once (idle, headers still arriving, answered but still sending a body). */
+  readonly closed: number
+  /** Requests still being answered, left to finish. */
+  readonly inFlight: number
+}
+
 /** The server plus its shutdown hook. */
 export class NodeServer extends Context.Service<NodeServer, {
   readonly server: Server
@@ -38,9 +46,10 @@ export class NodeServer extends Context.Service<NodeServer, {
   readonly isDraining: () => boolean
   /**
    * Starts draining: `Connection: close` on every response not yet started,
-   * closes idle and slow connections now. Idempotent.
+   * closes idle and slow connections now. Returns how many connections it
+   * closed and how many requests it lets finish (zeros when already draining).
    */
-  readonly drain: () => void
+  readonly drain: () => DrainReport
 }>()("svc-gateway/layers/http/NodeServer") {}
 
 // Node's own bookkeeping on a connection: the parser (null once upgraded or freed)
@@ -51,7 +60,7 @@ interface SocketInternals {
 }
 
 /** Time a request still sending its body at drain gets to finish it, in milliseconds. */
-export const DRAIN_BODY_GRACE_MS = 1000
+export const DRAIN_BODY_GRACE_MS = 5000
 
 const closeOnDrain = (_request: IncomingMessage, response: ServerResponse): void => {
   if (!response.headersSent) response.setHeader("connection", "close")
@@ -72,9 +81,11 @@ export const makeNodeServer = (options: NodeServerOptions): NodeServer["Service"
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   })
-  const drain = () => {
-    if (draining) return
+  const drain = (): DrainReport => {
+    if (draining) return { closed: 0, inFlight: 0 }
     draining = true
+    let closed = 0
+    let inFlight = 0
     server.prependListener("request", closeOnDrain)
     for (const socket of sockets) {
       const internals = socket as unknown as SocketInternals
@@ -82,8 +93,10 @@ export const makeNodeServer = (options: NodeServerOptions): NodeServer["Service"
       const response = internals._httpMessage
       if (response === undefined || response === null) {
         socket.destroy() // idle keep-alive, or headers still arriving
+        closed++
         continue
       }
+      inFlight++
       if (!response.headersSent) response.setHeader("connection", "close")
       const request = response.req
       if (request !== undefined && !request.complete) {
@@ -93,6 +106,7 @@ export const makeNodeServer = (options: NodeServerOptions): NodeServer["Service"
         }, DRAIN_BODY_GRACE_MS).unref()
       }
     }
+    return { closed, inFlight }
   }
   return { server, isDraining: () => draining, drain }
 }
@@ -108,5 +122,10 @@ export const layer = (options: NodeServerOptions): Layer.Layer<NodeServer> =>
  */
 export const NodeServerDrainLive: Layer.Layer<never, never, NodeServer> = Layer.effectDiscard(Effect.gen(function*() {
   const node = yield* NodeServer
-  yield* Effect.addFinalizer(() => Effect.sync(node.drain))
+  yield* Effect.addFinalizer(() =>
+    Effect.flatMap(Effect.sync(node.drain), (report) =>
+      Effect.logInfo("draining HTTP connections").pipe(
+        Effect.annotateLogs({ closed: report.closed, in_flight: report.inFlight })
+      ))
+  )
 }))

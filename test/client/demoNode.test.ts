@@ -4,6 +4,7 @@
  * readiness again after a reconnect.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { eventually } from "../support/eventually.ts"
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -49,7 +50,7 @@ describe("runDemoNode", () => {
         const nextPeer = gateway.nextPeer()
         await peer.terminate()
         const again = await nextPeer
-        for (let i = 0; i < 100 && again.received.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+        await eventually(() => again.received.length > 0, "capability.ready after the reconnect")
         expect(again.received.map((m) => m["type"])).toEqual(["capability.ready"])
         expect(again.init.device["device_id"]).toBe(identity.device_id)
 

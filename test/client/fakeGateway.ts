@@ -136,6 +136,8 @@ const sameOrigin = (origin: string | undefined, host: string | undefined): boole
 /** The fake gateway server. */
 export class FakeGateway {
   readonly upgrades: Array<UpgradeRecord> = []
+  /** Requests answered by a handler so far (a sync point: later answers on a socket arrive after earlier ones). */
+  answered = 0
   readonly peers: Array<FakePeer> = []
   /** Answers to client requests by type (after the handshake); tests may add or replace entries. */
   readonly handlers = new Map<string, FakeHandler>()
@@ -341,7 +343,10 @@ export class FakeGateway {
         return reply(message, { ok: false, error: { code: "unsupported_request", message: "request not supported" } })
       }
       const response = await handler(message["payload"], peer)
-      if (response !== undefined && socket.readyState === WebSocket.OPEN) reply(message, response)
+      if (response !== undefined && socket.readyState === WebSocket.OPEN) {
+        reply(message, response)
+        this.answered++
+      }
     })
   }
 }

@@ -4,8 +4,10 @@
  * answers to gateway-initiated requests.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { vi } from "vitest"
 import { type GatewayClient, GatewayClientError, GatewayRequestError } from "../../src/client/GatewayClient.ts"
 import type { WsEventEnvelope } from "../../src/contracts/ws.ts"
+import { eventually } from "../support/eventually.ts"
 import { makeClient, nextEmit, record, rejectionOf, sleep, startFake } from "./support.ts"
 
 const connected = async (overrides: Parameters<typeof makeClient>[1] = {}) => {
@@ -82,16 +84,28 @@ describe("requests", () => {
 
   it("times out (per request or per client) and ignores the late response", async () => {
     const { gateway, client } = await connected({ requestTimeoutMs: 60 })
-    const perRequest = (await rejectionOf(client.request("never", {}, { timeoutMs: 30 }))) as GatewayClientError
-    expect(perRequest).toBeInstanceOf(GatewayClientError)
-    expect(perRequest).toMatchObject({ code: "timeout", message: "never timed out after 30 ms" })
-    const byDefault = (await rejectionOf(client.request("delay", { ms: 150 }))) as GatewayClientError
-    expect(byDefault).toMatchObject({ code: "timeout", message: "delay timed out after 60 ms" })
-    const errors = record(client, "error")
-    await sleep(150) // the late response arrives and is dropped
-    expect(errors).toEqual([])
-    expect(await client.request("echo", { still: "working" })).toEqual({ still: "working" })
-    expect(gateway.upgrades).toHaveLength(1)
+    // Timers are faked from here on: the timeouts fire when the test moves time, never because the machine is slow.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+    try {
+      const perRequestP = rejectionOf(client.request("never", {}, { timeoutMs: 30 }))
+      await vi.advanceTimersByTimeAsync(29)
+      const byDefaultP = rejectionOf(client.request("delay", { ms: 150 }))
+      await vi.advanceTimersByTimeAsync(1)
+      const perRequest = (await perRequestP) as GatewayClientError
+      expect(perRequest).toBeInstanceOf(GatewayClientError)
+      expect(perRequest).toMatchObject({ code: "timeout", message: "never timed out after 30 ms" })
+      await vi.advanceTimersByTimeAsync(60)
+      expect(await byDefaultP).toMatchObject({ code: "timeout", message: "delay timed out after 60 ms" })
+      const errors = record(client, "error")
+      const lateAnswers = gateway.answered
+      await vi.advanceTimersByTimeAsync(150) // the fake gateway now sends the late response: it is dropped
+      await eventually(() => gateway.answered > lateAnswers, "the late response to be sent")
+      expect(await client.request("echo", { still: "working" })).toEqual({ still: "working" })
+      expect(errors).toEqual([])
+      expect(gateway.upgrades).toHaveLength(1)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it("rejects pending requests with `connection closed` when the socket drops", async () => {

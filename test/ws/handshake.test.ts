@@ -3,13 +3,16 @@
  * "WebSocket API", "Authentication"; reference §2.8, §5.2).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Duration } from "effect"
+import { TestClock } from "effect/testing"
+import WebSocket from "ws"
 import { proofTranscript } from "../../src/contracts/deviceIdentity.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer, handshake, makeIdentity, openPeer } from "../support/wsPeer.ts"
 
 let gw: TestGateway
 beforeAll(async () => {
-  gw = await startGateway({ rateLimitMax: 10_000, wsHandshakeTimeoutMs: 500 })
+  gw = await startGateway({ rateLimitMax: 10_000 })
 })
 afterAll(() => gw.close())
 
@@ -69,13 +72,13 @@ describe("upgrade credentials", () => {
   })
 })
 
-describe("handshake close codes", () => {
-  const init = (identity = makeIdentity(), overrides: Record<string, unknown> = {}) => ({
-    request_id: "init-1",
-    type: "connect.init",
-    payload: { protocol_rev: 2, role: "client", device: { device_id: identity.deviceId, pubkey: identity.pubkey }, capabilities: [], ...overrides }
-  })
+const init = (identity = makeIdentity(), overrides: Record<string, unknown> = {}) => ({
+  request_id: "init-1",
+  type: "connect.init",
+  payload: { protocol_rev: 2, role: "client", device: { device_id: identity.deviceId, pubkey: identity.pubkey }, capabilities: [], ...overrides }
+})
 
+describe("handshake close codes", () => {
   it("4003 for invalid JSON before the handshake", async () => {
     const peer = await openPeer(gw.url, gw.adminToken)
     peer.send("{nope")
@@ -128,11 +131,6 @@ describe("handshake close codes", () => {
     expect(await peer.closed).toEqual({ code: 4003, reason: "connection_id mismatch" })
   })
 
-  it("4002 when the handshake does not complete in time", async () => {
-    const peer = await openPeer(gw.url, gw.adminToken)
-    expect(await peer.closed).toEqual({ code: 4002, reason: "handshake timeout" })
-  })
-
   it("answers connect.init with a uuid connection_id and a 32-byte challenge", async () => {
     const identity = makeIdentity()
     const peer = await openPeer(gw.url, gw.adminToken)
@@ -142,5 +140,24 @@ describe("handshake close codes", () => {
     expect(res.result.connection_id).toMatch(/^[0-9a-f-]{36}$/)
     expect(Buffer.from(res.result.challenge, "base64url")).toHaveLength(32)
     peer.ws.close()
+  })
+})
+
+describe("handshake timeout (test clock)", () => {
+  let clocked: TestGateway
+  beforeAll(async () => {
+    clocked = await startGateway({}, undefined, { clock: "test" })
+  })
+  afterAll(() => clocked.close())
+
+  it("4002 when connect.proof does not come within SVC_WS_HANDSHAKE_TIMEOUT_MS (10 s)", async () => {
+    const peer = await openPeer(clocked.url, clocked.adminToken)
+    // connect.init answered: the handshake (and its deadline) is running.
+    peer.send(init(makeIdentity()))
+    expect((await peer.next()).ok).toBe(true)
+    await clocked.run(TestClock.adjust(Duration.millis(9_999)))
+    expect(peer.ws.readyState).toBe(WebSocket.OPEN)
+    await clocked.run(TestClock.adjust(Duration.millis(1)))
+    expect(await peer.closed).toEqual({ code: 4002, reason: "handshake timeout" })
   })
 })

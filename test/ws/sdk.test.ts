@@ -4,6 +4,7 @@
  * and the error a device token with too few scopes gets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { eventually } from "../support/eventually.ts"
 import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -50,10 +51,10 @@ describe("GatewayClient against the gateway", () => {
     const node = await runDemoNode({ url: gw.url, token: gw.adminToken, identityPath: join(mkdtempSync(join(tmpdir(), "svc-node-")), "id.json"), log: () => {} })
     try {
       let connection: { connectionId: string; readyCapabilities: Set<string> } | undefined
-      for (let i = 0; i < 50 && (connection === undefined || connection.readyCapabilities.size === 0); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20))
+      await eventually(async () => {
         connection = await gw.run(Effect.map(ConnectionRegistry, (r) => r.all().find((c) => c.role === "node")))
-      }
+        return connection !== undefined && connection.readyCapabilities.size > 0
+      }, "the demo node to declare demo.echo ready")
       expect([...connection!.readyCapabilities]).toEqual(["demo.echo"])
       const answer = await gw.run(Effect.flatMap(GatewayRequests, (r) => r.request(connection!.connectionId, "task.execute", { action: "hello" })))
       expect(answer).toEqual({ result: { echoed: { action: "hello" } } })

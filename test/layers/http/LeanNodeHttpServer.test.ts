@@ -22,6 +22,7 @@ import { Agent, createServer, type IncomingHttpHeaders, request as httpRequest, 
 import { Readable } from "node:stream"
 import { WebSocket, WebSocketServer } from "ws"
 import * as LeanNodeHttpServer from "../../../layers/http/LeanNodeHttpServer.ts"
+import { eventually } from "../../support/eventually.ts"
 
 interface Running {
   readonly server: Server
@@ -99,16 +100,6 @@ const openRequest = (running: Running, path: string, headers: Record<string, str
   return { req, reply }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-/** Waits until `check` holds (polling), failing the test after `ms`. */
-const eventually = async (check: () => boolean, ms = 2000): Promise<void> => {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time")
-    await sleep(10)
-  }
-}
 
 /** `reason._tag:reason.reason` of a failed body read, answered with 413 or 400; the body text otherwise. */
 const readText = (limitBytes: number) =>
@@ -195,9 +186,12 @@ describe("request bodies and the body limit", () => {
 describe("client aborts", () => {
   let running: Running
   let exits: Array<Exit.Exit<unknown, unknown>> = []
+  let entered = 0
   let started = 0
   beforeAll(async () => {
-    const hang = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.text).pipe(
+    const hang = Effect.sync(() => entered++).pipe(
+      Effect.andThen(HttpServerRequest.HttpServerRequest),
+      Effect.flatMap((request) => request.text),
       Effect.tap(() => Effect.sync(() => started++)),
       Effect.andThen(Effect.never),
       Effect.onExit((exit) => Effect.sync(() => exits.push(exit)))
@@ -208,11 +202,12 @@ describe("client aborts", () => {
 
   it("interrupts the request fiber when the client goes away while its (chunked) body is read", async () => {
     exits = []
+    entered = 0
     const { req } = openRequest(running, "/hang", { "transfer-encoding": "chunked" })
     req.write("partial")
-    await sleep(50)
+    await eventually(() => entered === 1, "the app to start")
     req.destroy()
-    await eventually(() => exits.length === 1)
+    await eventually(() => exits.length === 1, "the request fiber to end")
     expect(Exit.hasInterrupts(exits[0])).toBe(true)
   })
 
@@ -221,20 +216,21 @@ describe("client aborts", () => {
     started = 0
     const { req } = openRequest(running, "/hang", { "content-length": 5 })
     req.write("12345")
-    await eventually(() => started === 1)
+    await eventually(() => started === 1, "the body to be read")
     req.destroy()
-    await eventually(() => exits.length === 1)
+    await eventually(() => exits.length === 1, "the request fiber to end")
     expect(Exit.hasInterrupts(exits[0])).toBe(true)
   })
 
   it("runs the app from the headers alone and interrupts it when the client abandons a small declared body", async () => {
     exits = []
+    entered = 0
     started = 0
     const { req } = openRequest(running, "/hang", { "content-length": 100 })
     req.write("only ten b")
-    await sleep(50)
+    await eventually(() => entered === 1, "the app to start before the body is complete")
     req.destroy()
-    await eventually(() => exits.length === 1)
+    await eventually(() => exits.length === 1, "the request fiber to end")
     expect(started).toBe(0)
     expect(Exit.isFailure(exits[0])).toBe(true)
   })
@@ -301,7 +297,7 @@ describe("responses", () => {
     expect(res.status).toBe(200)
     expect(res.headers["transfer-encoding"]).toBe("chunked")
     expect(res.body).toBe("a:false;b:false;c:false;")
-    await eventually(() => released)
+    await eventually(() => released, "the request scope to be released")
   })
 
   it("falls back for raw Node streams and HEAD requests", async () => {
@@ -389,7 +385,10 @@ describe("graceful shutdown", () => {
       HttpRouter.add(
         "POST",
         "/slow",
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.text).pipe(
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+          events.push("request started")
+          return request.text
+        }).pipe(
           Effect.map((text) => {
             events.push("request done")
             return HttpServerResponse.text(`got ${text}`)
@@ -400,13 +399,13 @@ describe("graceful shutdown", () => {
     )
     const { req, reply } = openRequest(running, "/slow", { "transfer-encoding": "chunked" })
     req.write("first ")
-    await sleep(50)
+    await eventually(() => events.includes("request started"), "the request to reach the app")
     const closed = running.close().then(() => events.push("closed"))
-    await eventually(() => !running.server.listening)
+    await eventually(() => !running.server.listening, "the server to stop listening")
     await expect(send(running, "/slow", { body: "new" })).rejects.toThrow()
     req.end("second")
     expect(await reply).toMatchObject({ status: 200, body: "got first second" })
     await closed
-    expect(events).toEqual(["request done", "resource closed", "closed"])
+    expect(events).toEqual(["request started", "request done", "resource closed", "closed"])
   })
 })
