@@ -20,11 +20,35 @@
  * | SVC_WS_PING_INTERVAL_MS      | --ws-ping-interval-ms   | 5000                 |
  * | SVC_WS_PONG_TIMEOUT_MS       | --ws-pong-timeout-ms    | 10000                |
  * | SVC_WS_MAX_MESSAGE_BYTES     | --ws-max-message-bytes  | 1048576              |
+ * | SVC_HEADERS_TIMEOUT_MS       | --headers-timeout-ms    | 10000                |
+ * | SVC_REQUEST_TIMEOUT_MS       | --request-timeout-ms    | 30000                |
+ * | SVC_MAX_CONNECTIONS          | --max-connections       | 4096                 |
  */
 import { Config, Context, type LogLevel, Option, Redacted } from "effect"
 import { Flag } from "effect/cli"
 import { homedir } from "node:os"
 import { join } from "node:path"
+
+/**
+ * The default of every setting with one (the CLI's flags and
+ * {@link defaultSettings} both read it): times in milliseconds unless the
+ * name says seconds, sizes in bytes.
+ */
+export const DEFAULTS = {
+  host: "127.0.0.1",
+  port: 8788,
+  rateLimitMax: 20,
+  rateLimitWindowSeconds: 60,
+  maxBodyBytes: 1_048_576,
+  logLevel: "Info",
+  wsHandshakeTimeoutMs: 10_000,
+  wsPingIntervalMs: 5_000,
+  wsPongTimeoutMs: 10_000,
+  wsMaxMessageBytes: 1_048_576,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 4096
+} as const
 
 /** Fully validated settings of one gateway process. */
 export interface GatewaySettings {
@@ -198,23 +222,12 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     ? Option.none()
     : Option.some(typeof o.adminToken === "string" ? Redacted.make(o.adminToken) : o.adminToken)
   const result = validateSettings({
-    host: o.host ?? "127.0.0.1",
-    port: o.port ?? 8788,
+    ...DEFAULTS,
+    ...o,
     home: Option.fromUndefinedOr(o.home),
     databaseUrl: Option.fromUndefinedOr(o.databaseUrl),
     adminToken: token,
-    auth: o.authEnabled === false ? "off" : "on",
-    rateLimitMax: o.rateLimitMax ?? 20,
-    rateLimitWindowSeconds: o.rateLimitWindowSeconds ?? 60,
-    maxBodyBytes: o.maxBodyBytes ?? 1_048_576,
-    logLevel: o.logLevel ?? "Info",
-    wsHandshakeTimeoutMs: o.wsHandshakeTimeoutMs ?? 10_000,
-    wsPingIntervalMs: o.wsPingIntervalMs ?? 5_000,
-    wsPongTimeoutMs: o.wsPongTimeoutMs ?? 10_000,
-    wsMaxMessageBytes: o.wsMaxMessageBytes ?? 1_048_576,
-    headersTimeoutMs: o.headersTimeoutMs ?? 10_000,
-    requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
-    maxConnections: o.maxConnections ?? 4096
+    auth: o.authEnabled === false ? "off" : "on"
   })
   if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
   return result.settings
@@ -242,9 +255,9 @@ export const settingsFlags = {
   host: Flag.String("host").pipe(
     Flag.withDescription("Address to bind (SVC_HOST)"),
     Flag.withFallbackConfig(Config.String("SVC_HOST")),
-    Flag.withDefault("127.0.0.1")
+    Flag.withDefault(DEFAULTS.host)
   ),
-  port: intFlag("port", "SVC_PORT", 8788, "Port to listen on, 0 for any free port (SVC_PORT)"),
+  port: intFlag("port", "SVC_PORT", DEFAULTS.port, "Port to listen on, 0 for any free port (SVC_PORT)"),
   home: Flag.String("home").pipe(
     Flag.withDescription("State directory (SVC_HOME, default ~/.svc)"),
     Flag.withFallbackConfig(Config.String("SVC_HOME")),
@@ -265,14 +278,14 @@ export const settingsFlags = {
     Flag.withFallbackConfig(Config.Literals(["on", "off"] as const, "SVC_AUTH")),
     Flag.withDefault("on" as const)
   ),
-  rateLimitMax: intFlag("auth-rate-limit-max", "SVC_AUTH_RATE_LIMIT_MAX", 20, "Requests per window on credential endpoints (SVC_AUTH_RATE_LIMIT_MAX)"),
-  rateLimitWindowSeconds: intFlag("auth-rate-limit-window", "SVC_AUTH_RATE_LIMIT_WINDOW_S", 60, "Rate-limit window in seconds (SVC_AUTH_RATE_LIMIT_WINDOW_S)"),
-  maxBodyBytes: intFlag("max-body-bytes", "SVC_MAX_BODY_BYTES", 1_048_576, "Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
-  wsHandshakeTimeoutMs: intFlag("ws-handshake-timeout-ms", "SVC_WS_HANDSHAKE_TIMEOUT_MS", 10_000, "WebSocket handshake timeout in ms; close 4002 after it (SVC_WS_HANDSHAKE_TIMEOUT_MS)"),
-  wsPingIntervalMs: intFlag("ws-ping-interval-ms", "SVC_WS_PING_INTERVAL_MS", 5_000, "Interval of WebSocket ping frames in ms (SVC_WS_PING_INTERVAL_MS)"),
-  wsPongTimeoutMs: intFlag("ws-pong-timeout-ms", "SVC_WS_PONG_TIMEOUT_MS", 10_000, "Terminate a WebSocket peer silent for this many ms (SVC_WS_PONG_TIMEOUT_MS)"),
-  wsMaxMessageBytes: intFlag("ws-max-message-bytes", "SVC_WS_MAX_MESSAGE_BYTES", 1_048_576, "Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)"),
-  headersTimeoutMs: intFlag("headers-timeout-ms", "SVC_HEADERS_TIMEOUT_MS", 10_000, "Time to receive a request's headers in ms; 408 after it (SVC_HEADERS_TIMEOUT_MS)"),
-  requestTimeoutMs: intFlag("request-timeout-ms", "SVC_REQUEST_TIMEOUT_MS", 30_000, "Time to receive a whole request in ms (SVC_REQUEST_TIMEOUT_MS)"),
-  maxConnections: intFlag("max-connections", "SVC_MAX_CONNECTIONS", 4096, "Most open connections, HTTP and WebSocket (SVC_MAX_CONNECTIONS)")
+  rateLimitMax: intFlag("auth-rate-limit-max", "SVC_AUTH_RATE_LIMIT_MAX", DEFAULTS.rateLimitMax, "Failed authentications per window and client address before 429 (SVC_AUTH_RATE_LIMIT_MAX)"),
+  rateLimitWindowSeconds: intFlag("auth-rate-limit-window", "SVC_AUTH_RATE_LIMIT_WINDOW_S", DEFAULTS.rateLimitWindowSeconds, "Rate-limit window in seconds (SVC_AUTH_RATE_LIMIT_WINDOW_S)"),
+  maxBodyBytes: intFlag("max-body-bytes", "SVC_MAX_BODY_BYTES", DEFAULTS.maxBodyBytes, "Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
+  wsHandshakeTimeoutMs: intFlag("ws-handshake-timeout-ms", "SVC_WS_HANDSHAKE_TIMEOUT_MS", DEFAULTS.wsHandshakeTimeoutMs, "WebSocket handshake timeout in ms; close 4002 after it (SVC_WS_HANDSHAKE_TIMEOUT_MS)"),
+  wsPingIntervalMs: intFlag("ws-ping-interval-ms", "SVC_WS_PING_INTERVAL_MS", DEFAULTS.wsPingIntervalMs, "Interval of WebSocket ping frames in ms (SVC_WS_PING_INTERVAL_MS)"),
+  wsPongTimeoutMs: intFlag("ws-pong-timeout-ms", "SVC_WS_PONG_TIMEOUT_MS", DEFAULTS.wsPongTimeoutMs, "Terminate a WebSocket peer silent for this many ms (SVC_WS_PONG_TIMEOUT_MS)"),
+  wsMaxMessageBytes: intFlag("ws-max-message-bytes", "SVC_WS_MAX_MESSAGE_BYTES", DEFAULTS.wsMaxMessageBytes, "Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)"),
+  headersTimeoutMs: intFlag("headers-timeout-ms", "SVC_HEADERS_TIMEOUT_MS", DEFAULTS.headersTimeoutMs, "Time to receive a request's headers in ms; 408 after it (SVC_HEADERS_TIMEOUT_MS)"),
+  requestTimeoutMs: intFlag("request-timeout-ms", "SVC_REQUEST_TIMEOUT_MS", DEFAULTS.requestTimeoutMs, "Time to receive a whole request in ms (SVC_REQUEST_TIMEOUT_MS)"),
+  maxConnections: intFlag("max-connections", "SVC_MAX_CONNECTIONS", DEFAULTS.maxConnections, "Most open connections, HTTP and WebSocket (SVC_MAX_CONNECTIONS)")
 }

@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { GatewayHttpLive, GatewayLive, GatewayServicesLive, LoggingLive, StorageMemoryTest } from "../../layers/gateway.ts"
-import { type GatewaySettings, validateSettings } from "../../src/config.ts"
+import { DEFAULTS, type GatewaySettings, validateSettings } from "../../src/config.ts"
 import type { TestDatabaseServices } from "./databases.ts"
 
 /** A running test gateway. */
@@ -30,23 +30,13 @@ export const TEST_ADMIN_TOKEN = "a".repeat(32) + "b".repeat(32)
 /** Builds settings the way the CLI does (through `validateSettings`), with overrides. */
 export const testSettings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => {
   const result = validateSettings({
-    host: "127.0.0.1",
+    ...DEFAULTS,
     port: 0,
     home: Option.some(mkdtempSync(join(tmpdir(), "svc-test-"))),
     databaseUrl: Option.none(),
     adminToken: Option.some(Redacted.make(TEST_ADMIN_TOKEN)),
     auth: "on",
-    rateLimitMax: 20,
-    rateLimitWindowSeconds: 60,
-    maxBodyBytes: 1_048_576,
-    logLevel: "Error",
-    wsHandshakeTimeoutMs: 10_000,
-    wsPingIntervalMs: 5_000,
-    wsPongTimeoutMs: 10_000,
-    wsMaxMessageBytes: 1_048_576,
-    headersTimeoutMs: 10_000,
-    requestTimeoutMs: 30_000,
-    maxConnections: 4096
+    logLevel: "Error"
   })
   if (!result.ok) throw new Error(result.problems.join("; "))
   return { ...result.settings, ...overrides }
