@@ -1,5 +1,5 @@
 /**
- * HTTP side of the benchmark: a correctness check of both servers, then
+ * HTTP side of the benchmark: a correctness check of the servers, then
  * autocannon load runs with per-request latencies (sub-millisecond) and the
  * CPU the server process used during each run.
  *
@@ -24,37 +24,53 @@ const post = async (base: string, body: string, token: string | undefined): Prom
 }
 
 /**
- * Checks, before anything is measured, that both servers:
+ * Checks, before anything is measured, that the gateway and every peer
+ * (the plain baseline, the Hono server):
  * - answer the sample request 200 with byte-identical decision bodies;
- * - answer 401 without a token and with a wrong token;
- * - agree (200 with identical bodies, or both 400) on every equivalence case
- *   and on malformed JSON.
+ * - answer 401 without a token and with a wrong token, the peers with
+ *   byte-identical 401 bodies (the gateway's message is its own);
+ * - agree with the gateway (200 with identical bodies, or both 400; 400
+ *   messages may differ) on every equivalence case and on malformed and
+ *   empty JSON.
  * Returns the sample decision body; throws on the first disagreement.
  */
-export const verifyTargets = async (gateway: ServerProcess, baseline: ServerProcess): Promise<string> => {
-  const targets = [gateway, baseline]
-  const [g, b] = await Promise.all(targets.map((t) => post(t.url, SAMPLE_BODY, BENCH_ADMIN_TOKEN)))
-  if (g.status !== 200 || b.status !== 200) {
-    throw new Error(`sample request: gateway ${g.status} ${g.body} / baseline ${b.status} ${b.body} (want 200 / 200)`)
+export const verifyTargets = async (gateway: ServerProcess, peers: ReadonlyArray<ServerProcess>): Promise<string> => {
+  const targets = [gateway, ...peers]
+  const [g, ...others] = await Promise.all(targets.map((t) => post(t.url, SAMPLE_BODY, BENCH_ADMIN_TOKEN)))
+  for (const [i, reply] of others.entries()) {
+    const peer = peers[i]
+    if (g.status !== 200 || reply.status !== 200) {
+      throw new Error(`sample request: gateway ${g.status} ${g.body} / ${peer.name} ${reply.status} ${reply.body} (want 200 / 200)`)
+    }
+    if (g.body !== reply.body) throw new Error(`sample decision differs:\n gateway: ${g.body}\n ${peer.name}: ${reply.body}`)
   }
-  if (g.body !== b.body) throw new Error(`sample decision differs:\n gateway:  ${g.body}\n baseline: ${b.body}`)
 
   for (const token of [undefined, "f".repeat(64)]) {
+    const unauthorized: Array<Reply> = []
     for (const target of targets) {
       const reply = await post(target.url, SAMPLE_BODY, token)
       if (reply.status !== 401) {
         throw new Error(`${target.name} answered ${reply.status} (want 401) ${token === undefined ? "without a token" : "with a wrong token"}`)
+      }
+      if (target !== gateway) unauthorized.push(reply)
+    }
+    const [first, ...rest] = unauthorized
+    for (const [i, reply] of rest.entries()) {
+      if (reply.body !== first.body) {
+        throw new Error(`401 bodies differ:\n ${peers[0].name}: ${first.body}\n ${peers[i + 1].name}: ${reply.body}`)
       }
     }
   }
 
   const bodies = [...EQUIVALENCE_CASES.map((c) => JSON.stringify(c)), "{\"spend\":", ""]
   for (const body of bodies) {
-    const [gr, br] = await Promise.all(targets.map((t) => post(t.url, body, BENCH_ADMIN_TOKEN)))
-    const agree = gr.status === br.status &&
-      (gr.status === 200 ? gr.body === br.body : gr.status === 400)
-    if (!agree) {
-      throw new Error(`servers disagree on body ${body}:\n gateway:  ${gr.status} ${gr.body}\n baseline: ${br.status} ${br.body}`)
+    const [gr, ...replies] = await Promise.all(targets.map((t) => post(t.url, body, BENCH_ADMIN_TOKEN)))
+    for (const [i, pr] of replies.entries()) {
+      const agree = gr.status === pr.status &&
+        (gr.status === 200 ? gr.body === pr.body : gr.status === 400)
+      if (!agree) {
+        throw new Error(`servers disagree on body ${body}:\n gateway: ${gr.status} ${gr.body}\n ${peers[i].name}: ${pr.status} ${pr.body}`)
+      }
     }
   }
   return g.body
@@ -73,6 +89,10 @@ export interface LoadRun {
   readonly non2xx: number
   /** CPU used by the server process during the run, as % of one core (undefined without /proc). */
   readonly serverCpuPct: number | undefined
+  /** CPU time (user + system) the server process used during the run, in seconds (undefined without /proc). */
+  readonly serverCpuSeconds: number | undefined
+  /** {@link serverCpuSeconds} per 2xx response, in microseconds. */
+  readonly serverCpuUsPerRequest: number | undefined
   /** CPU used by this (load-generating) process during the run, as % of one core. */
   readonly loadGenCpuPct: number
   /**
@@ -142,6 +162,8 @@ export const runLoad = async (target: ServerProcess, options: LoadOptions): Prom
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     serverCpuPct: serverCpu === undefined ? undefined : (serverCpu / wall) * 100,
+    serverCpuSeconds: serverCpu,
+    serverCpuUsPerRequest: serverCpu === undefined || result["2xx"] === 0 ? undefined : (serverCpu / result["2xx"]) * 1e6,
     loadGenCpuPct: (ownCpu / wall) * 100,
     otherCpuPct: serverCpu === undefined || machineBefore === undefined || machineAfter === undefined
       ? undefined
@@ -161,6 +183,8 @@ export interface LoadSummary {
   readonly errors: number
   readonly non2xx: number
   readonly serverCpuPct: number | undefined
+  /** Server CPU time over all runs / 2xx responses over all runs, in microseconds. */
+  readonly serverCpuUsPerRequest: number | undefined
   readonly loadGenCpuPct: number
   /** Highest {@link LoadRun.otherCpuPct} over the runs. */
   readonly maxOtherCpuPct: number | undefined
@@ -177,16 +201,21 @@ const mean = (values: ReadonlyArray<number>): number => values.reduce((a, b) => 
 export const summarise = (target: string, runs: ReadonlyArray<LoadRun>): LoadSummary => {
   const seconds = runs.reduce((a, r) => a + r.seconds, 0)
   const cpu = runs.map((r) => r.serverCpuPct)
+  const cpuSeconds = runs.map((r) => r.serverCpuSeconds)
+  const requests = runs.reduce((a, r) => a + r.requests, 0)
   const other = runs.map((r) => r.otherCpuPct)
   return {
     target,
     runs,
-    rps: runs.reduce((a, r) => a + r.requests, 0) / seconds,
+    rps: requests / seconds,
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     errors: runs.reduce((a, r) => a + r.errors + r.timeouts, 0),
     non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
     serverCpuPct: cpu.every((c): c is number => c !== undefined) ? mean(cpu) : undefined,
+    serverCpuUsPerRequest: cpuSeconds.every((c): c is number => c !== undefined) && requests > 0
+      ? (cpuSeconds.reduce((a, c) => a + c, 0) / requests) * 1e6
+      : undefined,
     loadGenCpuPct: mean(runs.map((r) => r.loadGenCpuPct)),
     maxOtherCpuPct: other.every((c): c is number => c !== undefined) ? Math.max(...other) : undefined
   }

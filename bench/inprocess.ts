@@ -15,6 +15,7 @@ import { evaluatePolicy } from "../services/policy/engine.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
 import { validatePolicyCheck } from "./baseline-validate.ts"
 import { SAMPLE_BODY } from "./sample.ts"
+import { PolicyCheckRequestZod } from "./zod-schema.ts"
 
 export interface InProcessResult {
   readonly name: string
@@ -68,6 +69,7 @@ export const runInProcess = (seconds: number): ReadonlyArray<InProcessResult> =>
     if (request === undefined) throw new Error("invalid")
     return request
   }
+  const zodParseOrThrow = (input: unknown): PolicyCheckRequest => PolicyCheckRequestZod.parse(input)
 
   return [
     measure("(a) evaluatePolicy", () => evaluatePolicy(decoded), seconds),
@@ -82,6 +84,12 @@ export const runInProcess = (seconds: number): ReadonlyArray<InProcessResult> =>
     measure(
       "(f) JSON.parse + validate + evaluatePolicy + JSON.stringify",
       () => JSON.stringify(evaluatePolicy(validateOrThrow(JSON.parse(SAMPLE_BODY)))),
+      seconds
+    ),
+    measure("(g) zod 4 parse + evaluatePolicy", () => evaluatePolicy(zodParseOrThrow(parsed)), seconds),
+    measure(
+      "(h) JSON.parse + zod 4 parse + evaluatePolicy + JSON.stringify",
+      () => JSON.stringify(evaluatePolicy(zodParseOrThrow(JSON.parse(SAMPLE_BODY)))),
       seconds
     )
   ]

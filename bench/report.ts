@@ -23,7 +23,10 @@ export interface ReportInput {
     readonly inProcessSeconds: number
   }
   readonly gateway: LoadSummary
+  /** The plain node:http baseline (bench/baseline-server.ts). */
   readonly baseline: LoadSummary
+  /** The Hono + @hono/node-server + zod peer (bench/hono-server.ts). */
+  readonly hono: LoadSummary
   readonly inProcess: ReadonlyArray<InProcessResult>
   /** Extra lines appended under "Notes". */
   readonly notes?: ReadonlyArray<string>
@@ -32,11 +35,23 @@ export interface ReportInput {
 const int = (n: number): string => Math.round(n).toLocaleString("en-US")
 const ms = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "n/a")
 const pct = (n: number | undefined): string => (n === undefined ? "n/a" : `${Math.round(n)}%`)
+const us = (n: number | undefined): string => (n === undefined ? "n/a" : n.toFixed(1))
+const times = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "n/a" : `${n.toFixed(2)}x`)
 
 const httpRow = (s: LoadSummary): string =>
-  `| ${s.target} | ${int(s.rps)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${s.errors} | ${s.non2xx} | ${pct(s.serverCpuPct)} | ${pct(s.loadGenCpuPct)} | ${pct(s.maxOtherCpuPct)} | ${s.runs.map((r) => int(r.rps)).join(" / ")} |`
+  `| ${s.target} | ${int(s.rps)} | ${ms(s.p50Ms)} | ${ms(s.p99Ms)} | ${s.errors} | ${s.non2xx} | ${pct(s.serverCpuPct)} | ${us(s.serverCpuUsPerRequest)} | ${pct(s.loadGenCpuPct)} | ${pct(s.maxOtherCpuPct)} | ${s.runs.map((r) => int(r.rps)).join(" / ")} |`
 
+/** Gateway throughput / plain baseline throughput (the figure {@link TARGET_RATIO} applies to). */
 export const ratioOf = (input: Pick<ReportInput, "gateway" | "baseline">): number => input.gateway.rps / input.baseline.rps
+
+/** Throughput of `target` relative to the plain baseline. */
+export const throughputRatio = (target: LoadSummary, baseline: LoadSummary): number => target.rps / baseline.rps
+
+/** Server CPU per request of `target` relative to the plain baseline (undefined without /proc). */
+export const cpuPerRequestRatio = (target: LoadSummary, baseline: LoadSummary): number | undefined =>
+  target.serverCpuUsPerRequest === undefined || baseline.serverCpuUsPerRequest === undefined
+    ? undefined
+    : target.serverCpuUsPerRequest / baseline.serverCpuUsPerRequest
 
 export const renderReport = (input: ReportInput): string => {
   const ratio = ratioOf(input)
@@ -48,16 +63,23 @@ export const renderReport = (input: ReportInput): string => {
     `- Node: ${input.node}`,
     `- CPU: ${input.cpu} (${input.cores} cores)`,
     `- Load: autocannon in the bench process, ${s.connections} connections, keep-alive, no pipelining; ` +
-    `warm-up ${s.warmupSeconds} s per target, then ${s.rounds} rounds of ${s.durationSeconds} s per target, interleaved`,
+    `warm-up ${s.warmupSeconds} s per target, then ${s.rounds} rounds of ${s.durationSeconds} s per target, interleaved (order rotated each round)`,
     "",
     "## HTTP",
     "",
-    "| target | req/s | p50 ms | p99 ms | errors | non-2xx | server CPU | load-gen CPU | other CPU (max) | req/s per round |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| target | req/s | p50 ms | p99 ms | errors | non-2xx | server CPU | server CPU µs/req | load-gen CPU | other CPU (max) | req/s per round |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     httpRow(input.gateway),
     httpRow(input.baseline),
+    httpRow(input.hono),
     "",
     `**gateway / baseline throughput: ${ratio.toFixed(2)}x** (target >= ${TARGET_RATIO.toFixed(1)}x: ${ratio >= TARGET_RATIO ? "met" : "NOT met"})`,
+    "",
+    "| vs plain baseline | throughput | server CPU per request |",
+    "|---|---:|---:|",
+    ...[input.gateway, input.hono].map((t) =>
+      `| ${t.target} / baseline | ${times(throughputRatio(t, input.baseline))} | ${times(cpuPerRequestRatio(t, input.baseline))} |`
+    ),
     "",
     "## In-process (one core, timed loop)",
     "",
@@ -72,7 +94,11 @@ export const renderReport = (input: ReportInput): string => {
     "- CPU columns are % of one core during the measured rounds (server: its child process; load-gen: the bench " +
     "process running autocannon; other: every other process on the machine, highest round). All share the same " +
     "cores: a server near 100% is CPU-bound, and a high \"other\" means the run was disturbed.",
+    "- server CPU µs/req = the server process's CPU time (user + system, /proc) during the measured rounds ÷ the 2xx " +
+    "responses it sent in them; it depends less on how the two cores were shared than req/s does.",
     "- baseline = bench/baseline-server.ts: plain node:http, same token check, hand-written validation, same evaluatePolicy.",
+    "- hono = bench/hono-server.ts: Hono 4 + @hono/node-server 2 + zod 4 (the original product's stack), same token " +
+    "check (middleware), 1 MiB limit checked by hand (content-length, then the text's size), c.req.text() + JSON.parse, zod safeParse of an equivalent schema, same evaluatePolicy, c.json.",
     ...(input.notes ?? []).map((n) => `- ${n}`),
     ""
   ]

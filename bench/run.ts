@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: the gateway vs a plain node:http baseline on
- * `POST /policy/check`, plus in-process throughput of the engine, the decoder
- * and `PolicyService.check`. Prints a markdown report and writes it to
- * `bench/results/latest.md`.
+ * `npm run bench`: the gateway vs a plain node:http baseline and a Hono +
+ * zod server (the original product's stack) on `POST /policy/check`, plus
+ * in-process throughput of the engine, the decoders and `PolicyService.check`.
+ * Prints a markdown report and writes it to `bench/results/latest.md`.
  *
  * Environment (all optional):
  * - BENCH_DURATION_S   seconds per measured round per target (default 5)
@@ -10,10 +10,10 @@
  * - BENCH_CONNECTIONS  autocannon connections (default 50)
  * - BENCH_WARMUP_S     warm-up seconds per target (default 3; 0 skips)
  * - BENCH_INPROC_S     seconds per in-process case (default 1.5)
- * - BENCH_CPU_PROF     set to 1 to run both servers under `node --cpu-prof` and print
+ * - BENCH_CPU_PROF     set to 1 to run the servers under `node --cpu-prof` and print
  *                      their top self-time frames; the report then goes to
  *                      bench/results/profiled.md, not latest.md (profiling slows them).
- *                      Profiles: bench/results/profiles/{gateway,baseline}/ (git-ignored)
+ *                      Profiles: bench/results/profiles/{gateway,baseline,hono}/ (git-ignored)
  *
  * Smoke run: `BENCH_DURATION_S=1 BENCH_ROUNDS=1 BENCH_WARMUP_S=0 BENCH_INPROC_S=0.2 npm run bench`.
  *
@@ -30,7 +30,7 @@ import { type LoadRun, runLoad, summarise, verifyTargets } from "./http-bench.ts
 import { runInProcess } from "./inprocess.ts"
 import { freePort, installCleanup, onExit, type ServerProcess, startServer } from "./processes.ts"
 import { renderProfile, summariseProfile } from "./profile.ts"
-import { ratioOf, renderReport, TARGET_RATIO } from "./report.ts"
+import { ratioOf, renderReport, TARGET_RATIO, throughputRatio } from "./report.ts"
 import { BENCH_ADMIN_TOKEN } from "./sample.ts"
 
 const numberEnv = (name: string, fallback: number, options: { integer?: boolean; min: number }): number => {
@@ -66,20 +66,30 @@ const describeRun = (run: LoadRun): string =>
   `${run.target.padEnd(8)} ${Math.round(run.rps).toString().padStart(6)} req/s  p50 ${run.p50Ms.toFixed(2)} ms  ` +
   `p99 ${run.p99Ms.toFixed(2)} ms  errors ${run.errors + run.timeouts}  non-2xx ${run.non2xx}  ` +
   `CPU server ${run.serverCpuPct === undefined ? "n/a" : `${Math.round(run.serverCpuPct)}%`} ` +
+  `(${run.serverCpuUsPerRequest === undefined ? "n/a" : run.serverCpuUsPerRequest.toFixed(1)} µs/req) ` +
   `load-gen ${Math.round(run.loadGenCpuPct)}% other ${run.otherCpuPct === undefined ? "n/a" : `${Math.round(run.otherCpuPct)}%`}`
 
-const startTargets = async (home: string): Promise<{ gateway: ServerProcess; baseline: ServerProcess }> => {
+/** The measured servers, by name (also their report rows and profile folders). */
+const TARGET_NAMES = ["gateway", "baseline", "hono"] as const
+type TargetName = (typeof TARGET_NAMES)[number]
+type Targets = Record<TargetName, ServerProcess>
+
+const startTargets = async (home: string): Promise<Targets> => {
   const started: Array<ServerProcess> = []
   try {
     const gatewayPort = await freePort()
     const baselinePort = await freePort()
-    log(`starting gateway on :${gatewayPort}${profiling ? " (--cpu-prof)" : ""} and baseline on :${baselinePort}`)
-    const profileArgs = (name: string): Array<string> => {
+    const honoPort = await freePort()
+    log(
+      `starting gateway on :${gatewayPort}, baseline on :${baselinePort} and hono on :${honoPort}` +
+        (profiling ? " (all --cpu-prof)" : "")
+    )
+    const profileArgs = (name: TargetName): Array<string> => {
       if (!profiling) return []
       mkdirSync(join(profileDir, name), { recursive: true })
       return ["--cpu-prof", "--cpu-prof-dir", join(profileDir, name)]
     }
-    const [gateway, baseline] = await Promise.all([
+    const [gateway, baseline, hono] = await Promise.all([
       startServer({
         name: "gateway",
         script: join(distRoot, "src/main.js"),
@@ -101,9 +111,16 @@ const startTargets = async (home: string): Promise<{ gateway: ServerProcess; bas
         nodeArgs: profileArgs("baseline"),
         env: { ...process.env, BASELINE_HOST: "127.0.0.1", BASELINE_PORT: String(baselinePort), BASELINE_TOKEN: BENCH_ADMIN_TOKEN },
         port: baselinePort
+      }).then((p) => (started.push(p), p)),
+      startServer({
+        name: "hono",
+        script: join(distRoot, "bench/hono-server.js"),
+        nodeArgs: profileArgs("hono"),
+        env: { ...process.env, HONO_HOST: "127.0.0.1", HONO_PORT: String(honoPort), HONO_TOKEN: BENCH_ADMIN_TOKEN },
+        port: honoPort
       }).then((p) => (started.push(p), p))
     ])
-    return { gateway, baseline }
+    return { gateway, baseline, hono }
   } catch (error) {
     await Promise.all(started.map((p) => p.stop(1000)))
     throw error
@@ -127,41 +144,43 @@ const main = async (): Promise<void> => {
   const startedAt = Date.now()
   const home = mkdtempSync(join(tmpdir(), "svc-bench-"))
   const removeHome = onExit(() => rmSync(home, { recursive: true, force: true }))
-  let targets: { gateway: ServerProcess; baseline: ServerProcess } | undefined
-  const gatewayRuns: Array<LoadRun> = []
-  const baselineRuns: Array<LoadRun> = []
+  let targets: Targets | undefined
+  const runs: Record<TargetName, Array<LoadRun>> = { gateway: [], baseline: [], hono: [] }
   /** 2xx responses each server answered under load, warm-up included (per-request profile costs). */
-  const served = { gateway: 0, baseline: 0 }
+  const served: Record<TargetName, number> = { gateway: 0, baseline: 0, hono: 0 }
   try {
     targets = await startTargets(home)
-    const { gateway, baseline } = targets
+    const { gateway, baseline, hono } = targets
 
-    log("verifying both servers (identical decisions, 401 without token, same 200/400 on edge cases)")
-    const decision = await verifyTargets(gateway, baseline)
-    log(`ok: ${decision.length}-byte decision, identical on both`)
+    log("verifying the servers (identical decisions, 401 without token, same 200/400 on edge cases)")
+    const decision = await verifyTargets(gateway, [baseline, hono])
+    log(`ok: ${decision.length}-byte decision, identical on all three`)
 
     const load = { connections: settings.connections }
     if (settings.warmupSeconds > 0) {
-      for (const target of [gateway, baseline]) {
-        log(`warm-up ${target.name} ${settings.warmupSeconds} s`)
-        const warm = await runLoad(target, { ...load, durationSeconds: settings.warmupSeconds })
-        served[target === gateway ? "gateway" : "baseline"] += warm.requests
+      for (const name of TARGET_NAMES) {
+        log(`warm-up ${name} ${settings.warmupSeconds} s`)
+        const warm = await runLoad(targets[name], { ...load, durationSeconds: settings.warmupSeconds })
+        served[name] += warm.requests
       }
     }
     for (let round = 1; round <= settings.rounds; round++) {
-      // A/B then B/A: alternating the order cancels slow drift (thermal, GC, noisy neighbours).
-      const order = round % 2 === 1 ? [gateway, baseline] : [baseline, gateway]
-      for (const target of order) {
+      // Rotate the order every round (gateway/baseline/hono, baseline/hono/gateway, hono/gateway/baseline):
+      // each target takes each slot once per three rounds, which cancels slow drift (thermal, GC, noisy neighbours).
+      const shift = (round - 1) % TARGET_NAMES.length
+      const order = [...TARGET_NAMES.slice(shift), ...TARGET_NAMES.slice(0, shift)]
+      for (const name of order) {
         await sleep(300)
-        const run = await runLoad(target, { ...load, durationSeconds: settings.durationSeconds })
-        ;(target === gateway ? gatewayRuns : baselineRuns).push(run)
-        served[target === gateway ? "gateway" : "baseline"] += run.requests
+        const run = await runLoad(targets[name], { ...load, durationSeconds: settings.durationSeconds })
+        runs[name].push(run)
+        served[name] += run.requests
         log(`round ${round}/${settings.rounds}  ${describeRun(run)}`)
       }
     }
   } finally {
     if (targets !== undefined) {
-      await Promise.all([targets.gateway.stop(), targets.baseline.stop()])
+      const { gateway, baseline, hono } = targets
+      await Promise.all([gateway.stop(), baseline.stop(), hono.stop()])
     }
     removeHome()
   }
@@ -171,16 +190,22 @@ const main = async (): Promise<void> => {
   for (const r of inProcess) log(`${r.name}: ${Math.round(r.opsPerSecond).toLocaleString("en-US")} ops/s`)
 
   const notes: Array<string> = []
-  if (profiling) notes.push("Both servers ran under `node --cpu-prof`: numbers are lower than an unprofiled run.")
-  const gatewaySummary = summarise("gateway", gatewayRuns)
-  const baselineSummary = summarise("baseline", baselineRuns)
-  if (baselineSummary.loadGenCpuPct > 90) {
-    notes.push(
-      `The load generator used ${Math.round(baselineSummary.loadGenCpuPct)}% of a core against the baseline: ` +
-        "the baseline figure may be limited by autocannon, not by the server (2 cores shared)."
-    )
+  if (profiling) notes.push("All servers ran under `node --cpu-prof`: numbers are lower than an unprofiled run.")
+  const summaries = {
+    gateway: summarise("gateway", runs.gateway),
+    baseline: summarise("baseline", runs.baseline),
+    hono: summarise("hono", runs.hono)
   }
-  const other = Math.max(gatewaySummary.maxOtherCpuPct ?? 0, baselineSummary.maxOtherCpuPct ?? 0)
+  for (const name of ["baseline", "hono"] as const) {
+    const summary = summaries[name]
+    if (summary.loadGenCpuPct > 90) {
+      notes.push(
+        `The load generator used ${Math.round(summary.loadGenCpuPct)}% of a core against ${name}: ` +
+          `the ${name} figure may be limited by autocannon, not by the server (2 cores shared).`
+      )
+    }
+  }
+  const other = Math.max(...TARGET_NAMES.map((name) => summaries[name].maxOtherCpuPct ?? 0))
   if (other > NOISY_OTHER_CPU_PCT) {
     notes.push(
       `WARNING: other processes used up to ${Math.round(other)}% of a core during a measured round; ` +
@@ -193,8 +218,7 @@ const main = async (): Promise<void> => {
     cpu: cpus()[0]?.model ?? "unknown",
     cores: cpus().length,
     settings,
-    gateway: gatewaySummary,
-    baseline: baselineSummary,
+    ...summaries,
     inProcess,
     notes
   })
@@ -202,7 +226,7 @@ const main = async (): Promise<void> => {
   let profileReport = ""
   if (profiling) {
     profileReport = "\n## CPU profiles (whole process lifetime, self time)\n"
-    for (const name of ["gateway", "baseline"] as const) {
+    for (const name of TARGET_NAMES) {
       const file = newestProfile(join(profileDir, name), startedAt)
       profileReport += file === undefined
         ? `\n(no ${name} .cpuprofile was written)\n`
@@ -214,8 +238,12 @@ const main = async (): Promise<void> => {
   mkdirSync(resultsDir, { recursive: true })
   const out = join(resultsDir, profiling ? "profiled.md" : "latest.md")
   writeFileSync(out, report + profileReport)
-  const ratio = ratioOf({ gateway: gatewaySummary, baseline: baselineSummary })
-  log(`wrote ${out}; gateway/baseline ${ratio.toFixed(2)}x (target ${TARGET_RATIO}x) in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`)
+  const ratio = ratioOf(summaries)
+  log(
+    `wrote ${out}; gateway/baseline ${ratio.toFixed(2)}x (target ${TARGET_RATIO}x), ` +
+      `hono/baseline ${throughputRatio(summaries.hono, summaries.baseline).toFixed(2)}x ` +
+      `in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`
+  )
 }
 
 main().then(
