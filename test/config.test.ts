@@ -1,26 +1,14 @@
 /** Settings validation (issue #2 §2): clear problems, never half-configured. */
 import { describe, expect, it } from "@effect/vitest"
 import { Option, Redacted } from "effect"
-import { isLoopbackHost, type RawSettings, validateSettings } from "../src/config.ts"
+import { DEFAULTS, isLoopbackHost, type RawSettings, validateSettings } from "../src/config.ts"
 
 const raw = (overrides: Partial<RawSettings> = {}): RawSettings => ({
-  host: "127.0.0.1",
-  port: 8788,
+  ...DEFAULTS,
   home: Option.some("/tmp/svc"),
   databaseUrl: Option.none(),
   adminToken: Option.none(),
   auth: "on",
-  rateLimitMax: 20,
-  rateLimitWindowSeconds: 60,
-  maxBodyBytes: 1_048_576,
-  logLevel: "Info",
-  wsHandshakeTimeoutMs: 10_000,
-  wsPingIntervalMs: 5_000,
-  wsPongTimeoutMs: 10_000,
-  wsMaxMessageBytes: 1_048_576,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  maxConnections: 4096,
   ...overrides
 })
 
