@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { LegalFlag, PiiCategory, PolicyCheckRequest } from "../src/contracts/policy.ts"
+import type { LegalFlag, PiiCategory, PolicyCheckRequest } from "../services/policy/schema.ts"
 
 const PII: ReadonlySet<string> = new Set<PiiCategory>(["basic_contact", "location", "financial", "health", "biometric", "government_id", "other"])
 const LEGAL: ReadonlySet<string> = new Set<LegalFlag>(["prohibited_content", "requires_review", "terms_unknown", "export_controlled", "other"])

@@ -9,8 +9,8 @@
  * @module
  */
 import { Context, Effect, Layer, Result } from "effect"
-import { makeDecoder } from "../src/contracts/decode.ts"
-import { PolicyCheckRequest } from "../src/contracts/policy.ts"
+import { makeDecoder } from "../services/shared/decode.ts"
+import { PolicyCheckRequest } from "../services/policy/schema.ts"
 import { evaluatePolicy } from "../services/policy/engine.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
 import { validatePolicyCheck } from "./baseline-validate.ts"

@@ -15,7 +15,7 @@
  * @module
  */
 import { z } from "zod"
-import type { LegalFlag, PiiCategory, PolicyCheckRequest } from "../src/contracts/policy.ts"
+import type { LegalFlag, PiiCategory, PolicyCheckRequest } from "../services/policy/schema.ts"
 
 const PII_CATEGORIES = [
   "basic_contact",

@@ -1,18 +1,26 @@
 /**
  * The whole dependency graph in one visible place (design.md "One dependency
- * graph"). Platform teams compose these layers into their own Effect apps:
+ * graph"; docs/architecture.md). Settings enter once, as `GatewayConfig`
+ * ({@link GatewayConfigLive}); every layer below reads them from there.
  *
  * ```
- * GatewayConfig ─┬─ StorageLive (SQLite | PostgreSQL, migrated) ── DeviceTokenRepo ─┐
- *                ├─ AuthConfigLive (admin token: env | $SVC_HOME/admin-token) ───────┼─ AuthService
- *                ├─ RateLimiter                                                        │
- *                └─ PolicyService                                                      │
- * GatewayHttpRoutes (routes + global middleware) ── needs the services above ─────────┘
- * GatewayHttpLive = HttpRouter.serve(GatewayHttpRoutes) on a node:http server (LeanNodeHttpServer)
- * GatewayLive     = GatewayHttpLive + GatewayServicesLive
+ * GatewayConfig
+ *   ├─ Storage: StorageFromSettings (SQLite $SVC_HOME/gateway.db | PostgreSQL)
+ *   ├─ subsystems (services/):   auth: AuthService ← DeviceTokenRepo (+ its migrations), RateLimiter, AuthConfig
+ *   │                            policy: PolicyService
+ *   │                            ws-sessions: ConnectionRegistry, EventBus, Presence, Capabilities, GatewayRequests
+ *   │                            ─────────────────────────────────────────────── = GatewayServicesLive
+ *   ├─ HTTP (src/http/):  GatewayHttpRoutes = routes of GatewayApi (one handler file per subsystem)
+ *   │                     + the global middleware (request id, body limit, authentication, authorization)
+ *   ├─ WS (src/ws/):      WsDispatchLive (handlers per subsystem) → WsServerLive (the /ws upgrade, connection actors)
+ *   └─ infrastructure (layers/): NodeServerLive (node:http, timeouts, cap, drain), LeanNodeHttpServer, LoggingLive
+ * GatewayHttpLive = HTTP + WS on one node:http server
+ * GatewayLive     = GatewayHttpLive + GatewayServicesLive + LoggingLive + GatewayConfigLive(settings)
  * ```
  *
- * Tests swap layers rather than patching: `GatewayServicesLive(settings, { storage })`
+ * Adding a subsystem adds its service layer to {@link gatewayServices} and
+ * its handler groups to {@link GatewayHttpRoutes} / {@link WsDispatchLive}.
+ * Tests swap layers rather than patching: `gatewayServices({ storage })`
  * takes any `SqlClient` layer (e.g. `StorageMemoryTest`).
  */
 import { NodeServices } from "@effect/platform-node"
@@ -20,44 +28,61 @@ import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from 
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
-import { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 import { resolveAdminToken } from "../services/auth/adminToken.ts"
+import { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 import { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 import { RateLimitConfig, RateLimiter } from "../services/auth/RateLimiter.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
-import * as LeanNodeHttpServer from "./http/LeanNodeHttpServer.ts"
-import { GatewayConfig, type GatewaySettings } from "../src/config.ts"
-import { GatewayMiddlewareLive } from "../src/http/middleware.ts"
-import { AuthRoutes } from "../src/http/routes/auth.ts"
-import { HealthRoutes } from "../src/http/routes/health.ts"
-import { OpenApiRoutes } from "../src/http/routes/openapi.ts"
-import { PolicyRoutes } from "../src/http/routes/policy.ts"
-import { ConnectionRoutes } from "../src/http/routes/connections.ts"
-import { UiRoutes } from "../src/http/routes/ui.ts"
-import { defaultWsSettings, WsConfig } from "../src/ws/config.ts"
-import { WsServerLive } from "../src/ws/server.ts"
-import * as NodeServer from "./http/NodeServer.ts"
+import { Capabilities } from "../services/ws-sessions/Capabilities.ts"
 import { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../services/ws-sessions/EventBus.ts"
 import { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
 import { Presence, PresenceConfig } from "../services/ws-sessions/Presence.ts"
-import { DatabaseInfo, StorageLive } from "./storage/Storage.ts"
+import { GatewayConfig, type GatewaySettings } from "../src/config.ts"
+import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
+import { AuthHttp } from "../src/http/auth.ts"
+import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
+import { DocsHttp } from "../src/http/docs.ts"
+import { HealthHttp } from "../src/http/health.ts"
+import { gatewayMiddleware } from "../src/http/middleware.ts"
+import { PolicyHttp } from "../src/http/policy.ts"
+import * as HttpRoutes from "../src/http/router.ts"
+import { UiHttp } from "../src/http/ui.ts"
+import { PlannedWsMessages, WsMessages } from "../src/ws/api/index.ts"
+import { defaultWsSettings, WsConfig } from "../src/ws/config.ts"
+import * as WsDispatch from "../src/ws/dispatch.ts"
+import { WsServerLive } from "../src/ws/server.ts"
+import { SessionsWs } from "../src/ws/sessions.ts"
+import * as LeanNodeHttpServer from "./http/LeanNodeHttpServer.ts"
+import * as NodeServer from "./http/NodeServer.ts"
+import { type DatabaseInfo, StorageLive } from "./storage/Storage.ts"
 
 export { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 export { RateLimiter } from "../services/auth/RateLimiter.ts"
 export { PolicyService } from "../services/policy/PolicyService.ts"
+export { Capabilities } from "../services/ws-sessions/Capabilities.ts"
 export { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
 export { EventBus } from "../services/ws-sessions/EventBus.ts"
 export { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
 export { Presence } from "../services/ws-sessions/Presence.ts"
+export {
+  defaultSettings,
+  GatewayConfig,
+  type GatewaySettings,
+  type RawSettings,
+  type SettingsOverrides,
+  validateSettings
+} from "../src/config.ts"
+export { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 export { WsServerLive } from "../src/ws/server.ts"
-export { GatewayConfig } from "../src/config.ts"
-export { defaultSettings, type GatewaySettings, type RawSettings, type SettingsOverrides, validateSettings } from "../src/config.ts"
 export { DatabaseInfo, StorageLive, StorageMemoryTest } from "./storage/Storage.ts"
 
-/** `GatewayConfig` from already validated settings. */
-export const GatewayConfigLive = (settings: GatewaySettings) => Layer.succeed(GatewayConfig, settings)
+/** Gateway version reported by presence and the start log. */
+export const GATEWAY_VERSION = "0.1.0"
+
+/** `GatewayConfig` from already validated settings: where settings enter the graph. */
+export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> => Layer.succeed(GatewayConfig, settings)
 
 /** Resolves the admin token (env, else `$SVC_HOME/admin-token`, generated 0600 on first start). */
 export const AuthConfigLive = Layer.effect(
@@ -87,115 +112,123 @@ export const StorageFromSettings = Layer.unwrap(Effect.gen(function*() {
   return StorageLive({ databaseUrl: settings.databaseUrl, sqlitePath: join(settings.home, "gateway.db") })
 })).pipe(Layer.provide(NodeServices.layer))
 
-/**
- * Every domain service, built from `settings`. `options.storage` replaces the
- * database (it must provide a migrated `SqlClient` and `DatabaseInfo`).
- */
-export const GatewayServicesLive = <E = never>(
-  settings: GatewaySettings,
-  options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
-) => {
-  const config = GatewayConfigLive(settings)
-  const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>> =
-    options?.storage ?? StorageFromSettings.pipe(Layer.provide(config))
-  const rateLimiter = RateLimiter.layer.pipe(
-    Layer.provide(Layer.succeed(RateLimitConfig, { max: settings.rateLimitMax, windowSeconds: settings.rateLimitWindowSeconds }))
-  )
-  const auth = AuthService.layer.pipe(
-    Layer.provide(DeviceTokenRepo.layer),
-    Layer.provideMerge(rateLimiter),
-    Layer.provideMerge(AuthConfigLive),
-    Layer.provideMerge(storage)
-  )
-  return Layer.mergeAll(auth, PolicyService.layer, WsSessionsLive(settings)).pipe(Layer.provideMerge(config))
-}
+/** The failed-authentication limiter (`SVC_AUTH_RATE_LIMIT_*`). */
+export const RateLimiterLive = RateLimiter.layer.pipe(
+  Layer.provide(Layer.effect(
+    RateLimitConfig,
+    Effect.map(GatewayConfig, (s) => ({ max: s.rateLimitMax, windowSeconds: s.rateLimitWindowSeconds }))
+  ))
+)
 
-/** Gateway version reported by presence and the start log. */
-export const GATEWAY_VERSION = "0.1.0"
-
-/** WS settings from the gateway settings (see `src/ws/config.ts`). */
-export const WsConfigLive = (settings: GatewaySettings) =>
-  Layer.succeed(WsConfig, {
+/** WS transport settings (`SVC_WS_*`, see src/ws/config.ts). */
+export const WsConfigLive = Layer.effect(
+  WsConfig,
+  Effect.map(GatewayConfig, (s) => ({
     ...defaultWsSettings,
-    handshakeTimeout: Duration.millis(settings.wsHandshakeTimeoutMs),
-    pingInterval: Duration.millis(settings.wsPingIntervalMs),
-    pongTimeout: Duration.millis(settings.wsPongTimeoutMs),
-    maxPayloadBytes: settings.wsMaxMessageBytes
-  })
+    handshakeTimeout: Duration.millis(s.wsHandshakeTimeoutMs),
+    pingInterval: Duration.millis(s.wsPingIntervalMs),
+    pongTimeout: Duration.millis(s.wsPongTimeoutMs),
+    maxPayloadBytes: s.wsMaxMessageBytes
+  }))
+)
 
-/**
- * Connection registry, event bus, gateway-initiated requests and presence
- * (services/ws-sessions), plus the WS settings.
- */
-export const WsSessionsLive = (settings: GatewaySettings) => {
-  const presenceConfig = Layer.succeed(PresenceConfig, {
+/** Connection registry, event bus, presence, capabilities and gateway-initiated requests (services/ws-sessions). */
+export const WsSessionsLive = Layer.mergeAll(
+  Presence.layer.pipe(Layer.provide(Layer.succeed(PresenceConfig, {
     instanceId: `gw-${crypto.randomUUID()}`,
     version: GATEWAY_VERSION,
     ttl: Duration.seconds(60),
     pruneInterval: Duration.seconds(5),
     maxEntries: 500
-  })
-  return Layer.mergeAll(Presence.layer.pipe(Layer.provide(presenceConfig)), GatewayRequests.layer).pipe(
-    Layer.provideMerge(EventBus.layer),
-    Layer.provideMerge(ConnectionRegistry.layer),
-    Layer.provideMerge(WsConfigLive(settings))
+  }))),
+  GatewayRequests.layer,
+  Capabilities.layer
+).pipe(Layer.provideMerge(EventBus.layer), Layer.provideMerge(ConnectionRegistry.layer))
+
+/**
+ * Every domain service. `options.storage` replaces the database (any layer
+ * providing a `SqlClient` and `DatabaseInfo`; repositories create their
+ * tables). Needs {@link GatewayConfig}.
+ */
+export const gatewayServices = <E = never>(
+  options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
+) => {
+  const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
+    options?.storage ?? StorageFromSettings
+  const auth = AuthService.layer.pipe(
+    Layer.provide(DeviceTokenRepo.layer),
+    Layer.provideMerge(RateLimiterLive),
+    Layer.provideMerge(AuthConfigLive),
+    Layer.provideMerge(storage)
   )
+  return Layer.mergeAll(auth, PolicyService.layer, WsSessionsLive)
 }
 
-/** All HTTP routes plus the global middleware, for an `HttpRouter` (compose with your own routes). */
+/** Every domain service, on the storage the settings ask for. Needs {@link GatewayConfig}. */
+export const GatewayServicesLive = gatewayServices()
+
+/** WS request dispatch: every declared type, with the handlers of each subsystem. */
+export const WsDispatchLive = WsDispatch.layer({ handled: WsMessages, planned: PlannedWsMessages }, [SessionsWs])
+
+/**
+ * All HTTP routes of {@link GatewayApi} plus the global middleware, for an
+ * `HttpRouter` (compose with your own routes). Authorization covers the
+ * declared routes and the spec's planned ones; anything else is forbidden to
+ * device tokens.
+ */
 export const GatewayHttpRoutes = Layer.mergeAll(
-  HealthRoutes,
-  PolicyRoutes,
-  AuthRoutes,
-  OpenApiRoutes,
-  ConnectionRoutes,
-  UiRoutes,
-  GatewayMiddlewareLive
+  HttpRoutes.layer(GatewayApi, [HealthHttp, PolicyHttp, AuthHttp, DiagnosticsHttp, DocsHttp, UiHttp]),
+  gatewayMiddleware(HttpRoutes.accessTable(GatewayApi, PlannedApi))
 )
 
 /**
- * Structured JSON logs at `settings.logLevel` (SVC_LOG_LEVEL). Nothing secret
- * is ever put in a log annotation: no token, cookie or Authorization value.
+ * Structured JSON logs at `SVC_LOG_LEVEL`. Nothing secret is ever put in a
+ * log annotation: no token, cookie or Authorization value.
  */
-export const LoggingLive = (settings: GatewaySettings) =>
+export const LoggingLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
   Layer.mergeAll(
     Logger.layer([Logger.consoleJson]),
     Layer.succeed(References.MinimumLogLevel, settings.logLevel)
-  )
+  )))
 
 /** A fresh `node:http` server with the settings' timeouts and connection cap, shared by HTTP and the WS upgrade. */
-export const NodeServerLive = (settings: GatewaySettings) =>
+export const NodeServerLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
   NodeServer.layer({
     headersTimeoutMs: settings.headersTimeoutMs,
     requestTimeoutMs: settings.requestTimeoutMs,
     maxConnections: settings.maxConnections
-  })
+  })))
 
 /**
  * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
- * server bound to `settings.host:port`. HTTP goes through our lean adapter
- * (`layers/http/LeanNodeHttpServer.ts`, see docs/performance.md), which
- * leaves the `upgrade` event to `WsServerLive`.
+ * server bound to the settings' `host:port`. HTTP goes through our lean
+ * adapter (`layers/http/LeanNodeHttpServer.ts`, see docs/performance.md),
+ * which leaves the `upgrade` event to `WsServerLive`.
  */
-export const GatewayHttpLive = (settings: GatewaySettings) => {
+export const GatewayHttpLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) => {
   const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) =>
     HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(LeanNodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
     )))
   // Built after the server, so released before it: the WS connections close (1001) and the drain starts
   // before the server stops listening and waits for in-flight requests.
-  return Layer.mergeAll(WsServerLive, NodeServer.NodeServerDrainLive).pipe(
+  return Layer.mergeAll(WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfigLive)), NodeServer.NodeServerDrainLive).pipe(
     Layer.provideMerge(http),
-    Layer.provideMerge(NodeServerLive(settings))
+    Layer.provideMerge(NodeServerLive)
   )
-}
+}))
 
-/** The complete gateway: HTTP server plus every service and logging, from validated settings. */
+/**
+ * The complete gateway from validated settings: HTTP and WS server, every
+ * service, and logging (also for whatever is built on top of it, e.g. a
+ * start log).
+ */
 export const GatewayLive = <E = never>(
   settings: GatewaySettings,
   options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
 ) =>
-  GatewayHttpLive(settings).pipe(
-    Layer.provideMerge(GatewayServicesLive(settings, options)),
-    Layer.provide(LoggingLive(settings))
+  GatewayHttpLive.pipe(
+    Layer.provideMerge(gatewayServices(options)),
+    Layer.provideMerge(LoggingLive),
+    Layer.provideMerge(GatewayConfigLive(settings))
   )

@@ -10,35 +10,13 @@
 // compiler (about twice as fast as the interpreter; see docs/performance.md).
 import "effect/schema/SchemaJITCompiler/enable"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Console, Effect, Exit, Layer, Option, Redacted, References } from "effect"
+import { Cause, Config, Console, Effect, Exit, Option, Redacted, References } from "effect"
 import { Command, Flag } from "effect/cli"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { HttpServer } from "effect/http"
-import { AuthConfig, DatabaseInfo, GatewayLive, LoggingLive } from "../layers/gateway.ts"
-import { type GatewaySettings, logLevelConfig, settingsFlags, validateSettings } from "./config.ts"
+import { logLevelConfig, settingsFlags, validateSettings } from "./config.ts"
 
 const VERSION = "0.1.0"
-
-/** Logs the listening URL, database and admin-token location once the server is up. */
-const StartLog = Layer.effectDiscard(Effect.gen(function*() {
-  const server = yield* HttpServer.HttpServer
-  const db = yield* DatabaseInfo
-  const auth = yield* AuthConfig
-  const url = HttpServer.formatAddress(server.address)
-  const adminToken = !auth.enabled
-    ? "auth disabled (SVC_AUTH=off, loopback only)"
-    : auth.adminTokenSource === "environment"
-    ? "from SVC_ADMIN_TOKEN"
-    : `${auth.adminTokenSource === "generated" ? "generated at" : "read from"} ${auth.adminTokenPath} (read it with: cat ${auth.adminTokenPath})`
-  yield* Effect.logInfo("svc-gateway listening").pipe(Effect.annotateLogs({
-    url,
-    database_kind: db.kind,
-    database: db.location,
-    admin_token: adminToken,
-    version: VERSION
-  }))
-}))
 
 const describeFailure = (error: unknown): string => {
   if (typeof error === "object" && error !== null) {
@@ -49,10 +27,6 @@ const describeFailure = (error: unknown): string => {
   return String(error)
 }
 
-/** Runs the gateway until interrupted. */
-export const serve = (settings: GatewaySettings) =>
-  Layer.launch(StartLog.pipe(Layer.provideMerge(GatewayLive(settings)), Layer.provide(LoggingLive(settings))))
-
 const serveCommand = Command.make("serve", settingsFlags, (flags) =>
   Effect.gen(function*() {
     const envLevel = yield* logLevelConfig
@@ -62,6 +36,8 @@ const serveCommand = Command.make("serve", settingsFlags, (flags) =>
       yield* Console.error(`svc-gateway: invalid configuration:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
       return yield* Effect.fail(new Error("invalid configuration"))
     }
+    // Loaded on demand: only `serve` needs the server graph.
+    const { serve } = yield* Effect.promise(() => import("./serve.ts"))
     return yield* serve(result.settings).pipe(
       Effect.catch((error) =>
         Console.error(`svc-gateway: failed to start: ${describeFailure(error)}`).pipe(

@@ -5,7 +5,7 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
-import { defaultSettings, GatewayHttpRoutes, GatewayServicesLive, PolicyService } from "svc-gateway"
+import { defaultSettings, GatewayConfigLive, GatewayHttpRoutes, GatewayServicesLive, PolicyService } from "svc-gateway"
 
 // The gateway's defaults (127.0.0.1, SQLite in ~/.svc, auth on), overridden from our environment.
 const settings = defaultSettings({
@@ -20,7 +20,8 @@ const HelloRoute = HttpRouter.add("GET", "/hello", HttpServerResponse.text("hell
 // Our route + the gateway's routes on one router, served on our server, with the gateway's services.
 const AppLive = HttpRouter.serve(Layer.mergeAll(HelloRoute, GatewayHttpRoutes)).pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { host: settings.host, port: settings.port })),
-  Layer.provideMerge(GatewayServicesLive(settings))
+  Layer.provideMerge(GatewayServicesLive),
+  Layer.provideMerge(GatewayConfigLive(settings))
 )
 
 const main = Effect.gen(function*() {

@@ -1,17 +1,15 @@
 /**
  * Storage infrastructure: SQL clients (SQLite via libsql, PostgreSQL via
- * `@effect/sql-pg`), the migrations registry and the `StorageLive` layer.
+ * `@effect/sql-pg`), the per-subsystem migration helper and the `StorageLive` layer.
  *
  * @since 0.1.0
  */
-export * as Migrations from "./migrations/index.ts"
+export { migrate, type Migration, MigrationFailed, migrationsTable } from "./migrations.ts"
 export * as PgClient from "./PgClient.ts"
 export * as SqliteClient from "./SqliteClient.ts"
 export {
   DatabaseInfo,
-  MigrationFailed,
   resolveStorageTarget,
-  runMigrations,
   StorageConfigError,
   storageLayer,
   StorageLive,

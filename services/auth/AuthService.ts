@@ -13,7 +13,7 @@ import {
   type DeviceTokenIssueRequest,
   type DeviceTokenIssueResponse,
   type DeviceTokenRevokeResponse
-} from "../../src/contracts/auth.ts"
+} from "./schema.ts"
 import { NotFound, type TooManyRequests, Unauthorized } from "../shared/errors.ts"
 import { DeviceTokenRepo } from "./DeviceTokenRepo.ts"
 import { RateLimiter } from "./RateLimiter.ts"
@@ -90,16 +90,16 @@ export class AuthService extends Context.Service<AuthService, {
       const authenticateDevice = Effect.fnUntraced(function*(token: string) {
         const digest = tokenDigest(token)
         const record = yield* repo.findByDigest(digest)
-        if (record === undefined || !secretEquals(record.tokenDigest, digest) || record.revokedAt !== null) {
+        if (record === undefined || !secretEquals(record.token_digest, digest) || record.revoked_at !== null) {
           return yield* invalidToken
         }
-        if (record.expiresAt !== null && Date.parse(record.expiresAt) <= (yield* Clock.currentTimeMillis)) {
+        if (record.expires_at !== null && Date.parse(record.expires_at) <= (yield* Clock.currentTimeMillis)) {
           return yield* invalidToken
         }
         return {
           kind: "device",
-          tokenId: record.tokenId,
-          deviceId: record.deviceId,
+          tokenId: record.token_id,
+          deviceId: record.device_id,
           role: record.role,
           scopes: new Set(record.scopes)
         } satisfies Principal as Principal
@@ -126,14 +126,14 @@ export class AuthService extends Context.Service<AuthService, {
         const scopes = normalizeScopes(request.scopes)
         const tokenId = crypto.randomUUID()
         yield* repo.insert({
-          tokenId,
-          tokenDigest: tokenDigest(token),
-          deviceId: request.device_id,
+          token_id: tokenId,
+          token_digest: tokenDigest(token),
+          device_id: request.device_id,
           role: request.role,
           scopes,
-          issuedAt,
-          expiresAt,
-          revokedAt: null
+          issued_at: issuedAt,
+          expires_at: expiresAt,
+          revoked_at: null
         })
         yield* Effect.logInfo("device token issued").pipe(
           Effect.annotateLogs({ token_id: tokenId, device_id: request.device_id, role: request.role })

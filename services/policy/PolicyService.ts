@@ -12,7 +12,7 @@
  * @module
  */
 import { Context, Effect, Layer } from "effect"
-import type { PolicyCheckRequest, PolicyDecision } from "../../src/contracts/policy.ts"
+import type { PolicyCheckRequest, PolicyDecision } from "./schema.ts"
 import { evaluatePolicy } from "./engine.ts"
 
 /** Evaluates a decoded policy check request. */

@@ -28,7 +28,7 @@ import type {
   RuleDecision,
   RuleName,
   SpendContext
-} from "../../src/contracts/policy.ts"
+} from "./schema.ts"
 
 // ---------------------------------------------------------------------------
 // Constants (spec "Limits"; reference 1.1)

@@ -4,7 +4,7 @@
  * gateway-initiated requests, `GET /connections` and presence.
  */
 import { Context, Effect, Layer } from "effect"
-import type { CapabilityDescriptor, WsPeerRole } from "../../src/contracts/ws.ts"
+import type { CapabilityDescriptor, WsPeerRole } from "./schema.ts"
 import type { Principal } from "../auth/principal.ts"
 
 /** Optional device details sent in `connect.init`. */

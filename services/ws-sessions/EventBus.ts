@@ -1,45 +1,44 @@
 /**
  * Gateway events over WebSocket (gateway-api.md "Events"): the envelope
  * `{event_id, type, occurred_at, payload, scope?}` is built and serialized
- * once, then delivered to every live connection matching the audience.
- * Used by every subsystem that emits events.
+ * once, then delivered to every live connection in the event's declared
+ * audience. Used by every subsystem that emits events; each event type is
+ * declared once (`GatewayEvent.make`) with its payload schema and audience.
  */
 import { Clock, Context, Effect, Layer } from "effect"
-import type { WsEventEnvelope, WsPeerRole } from "../../src/contracts/ws.ts"
 import { hasScope } from "../auth/principal.ts"
-import { ConnectionRegistry, type ConnectionHandle } from "./ConnectionRegistry.ts"
-
-/**
- * Who receives an event: peers whose role is in `roles` (all roles when
- * absent) and who hold ANY of `requiredScopes` (none needed when absent or
- * empty; the admin token always passes).
- */
-export interface Audience {
-  readonly roles?: ReadonlyArray<WsPeerRole> | undefined
-  readonly requiredScopes?: ReadonlyArray<string> | undefined
-}
-
-/** One event to publish. */
-export interface GatewayEvent {
-  readonly type: string
-  readonly payload: unknown
-  readonly scope?: unknown
-  readonly audience?: Audience | undefined
-}
+import { type ConnectionHandle, ConnectionRegistry } from "./ConnectionRegistry.ts"
+import type { Audience, GatewayEvent } from "./GatewayEvent.ts"
+import type { WsEventEnvelope } from "./schema.ts"
 
 /** True when `connection` belongs to `audience`. */
-export const inAudience = (connection: ConnectionHandle, audience: Audience | undefined): boolean => {
-  if (audience === undefined) return true
+export const inAudience = (connection: ConnectionHandle, audience: Audience): boolean => {
   if (audience.roles !== undefined && !audience.roles.includes(connection.role)) return false
   const scopes = audience.requiredScopes
   if (scopes === undefined || scopes.length === 0) return true
   return scopes.some((s) => hasScope(connection.principal, s))
 }
 
+/** What a publish delivered. */
+export interface Published {
+  readonly envelope: WsEventEnvelope
+  /** How many connections it was queued for. */
+  readonly delivered: number
+}
+
 /** The event bus (single instance: in-process delivery; a backplane layer can replace it for clusters). */
 export class EventBus extends Context.Service<EventBus, {
-  /** Publishes to matching live connections; returns the envelope and how many connections it was queued for. */
-  readonly publish: (event: GatewayEvent) => Effect.Effect<{ readonly envelope: WsEventEnvelope; readonly delivered: number }>
+  /**
+   * Publishes one event of a declared type to the live connections of its
+   * audience. `payload` is the event's payload as typed by its schema (plain
+   * JSON: it is serialized as is); `scope` is the envelope's optional scope
+   * (reference §5.1, e.g. `{kind: "node", node_id}`).
+   */
+  readonly publish: <Type extends string, Payload extends GatewayEvent["payload"]>(
+    event: GatewayEvent<Type, Payload>,
+    payload: Payload["Type"],
+    scope?: unknown
+  ) => Effect.Effect<Published>
 }>()("svc-gateway/ws-sessions/EventBus") {
   /** In-process delivery through the {@link ConnectionRegistry}. */
   static readonly layer = Layer.effect(
@@ -47,14 +46,14 @@ export class EventBus extends Context.Service<EventBus, {
     Effect.gen(function*() {
       const registry = yield* ConnectionRegistry
       return EventBus.of({
-        publish: (event) =>
+        publish: (event, payload, scope) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
             const envelope: WsEventEnvelope = {
               event_id: crypto.randomUUID(),
               type: event.type,
               occurred_at: new Date(now).toISOString(),
-              payload: event.payload,
-              ...(event.scope !== undefined ? { scope: event.scope } : {})
+              payload,
+              ...(scope !== undefined ? { scope } : {})
             }
             const text = JSON.stringify(envelope)
             let delivered = 0

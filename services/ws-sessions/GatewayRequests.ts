@@ -5,7 +5,7 @@
  * promptly with `PeerDisconnected` when the connection closes.
  */
 import { Context, Deferred, Duration, Effect, Layer } from "effect"
-import type { WsResponseEnvelope } from "../../src/contracts/ws.ts"
+import type { WsResponseEnvelope } from "./schema.ts"
 import { ConnectionRegistry } from "./ConnectionRegistry.ts"
 import {
   PeerDisconnected,

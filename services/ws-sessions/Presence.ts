@@ -6,8 +6,9 @@
  * `presence.pruned {instance_id}` to operator clients holding operator.read.
  */
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
-import type { PresenceEntry, WsPeerRole, WsPresenceBeaconRequest } from "../../src/contracts/ws.ts"
-import { type Audience, EventBus } from "./EventBus.ts"
+import { EventBus } from "./EventBus.ts"
+import { PresencePruned, PresenceUpserted } from "./events.ts"
+import type { PresenceEntry, WsPeerRole, WsPresenceBeaconRequest } from "./schema.ts"
 
 /** Presence settings. */
 export class PresenceConfig extends Context.Service<PresenceConfig, {
@@ -22,13 +23,9 @@ export class PresenceConfig extends Context.Service<PresenceConfig, {
   readonly maxEntries: number
 }>()("svc-gateway/ws-sessions/PresenceConfig") {}
 
-/** Who sees presence events: operator clients with operator.read. */
-export const PRESENCE_AUDIENCE: Audience = { roles: ["client"], requiredScopes: ["operator.read"] }
-
-/** `GET /presence` body. */
+/** The presence entries at one instant: the gateway's own entry first, then every live peer entry. */
 export interface PresenceSnapshot {
-  readonly status: "ok"
-  readonly generated_at: string
+  readonly generatedAt: string
   readonly entries: ReadonlyArray<PresenceEntry>
 }
 
@@ -55,7 +52,7 @@ export class Presence extends Context.Service<Presence, {
       const entries = new Map<string, PresenceEntry & { readonly expiresAtMs: number }>()
       const ttlMs = Duration.toMillis(config.ttl)
 
-      const upsert = Effect.fnUntraced(function*(input: {
+      const upsert = Effect.fn("Presence.upsert")(function*(input: {
         readonly deviceId: string
         readonly role: WsPeerRole
         readonly reason: "connect" | "periodic"
@@ -82,7 +79,7 @@ export class Presence extends Context.Service<Presence, {
         entries.delete(input.deviceId)
         entries.set(input.deviceId, { ...entry, expiresAtMs: now + ttlMs })
         while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value as string)
-        yield* events.publish({ type: "presence.upserted", payload: { entry }, audience: PRESENCE_AUDIENCE })
+        yield* events.publish(PresenceUpserted, { entry })
         return entry
       })
 
@@ -96,7 +93,7 @@ export class Presence extends Context.Service<Presence, {
           }
         }
         for (const id of pruned) {
-          yield* events.publish({ type: "presence.pruned", payload: { instance_id: id }, audience: PRESENCE_AUDIENCE })
+          yield* events.publish(PresencePruned, { instance_id: id })
         }
         return pruned
       })
@@ -115,7 +112,7 @@ export class Presence extends Context.Service<Presence, {
         for (const { expiresAtMs, ...entry } of entries.values()) {
           if (expiresAtMs > now) peers.push(entry)
         }
-        return { status: "ok", generated_at: generatedAt, entries: [self, ...peers] }
+        return { generatedAt, entries: [self, ...peers] }
       })
 
       yield* prune.pipe(Effect.repeat(Schedule.spaced(config.pruneInterval)), Effect.forkScoped)

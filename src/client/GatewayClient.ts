@@ -18,7 +18,7 @@ import {
   type WsEventEnvelope,
   type WsRequestEnvelope,
   type WsResponseEnvelope
-} from "../contracts/ws.ts"
+} from "../../services/ws-sessions/schema.ts"
 import { signProof } from "./identity.ts"
 
 import { FATAL_CLOSE_CODES, GatewayClientError, GatewayRequestError, REPORTED_CLOSE_CODES } from "./errors.ts"

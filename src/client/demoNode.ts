@@ -4,7 +4,7 @@
  * `task.execute` requests by echoing their payload. Backs the
  * `svc-gateway node` command.
  */
-import type { CapabilityDescriptor } from "../contracts/ws.ts"
+import type { CapabilityDescriptor } from "../../services/ws-sessions/schema.ts"
 import { type GatewayClientError, type GatewayCredentials, GatewayClient } from "./GatewayClient.ts"
 import { loadOrCreateDeviceIdentity } from "./identity.ts"
 

@@ -1,5 +1,5 @@
 /** Errors and close-code classification of the client SDK. */
-import { WsCloseCode, type WsError } from "../contracts/ws.ts"
+import { WsCloseCode, type WsError } from "../../services/ws-sessions/schema.ts"
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -103,5 +103,5 @@ export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([
 export const REPORTED_CLOSE_CODES: ReadonlySet<number> = new Set([WsCloseCode.slowConsumer, WsCloseCode.messageTooBig])
 
 /** Name of the admin cookie on the upgrade (the contract's `ADMIN_COOKIE`). */
-export { ADMIN_COOKIE as ADMIN_COOKIE_NAME } from "../contracts/auth.ts"
+export { ADMIN_COOKIE as ADMIN_COOKIE_NAME } from "../../services/auth/schema.ts"
 

@@ -11,8 +11,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
-import { deviceIdFromPubkey, proofTranscript } from "../contracts/deviceIdentity.ts"
-import { GATEWAY_PROTOCOL_REV, type WsPeerRole } from "../contracts/ws.ts"
+import { deviceIdFromPubkey, proofTranscript } from "../../services/ws-sessions/deviceIdentity.ts"
+import { GATEWAY_PROTOCOL_REV, type WsPeerRole } from "../../services/ws-sessions/schema.ts"
 
 /**
  * A device's Ed25519 identity.

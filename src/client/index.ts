@@ -73,5 +73,5 @@ export {
   type WsPeerRole,
   type WsRequestEnvelope,
   type WsResponseEnvelope
-} from "../contracts/ws.ts"
-export { deviceIdFromPubkey, proofTranscript, verifyProof } from "../contracts/deviceIdentity.ts"
+} from "../../services/ws-sessions/schema.ts"
+export { deviceIdFromPubkey, proofTranscript, verifyProof } from "../../services/ws-sessions/deviceIdentity.ts"

@@ -1,7 +1,7 @@
 /** The WebSocket URL and the upgrade credentials (header, cookie or subprotocol) of a connection. */
 import type WebSocket from "ws"
-import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../contracts/ws.ts"
-import { ADMIN_COOKIE as ADMIN_COOKIE_NAME } from "../contracts/auth.ts"
+import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../../services/ws-sessions/schema.ts"
+import { ADMIN_COOKIE as ADMIN_COOKIE_NAME } from "../../services/auth/schema.ts"
 import { GatewayClientError } from "./errors.ts"
 import type { GatewayCredentials } from "./types.ts"
 

@@ -11,7 +11,7 @@ import type {
   WsPeerRole,
   WsPresenceBeaconRequest,
   WsRequestEnvelope
-} from "../contracts/ws.ts"
+} from "../../services/ws-sessions/schema.ts"
 import type { DeviceIdentity } from "./identity.ts"
 
 // ---------------------------------------------------------------------------

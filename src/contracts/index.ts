@@ -15,8 +15,8 @@
  *
  * @module
  */
-export * from "./auth.ts"
-export * from "./decode.ts"
-export * from "./deviceIdentity.ts"
-export * from "./policy.ts"
-export * from "./ws.ts"
+export * from "../../services/auth/schema.ts"
+export * from "../../services/shared/decode.ts"
+export * from "../../services/ws-sessions/deviceIdentity.ts"
+export * from "../../services/policy/schema.ts"
+export * from "../../services/ws-sessions/schema.ts"

@@ -12,31 +12,30 @@
  *    `Origin` naming this gateway (scheme, host and port), else 403: a page on
  *    another origin, even another port of the same host, cannot act with the
  *    operator's cookie. Bearer requests are unaffected.
- * 5. Authorization against the route table (services/auth/routeTable.ts):
- *    admin bypasses; device tokens need the route's scope; unknown routes are
- *    denied (403) to device tokens.
+ * 5. Authorization against the declared routes (src/http/authorization.ts):
+ *    admin bypasses; device tokens need the route's scope; undeclared routes
+ *    are denied (403) to device tokens.
  * 6. Every failure is mapped by `respond.ts` (one place).
  */
-import { ByteSize, Effect, Layer, Option, type Types } from "effect"
+import { ByteSize, Effect, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AuthService } from "../../services/auth/AuthService.ts"
-import { adminPrincipal, CurrentPrincipal, hasScope, type Principal } from "../../services/auth/principal.ts"
-import { makeRouteMatcher, type RouteRule } from "../../services/auth/routeTable.ts"
-import { bearerToken } from "../../services/auth/tokenCrypto.ts"
+import { adminPrincipal, CurrentPrincipal, type Principal } from "../../services/auth/principal.ts"
+import { ADMIN_COOKIE } from "../../services/auth/schema.ts"
 import { Forbidden, PayloadTooLarge, Unauthorized } from "../../services/shared/errors.ts"
 import { GatewayConfig } from "../config.ts"
-import { ADMIN_COOKIE } from "../contracts/auth.ts"
+import { authorizationFailure, makeAccessMatcher } from "./authorization.ts"
+import { bearerToken } from "./credentials.ts"
 import { isSameOrigin, requestScheme } from "./origin.ts"
 import { pathOf } from "./path.ts"
 import { failureResponse } from "./respond.ts"
+import type { RouteEntry } from "./router.ts"
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 
 const missingToken = new Unauthorized({
   message: "Provide a valid token via Authorization: Bearer <token> header or the svc_admin_token cookie"
 })
-const unmappedRoute = new Forbidden({ message: "route is not scope-authorized for scoped tokens" })
-const adminTokenRequired = new Forbidden({ message: "admin token required" })
 const crossOrigin = new Forbidden({
   message: "cookie-authenticated requests that change state must come from this gateway's own origin (Origin header); " +
     "other clients use Authorization: Bearer"
@@ -74,32 +73,15 @@ const cookieAllowed = (request: HttpServerRequest.HttpServerRequest, headers: Ht
   return isSameOrigin(headers["origin"], headers["host"], requestScheme(encrypted, headers["x-forwarded-proto"]))
 }
 
-/** Why `principal` may not use the route of `rule`, or `undefined` when it may. */
-const authorizationFailure = (rule: RouteRule | undefined, principal: Principal): Forbidden | undefined => {
-  if (principal.kind === "admin") return undefined
-  if (rule === undefined) return unmappedRoute
-  switch (rule.access.kind) {
-    case "admin-token":
-      return adminTokenRequired
-    case "scope":
-      return hasScope(principal, rule.access.scope)
-        ? undefined
-        : new Forbidden({ message: `insufficient scope: this route requires ${rule.access.scope}` })
-    default:
-      return undefined
-  }
-}
-
-/** Installs the middleware for every route of the router (global). */
-export const GatewayMiddlewareLive = HttpRouter.middleware(
+/** Installs the middleware for every route of the router (global), authorizing against `routes`. */
+export const gatewayMiddleware = (routes: ReadonlyArray<RouteEntry>) => HttpRouter.middleware(
   Effect.gen(function*() {
     const auth = yield* AuthService
     const settings = yield* GatewayConfig
-    const matchRoute = makeRouteMatcher()
+    const matchAccess = makeAccessMatcher(routes)
     const maxBody = ByteSize.bytes(settings.maxBodyBytes)
     const tooLarge = new PayloadTooLarge({
-      message: `request body exceeds ${settings.maxBodyBytes} bytes`,
-      limitBytes: settings.maxBodyBytes
+      message: `request body exceeds ${settings.maxBodyBytes} bytes`
     })
 
     // The router types a global middleware as one that leaves errors "unhandled";
@@ -117,11 +99,11 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
         const headers = request.headers
         const incomingId = headers["x-request-id"]
         const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : `req-${crypto.randomUUID()}`
-        const path = pathOf(request.url)
-        const rule = matchRoute(request.method, path)
+        const method = request.method
+        const access = matchAccess(method, pathOf(request.url))
 
         let program = bounded
-        if (auth.enabled && rule?.access.kind !== "public") {
+        if (auth.enabled && access?.kind !== "public") {
           const credential = requestCredential(request, headers)
           if (credential === undefined) program = Effect.fail(missingToken)
           else if (credential.source === "cookie" && !cookieAllowed(request, headers)) program = Effect.fail(crossOrigin)
@@ -129,7 +111,7 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
           else {
             const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
             program = Effect.flatMap(auth.authenticateAttempt(credential.token, clientAddress), (principal) => {
-              const denied = authorizationFailure(rule, principal)
+              const denied = authorizationFailure(access, method, principal)
               return denied === undefined ? runAs(principal) : Effect.fail(denied)
             })
           }
@@ -149,5 +131,3 @@ export const GatewayMiddlewareLive = HttpRouter.middleware(
   { global: true }
 )
 
-/** Re-exported so the server layer can depend on one name. */
-export type GatewayMiddleware = Layer.Success<typeof GatewayMiddlewareLive>

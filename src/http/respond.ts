@@ -8,7 +8,7 @@
  */
 import { Cause, Effect, Option } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
-import { errorTable, isGatewayError } from "../../services/shared/errors.ts"
+import { errorInfo, TooManyRequests } from "../../services/shared/errors.ts"
 
 const JSON_TYPE = "application/json"
 
@@ -36,11 +36,11 @@ export const failureResponse = (
   const error = Cause.findErrorOption(cause)
   if (Option.isSome(error)) {
     const e = error.value
-    if (isGatewayError(e)) {
-      const [status, code] = errorTable[e._tag]
-      const response = errorJson(status, code, e.message)
+    const info = errorInfo(e)
+    if (info !== undefined) {
+      const response = errorJson(info.status, info.code, (e as { message: string }).message)
       return Effect.succeed(
-        e._tag === "TooManyRequests"
+        e instanceof TooManyRequests
           ? HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds))
           : response
       )

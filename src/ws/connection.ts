@@ -11,26 +11,22 @@
  * Close codes: docs/websocket.md.
  */
 import { Cause, Clock, Data, Duration, Effect, Fiber, FiberSet, Queue, Result, Schedule } from "effect"
-import { toWsError } from "./dispatch.ts"
-import { randomBytes } from "node:crypto"
 import type { WebSocket } from "ws"
 import type { Principal } from "../../services/auth/principal.ts"
 import type { ConnectionHandle, ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import type { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import type { Presence } from "../../services/ws-sessions/Presence.ts"
-import { makeDecoder } from "../contracts/decode.ts"
-import { deviceIdFromPubkey, proofTranscript, verifyProof } from "../contracts/deviceIdentity.ts"
+import { makeDecoder } from "../../services/shared/decode.ts"
+import { acceptInit, checkProof, isRefusal } from "../../services/ws-sessions/handshake.ts"
 import {
-  GATEWAY_PROTOCOL_REV,
   WsCloseCode,
   WsConnectInitRequest,
   WsConnectProofRequest,
-  type WsPeerRole,
   WsRequestEnvelope,
   WsResponseEnvelope
-} from "../contracts/ws.ts"
+} from "../../services/ws-sessions/schema.ts"
 import type { WsSettings } from "./config.ts"
-import type { DispatchOutcome } from "./dispatch.ts"
+import { type DispatchOutcome, toWsError } from "./dispatch.ts"
 
 /** Ends the connection with a WebSocket close code and reason. */
 class CloseConnection extends Data.TaggedError("CloseConnection")<{ readonly code: number; readonly reason: string }> {}
@@ -200,21 +196,14 @@ export const runConnection = (
         respond(requestId, "connect.init", { ok: false, error: { code: "invalid_request", message: init.failure } })
         return yield* close(WsCloseCode.protocolViolation, "invalid connect.init")
       }
-      const { protocol_rev, role, device, capabilities } = init.success
-      if (protocol_rev !== GATEWAY_PROTOCOL_REV) {
-        respond(requestId, "connect.init", {
-          ok: false,
-          error: { code: "protocol_rev_mismatch", message: `gateway protocol_rev is ${GATEWAY_PROTOCOL_REV}, got ${protocol_rev}` }
-        })
-        return yield* close(WsCloseCode.protocolRevMismatch, "protocol_rev mismatch")
+      const { role, device, capabilities } = init.success
+      const accepted = acceptInit(init.success, principal)
+      if (isRefusal(accepted)) {
+        if (accepted.response !== undefined) respond(requestId, "connect.init", { ok: false, error: accepted.response })
+        return yield* close(accepted.closeCode, accepted.reason)
       }
-      const derived = deviceIdFromPubkey(device.pubkey)
-      if (derived !== device.device_id) return yield* close(WsCloseCode.deviceIdMismatch, "device_id mismatch")
-      if (principal.kind === "device" && (principal.role !== role || principal.deviceId !== derived)) {
-        return yield* close(WsCloseCode.unauthorized, "unauthorized")
-      }
+      const { deviceId: derived, challenge } = accepted
       const connectionId = crypto.randomUUID()
-      const challenge = randomBytes(32).toString("base64url")
       respond(requestId, "connect.init", { ok: true, result: { connection_id: connectionId, challenge } })
 
       const second = parse(yield* next)
@@ -226,17 +215,19 @@ export const runConnection = (
       if (Result.isFailure(proofEnvelope)) return yield* close(WsCloseCode.protocolViolation, "invalid connect.proof envelope")
       const proof = decodeProof(proofEnvelope.success.payload ?? {})
       if (Result.isFailure(proof)) return yield* close(WsCloseCode.protocolViolation, "invalid connect.proof")
-      if (proof.success.connection_id !== connectionId) {
-        return yield* close(WsCloseCode.protocolViolation, "connection_id mismatch")
-      }
-      const transcript = proofTranscript({ protocolRev: protocol_rev, role, deviceId: derived, connectionId, challenge })
-      if (!verifyProof(device.pubkey, transcript, proof.success.proof)) {
-        return yield* close(WsCloseCode.invalidProof, "invalid proof")
-      }
+      const refused = checkProof({
+        init: init.success,
+        deviceId: derived,
+        connectionId,
+        challenge,
+        proofConnectionId: proof.success.connection_id,
+        proof: proof.success.proof
+      })
+      if (refused !== undefined) return yield* close(refused.closeCode, refused.reason)
       const now = yield* Clock.currentTimeMillis
       const handle: ConnectionHandle = {
         connectionId,
-        role: role as WsPeerRole,
+        role,
         deviceId: derived,
         device: { label: device.label, platform: device.platform, version: device.version, mode: device.mode },
         principal,

@@ -6,10 +6,10 @@
  */
 import { Cookies } from "effect/http"
 import type { IncomingMessage } from "node:http"
-import { bearerToken } from "../../services/auth/tokenCrypto.ts"
-import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../contracts/ws.ts"
+import { bearerToken } from "../http/credentials.ts"
+import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../../services/ws-sessions/schema.ts"
 
-import { ADMIN_COOKIE } from "../contracts/auth.ts"
+import { ADMIN_COOKIE } from "../../services/auth/schema.ts"
 import { isSameOrigin, requestScheme } from "../http/origin.ts"
 
 const headerValue = (value: string | Array<string> | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)

@@ -1,32 +1,60 @@
 /**
- * Post-handshake request dispatch: ONE table, message type → authorization
- * (services/auth/wsMessageTable.ts: scope and roles), payload decoder,
- * handler. Transports stay thin: decode, call one service method, encode.
- * Failures use the same error table as HTTP (services/shared/errors.ts), so a
- * typed service error has one code on both transports.
+ * Post-handshake request dispatch, derived from the declarations in
+ * src/ws/api/ (one per request type: scope, roles, payload and result
+ * schemas) and the handler groups bound to them (src/ws/<subsystem>.ts).
+ * Per request: authorization (device tokens need the declared scope; an
+ * undeclared type is forbidden to them, rule 6 + deny by default), roles,
+ * payload decoding (compiled once), the handler. Failures carry the codes of
+ * the errors' own declarations (services/shared/errors.ts), as over HTTP.
  */
-import { Effect, Result, Schema } from "effect"
+import { Context, Effect, Layer, Result, type Schema } from "effect"
 import { hasScope } from "../../services/auth/principal.ts"
-import { wsMessageTable } from "../../services/auth/wsMessageTable.ts"
-import { errorTable, isGatewayError } from "../../services/shared/errors.ts"
+import { type Decoder, makeDecoder } from "../../services/shared/decode.ts"
+import { errorInfo, isClientError } from "../../services/shared/errors.ts"
 import type { ConnectionHandle } from "../../services/ws-sessions/ConnectionRegistry.ts"
-import { EventBus } from "../../services/ws-sessions/EventBus.ts"
-import { Presence } from "../../services/ws-sessions/Presence.ts"
-import { type Decoder, makeDecoder } from "../contracts/decode.ts"
-import { WsCapabilityReadyRequest, type WsError, WsPresenceBeaconRequest, type WsRequestEnvelope } from "../contracts/ws.ts"
+import type { WsError, WsRequestEnvelope } from "../../services/ws-sessions/schema.ts"
+import type { AnyWsMessage } from "./api/message.ts"
 
-/** A handled request type: its payload decoder and handler. */
-interface WsHandler<P> {
-  readonly decode: Decoder<P>
-  readonly handle: (payload: P, connection: ConnectionHandle) => Effect.Effect<unknown, unknown>
+/** A handler of one request type: the decoded payload and the connection in, the result (plain JSON) out. */
+export type WsHandler<M extends AnyWsMessage> = (
+  payload: M["payload"]["Type"],
+  connection: ConnectionHandle
+) => Effect.Effect<M["result"]["Type"], unknown>
+
+/** Handlers for every type of a list of declarations. */
+export type WsHandlers<Messages extends AnyWsMessage> = {
+  readonly [M in Messages as M["type"]]: WsHandler<M>
 }
 
-const handler = <P>(decode: Decoder<P>, handle: WsHandler<P>["handle"]): WsHandler<unknown> =>
-  ({ decode, handle }) as WsHandler<unknown>
+/** A subsystem's handlers, built from its services when the dispatcher is built. */
+export interface WsHandlerGroup<R> {
+  readonly messages: ReadonlyArray<AnyWsMessage>
+  readonly build: Effect.Effect<Readonly<Record<string, WsHandler<AnyWsMessage>>>, never, R>
+}
 
-/** `{ok:false}` error of a failure: gateway errors by the shared table, anything else `internal_error`. */
+/**
+ * Binds handlers to declarations. `build` runs once, with the services the
+ * handlers need; the result must have a handler for every declared type.
+ *
+ * ```ts
+ * export const SessionsWs = handlers([Ping, PresenceBeacon], Effect.gen(function*() {
+ *   const presence = yield* Presence
+ *   return { ping: () => Effect.void, "presence.beacon": (beacon, connection) => presence.upsert(...) }
+ * }))
+ * ```
+ */
+export const handlers = <const Messages extends ReadonlyArray<AnyWsMessage>, R>(
+  messages: Messages,
+  build: Effect.Effect<WsHandlers<Messages[number]>, never, R>
+): WsHandlerGroup<R> => ({
+  messages,
+  build: build as unknown as Effect.Effect<Readonly<Record<string, WsHandler<AnyWsMessage>>>, never, R>
+})
+
+/** `{ok:false}` error of a failure: a client-visible error by its declared code, anything else `internal_error`. */
 export const toWsError = (error: unknown): WsError => {
-  if (isGatewayError(error)) return { code: errorTable[error._tag][1], message: error.message }
+  const info = errorInfo(error)
+  if (info !== undefined) return { code: info.code, message: (error as { message: string }).message }
   return { code: "internal_error", message: "An unexpected error occurred" }
 }
 
@@ -35,84 +63,99 @@ export type DispatchOutcome =
   | { readonly ok: true; readonly result?: unknown }
   | { readonly ok: false; readonly error: WsError }
 
-const failWith = (code: string, message: string, details?: unknown): DispatchOutcome => ({
-  ok: false,
-  error: details === undefined ? { code, message } : { code, message, details }
-})
+const failWith = (code: string, message: string): DispatchOutcome => ({ ok: false, error: { code, message } })
 
-const optionalPayload = (payload: unknown): unknown => (payload === undefined ? {} : payload)
+// Payload schemas decode from JSON and need no services.
+const payloadDecoder = (message: AnyWsMessage): Decoder<unknown> =>
+  makeDecoder(message.payload as unknown as Schema.ConstraintDecoder<unknown>, { label: "payload" })
+
+interface Entry {
+  readonly message: AnyWsMessage
+  readonly decode: Decoder<unknown>
+  readonly handler: WsHandler<AnyWsMessage> | undefined
+}
+
+/** The dispatcher of this gateway. */
+export class WsDispatch extends Context.Service<WsDispatch, {
+  /**
+   * Runs one request of `connection`. Never fails: every typed problem is an
+   * outcome. A defect (a bug) propagates to the connection, which answers
+   * `internal_error`, logs it and closes 1011.
+   */
+  readonly dispatch: (connection: ConnectionHandle, request: WsRequestEnvelope) => Effect.Effect<DispatchOutcome>
+  /** The request types that have a handler. */
+  readonly handled: ReadonlyArray<string>
+}>()("svc-gateway/ws/WsDispatch") {}
+
+type GroupServices<Groups extends ReadonlyArray<WsHandlerGroup<any>>> = Groups[number] extends WsHandlerGroup<infer R> ? R
+  : never
 
 /**
- * Builds the dispatcher (once per gateway) from the services its handlers use.
- * `dispatch(connection, request)` never fails: every typed problem is an
- * outcome. A defect (a bug) propagates to the connection, which answers
- * `internal_error`, logs it and closes 1011.
+ * Builds {@link WsDispatch} from the declared types (`handled` must all get a
+ * handler from `groups`; `planned` are authorized but answer
+ * `unsupported_request`). A mismatch is a start-up defect naming the type.
  */
-export const makeDispatcher = Effect.gen(function*() {
-  const presence = yield* Presence
-  const events = yield* EventBus
-
-  const handlers = new Map<string, WsHandler<unknown>>([
-    ["ping", handler(makeDecoder(Schema.Unknown), () => Effect.void)],
-    [
-      "presence.beacon",
-      handler(makeDecoder(WsPresenceBeaconRequest, { label: "payload" }), (beacon, connection) =>
-        Effect.map(
-          presence.upsert({ deviceId: connection.deviceId, role: connection.role, reason: "periodic", beacon }),
-          (entry) => ({ entry })
-        ))
-    ],
-    [
-      "capability.ready",
-      handler(makeDecoder(WsCapabilityReadyRequest, { label: "payload" }), (request, connection) => {
-        const advertised = new Set(connection.capabilities.map((c) => c.id))
-        connection.readyCapabilities.clear()
-        for (const c of request.capabilities) if (advertised.has(c.id)) connection.readyCapabilities.add(c.id)
-        const ready = connection.capabilities.filter((c) => connection.readyCapabilities.has(c.id))
-        return events.publish({
-          type: "capability.ready",
-          payload: { node_id: connection.deviceId, connection_id: connection.connectionId, capabilities: ready },
-          scope: { kind: "node", node_id: connection.deviceId },
-          audience: { roles: ["client"], requiredScopes: ["operator.read"] }
-        }).pipe(Effect.asVoid)
-      })
-    ]
-  ])
-
-  const dispatch = (connection: ConnectionHandle, request: WsRequestEnvelope): Effect.Effect<DispatchOutcome> => {
-    const rule = wsMessageTable.get(request.type)
-    const principal = connection.principal
-    if (principal.kind === "device") {
-      if (rule === undefined) {
-        return Effect.succeed(failWith("forbidden", "request is not scope-authorized for scoped tokens"))
+export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
+  declared: { readonly handled: ReadonlyArray<AnyWsMessage>; readonly planned: ReadonlyArray<AnyWsMessage> },
+  groups: Groups
+): Layer.Layer<WsDispatch, never, GroupServices<Groups>> =>
+  Layer.effect(
+    WsDispatch,
+    Effect.gen(function*() {
+      const bound = new Map<string, WsHandler<AnyWsMessage>>()
+      for (const group of groups) {
+        const built = yield* group.build
+        for (const message of group.messages) {
+          const handler = built[message.type]
+          if (handler === undefined) return yield* Effect.die(new Error(`no handler for WS request type ${message.type}`))
+          bound.set(message.type, handler)
+        }
       }
-      if (rule.scope !== null && !hasScope(principal, rule.scope)) {
-        return Effect.succeed(failWith("forbidden", `insufficient scope: ${request.type} requires ${rule.scope}`))
+      const table = new Map<string, Entry>()
+      for (const message of declared.handled) {
+        const handler = bound.get(message.type)
+        if (handler === undefined) return yield* Effect.die(new Error(`declared WS request type ${message.type} has no handler`))
+        table.set(message.type, { message, decode: payloadDecoder(message), handler })
       }
-    }
-    if (rule !== undefined && !rule.roles.includes(connection.role)) {
-      return Effect.succeed(failWith("unauthorized", `only ${rule.roles.join(" or ")} peers may send ${request.type}`))
-    }
-    const h = handlers.get(request.type)
-    if (h === undefined) {
-      return Effect.succeed(failWith("unsupported_request", `request type ${request.type} is not supported`))
-    }
-    const decoded = h.decode(optionalPayload(request.payload))
-    if (Result.isFailure(decoded)) return Effect.succeed(failWith("invalid_request", decoded.failure))
-    return h.handle(decoded.success, connection).pipe(
-      Effect.map((result): DispatchOutcome => (result === undefined ? { ok: true } : { ok: true, result })),
-      // Typed failures are answers; a non-gateway one (e.g. the database is down) is logged as internal_error.
-      // Defects are not caught here: the connection logs them and closes 1011.
-      Effect.catch((error) =>
-        isGatewayError(error)
-          ? Effect.succeed<DispatchOutcome>({ ok: false, error: toWsError(error) })
-          : Effect.logError("ws request failed").pipe(
-            Effect.annotateLogs({ type: request.type, connection_id: connection.connectionId, cause: String(error) }),
-            Effect.as<DispatchOutcome>({ ok: false, error: toWsError(error) })
+      for (const message of declared.planned) {
+        table.set(message.type, { message, decode: payloadDecoder(message), handler: undefined })
+      }
+      for (const type of bound.keys()) {
+        if (!table.has(type)) return yield* Effect.die(new Error(`WS handler for undeclared request type ${type}`))
+      }
+
+      const dispatch = (connection: ConnectionHandle, request: WsRequestEnvelope): Effect.Effect<DispatchOutcome> => {
+        const entry = table.get(request.type)
+        const principal = connection.principal
+        if (principal.kind === "device") {
+          if (entry === undefined) return Effect.succeed(failWith("forbidden", "request is not scope-authorized for scoped tokens"))
+          const scope = entry.message.scope
+          if (scope !== null && !hasScope(principal, scope)) {
+            return Effect.succeed(failWith("forbidden", `insufficient scope: ${request.type} requires ${scope}`))
+          }
+        }
+        if (entry !== undefined && !entry.message.roles.includes(connection.role)) {
+          return Effect.succeed(failWith("unauthorized", `only ${entry.message.roles.join(" or ")} peers may send ${request.type}`))
+        }
+        if (entry?.handler === undefined) {
+          return Effect.succeed(failWith("unsupported_request", `request type ${request.type} is not supported`))
+        }
+        const decoded = entry.decode(request.payload === undefined ? {} : request.payload)
+        if (Result.isFailure(decoded)) return Effect.succeed(failWith("invalid_request", decoded.failure))
+        return entry.handler(decoded.success, connection).pipe(
+          Effect.map((result): DispatchOutcome => (result === undefined ? { ok: true } : { ok: true, result })),
+          // Typed failures are answers; a non-client one (e.g. the database is down) is logged as internal_error.
+          // Defects are not caught here: the connection logs them and closes 1011.
+          Effect.catch((error) =>
+            isClientError(error)
+              ? Effect.succeed<DispatchOutcome>({ ok: false, error: toWsError(error) })
+              : Effect.logError("ws request failed").pipe(
+                Effect.annotateLogs({ type: request.type, connection_id: connection.connectionId, cause: String(error) }),
+                Effect.as<DispatchOutcome>({ ok: false, error: toWsError(error) })
+              )
           )
-      )
-    )
-  }
-
-  return { dispatch, handledTypes: [...handlers.keys()] as ReadonlyArray<string> }
-})
+        )
+      }
+      return WsDispatch.of({ dispatch, handled: [...bound.keys()] })
+    })
+  )

@@ -25,7 +25,7 @@ import { pathOf } from "../http/path.ts"
 import { WsConfig } from "./config.ts"
 import { runConnection } from "./connection.ts"
 import { selectProtocol, upgradeCredential } from "./credentials.ts"
-import { makeDispatcher } from "./dispatch.ts"
+import { WsDispatch } from "./dispatch.ts"
 
 /** Answers an upgrade request with a plain HTTP error and closes the socket. */
 const refuse = (socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}) => {
@@ -48,7 +48,7 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
   const registry = yield* ConnectionRegistry
   const requests = yield* GatewayRequests
   const presence = yield* Presence
-  const { dispatch } = yield* makeDispatcher
+  const { dispatch } = yield* WsDispatch
   const env = { settings, registry, requests, presence, dispatch }
 
   const fibers = yield* FiberSet.make<void>()

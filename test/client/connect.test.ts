@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net"
 import { WebSocketServer } from "ws"
 import { GatewayClient, GatewayClientError, toWebSocketUrl } from "../../src/client/GatewayClient.ts"
 import { generateDeviceIdentity } from "../../src/client/identity.ts"
-import { deviceIdFromPubkey } from "../../src/contracts/deviceIdentity.ts"
+import { deviceIdFromPubkey } from "../../services/ws-sessions/deviceIdentity.ts"
 import { makeClient, nextEmit, rejectionOf, startFake } from "./support.ts"
 
 describe("credential transports", () => {

@@ -11,14 +11,14 @@ import { randomBytes, randomUUID } from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import WebSocket, { WebSocketServer } from "ws"
-import { deviceIdFromPubkey, proofTranscript, verifyProof } from "../../src/contracts/deviceIdentity.ts"
+import { deviceIdFromPubkey, proofTranscript, verifyProof } from "../../services/ws-sessions/deviceIdentity.ts"
 import {
   GATEWAY_PROTOCOL_REV,
   WS_AUTH_SUBPROTOCOL_PREFIX,
   WS_SUBPROTOCOL,
   WsCloseCode,
   type WsError
-} from "../../src/contracts/ws.ts"
+} from "../../services/ws-sessions/schema.ts"
 
 /** What the fake saw on one upgrade request. */
 export interface UpgradeRecord {

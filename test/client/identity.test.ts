@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { deviceIdFromPubkey, proofTranscript, verifyProof } from "../../src/contracts/deviceIdentity.ts"
+import { deviceIdFromPubkey, proofTranscript, verifyProof } from "../../services/ws-sessions/deviceIdentity.ts"
 import {
   DeviceIdentityError,
   generateDeviceIdentity,

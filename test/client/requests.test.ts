@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { vi } from "vitest"
 import { type GatewayClient, GatewayClientError, GatewayRequestError } from "../../src/client/GatewayClient.ts"
-import type { WsEventEnvelope } from "../../src/contracts/ws.ts"
+import type { WsEventEnvelope } from "../../services/ws-sessions/schema.ts"
 import { eventually } from "../support/eventually.ts"
 import { makeClient, nextEmit, record, rejectionOf, sleep, startFake } from "./support.ts"
 

@@ -124,7 +124,7 @@ const exitWithin = (running: Running, timeoutMs: number) =>
 // name would be `any` and accept anything), so this proves the `.d.ts` files'
 // relative imports work under `moduleResolution: NodeNext`.
 const TYPE_CHECK = `import { Effect, Layer } from "effect"
-import { defaultSettings, GatewayHttpRoutes, GatewayLive, type GatewaySettings, GatewayServicesLive, PolicyService } from "svc-gateway"
+import { defaultSettings, GatewayConfigLive, GatewayHttpRoutes, GatewayLive, type GatewaySettings, GatewayServicesLive, PolicyService } from "svc-gateway"
 import { GatewayClient, type GatewayClientOptions } from "svc-gateway/client"
 import { makeDecoder, PolicyCheckRequest, type PolicyDecision, WS_SUBPROTOCOL } from "svc-gateway/contracts"
 
@@ -137,7 +137,7 @@ export const check: Effect.Effect<PolicyDecision, never, PolicyService> = Effect
   policy.evaluate({})
   return yield* policy.check({ spend: { amount_minor_units: 1, currency: "EUR" } })
 })
-export const services: Layer.Layer<PolicyService, unknown> = GatewayServicesLive(settings)
+export const services: Layer.Layer<PolicyService, unknown> = GatewayServicesLive.pipe(Layer.provide(GatewayConfigLive(settings)))
 export const routes = GatewayHttpRoutes
 export const live = GatewayLive(settings)
 export const subprotocol: "svc-v1" = WS_SUBPROTOCOL
@@ -229,7 +229,7 @@ console.log(JSON.stringify({
 }))`
   ], consumer, 60_000)
   expect(JSON.parse(probe.stdout)).toEqual({
-    root: ["function", "function", "function", "function"],
+    root: ["function", "object", "function", "function"],
     client: "function",
     contracts: [["spend_limit", "pii_guardrail", "legal_compliance", "connector_scope"], "svc-v1", "function", "function"],
     name: "svc-gateway",
@@ -247,7 +247,7 @@ console.log(JSON.stringify({
   )
   const program = tsc.stdout.split(/\r?\n/).map((f) => f.split(sep).join("/"))
   // The declarations' own `./x.ts` specifiers resolved to the packed `.d.ts` files.
-  for (const declaration of ["dist/services/policy/PolicyService.d.ts", "dist/src/contracts/policy.d.ts", "dist/src/client/GatewayClient.d.ts"]) {
+  for (const declaration of ["dist/services/policy/PolicyService.d.ts", "dist/services/policy/schema.d.ts", "dist/src/client/GatewayClient.d.ts"]) {
     expect(program.some((f) => f.endsWith(`/node_modules/svc-gateway/${declaration}`)), declaration).toBe(true)
   }
 

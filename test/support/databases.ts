@@ -5,7 +5,8 @@
  * backend: in-memory SQLite always, PostgreSQL when `SVC_TEST_DATABASE_URL`
  * is set. Every build of a `layer` is a fresh, isolated, migrated database:
  * PostgreSQL gets its own `svc_test_<random>` schema (selected through
- * `search_path`), dropped when the layer is released.
+ * `search_path`), dropped when the layer is released. Tables come from the
+ * repository layers under test (each applies its subsystem's migrations).
  *
  * ```ts
  * for (const db of testDatabases) {
@@ -21,26 +22,20 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { MigrationDefinition } from "../../layers/storage/migrations/index.ts"
 import * as PgClient from "../../layers/storage/PgClient.ts"
-import { type DatabaseInfo, type MigrationFailed, storageLayer } from "../../layers/storage/Storage.ts"
+import { type DatabaseInfo, storageLayer } from "../../layers/storage/Storage.ts"
 
 /** Services a test database provides. */
 export type TestDatabaseServices = SqlClient.SqlClient | DatabaseInfo
-
-/** Options for {@link TestDatabase.make}: `migrations: []` leaves the database empty. */
-export interface TestDatabaseOptions {
-  readonly migrations?: ReadonlyArray<MigrationDefinition> | undefined
-}
 
 /** A backend to run storage tests against. */
 export interface TestDatabase {
   readonly name: string
   readonly kind: "sqlite" | "postgres"
-  /** A fresh database with every registry migration applied (fresh per build). */
-  readonly layer: Layer.Layer<TestDatabaseServices, MigrationFailed | SqlError>
-  /** Another fresh database, e.g. unmigrated or with extra migrations. */
-  readonly make: (options?: TestDatabaseOptions) => Layer.Layer<TestDatabaseServices, MigrationFailed | SqlError>
+  /** A fresh, empty database (fresh per build); repository layers create their tables. */
+  readonly layer: Layer.Layer<TestDatabaseServices, SqlError>
+  /** Another fresh database. */
+  readonly make: () => Layer.Layer<TestDatabaseServices, SqlError>
 }
 
 /** The PostgreSQL server for tests, from `SVC_TEST_DATABASE_URL` (unset or empty: none). */
@@ -49,24 +44,24 @@ export const postgresUrl: string | undefined = process.env.SVC_TEST_DATABASE_URL
 const testDatabase = (
   name: string,
   kind: "sqlite" | "postgres",
-  make: (options?: TestDatabaseOptions) => Layer.Layer<TestDatabaseServices, MigrationFailed | SqlError>
+  make: () => Layer.Layer<TestDatabaseServices, SqlError>
 ): TestDatabase => ({ name, kind, layer: make(), make })
 
 /** In-memory SQLite. */
 export const sqliteMemory: TestDatabase = testDatabase(
   "sqlite (memory)",
   "sqlite",
-  (options) => storageLayer({ kind: "sqlite", filename: ":memory:" }, options)
+  () => storageLayer({ kind: "sqlite", filename: ":memory:" })
 )
 
 /** SQLite in a file inside a temporary directory, removed afterwards. */
-export const sqliteFile: TestDatabase = testDatabase("sqlite (file)", "sqlite", (options) =>
+export const sqliteFile: TestDatabase = testDatabase("sqlite (file)", "sqlite", () =>
   Layer.unwrap(Effect.gen(function*() {
     const directory = yield* Effect.acquireRelease(
       Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-storage-"))),
       (directory) => Effect.sync(() => rmSync(directory, { recursive: true, force: true }))
     )
-    return storageLayer({ kind: "sqlite", filename: join(directory, "test.db") }, options)
+    return storageLayer({ kind: "sqlite", filename: join(directory, "test.db") })
   })))
 
 const withAdminClient = <A, E>(
@@ -82,14 +77,14 @@ const withAdminClient = <A, E>(
  * is dropped (with everything in it) when the layer is released.
  */
 export const postgresDatabase = (url: string): TestDatabase =>
-  testDatabase("postgresql", "postgres", (options) =>
+  testDatabase("postgresql", "postgres", () =>
     Layer.unwrap(Effect.gen(function*() {
       const schema = `svc_test_${randomBytes(6).toString("hex")}`
       yield* Effect.acquireRelease(
         withAdminClient(url, (sql) => sql`CREATE SCHEMA ${sql(schema)}`),
         () => Effect.orDie(withAdminClient(url, (sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`))
       )
-      return storageLayer({ kind: "postgres", url, searchPath: schema }, options)
+      return storageLayer({ kind: "postgres", url, searchPath: schema })
     })))
 
 /** PostgreSQL when `SVC_TEST_DATABASE_URL` is set. */

@@ -2,13 +2,27 @@
  * Starts a real gateway (node:http on 127.0.0.1, port 0) for integration
  * tests, on a fresh migrated database (in-memory SQLite by default).
  */
+import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
-import { HttpServer } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { GatewayHttpLive, GatewayLive, GatewayServicesLive, LoggingLive, StorageMemoryTest } from "../../layers/gateway.ts"
+import {
+  GatewayConfigLive,
+  GatewayHttpLive,
+  GatewayHttpRoutes,
+  GatewayLive,
+  gatewayServices,
+  LoggingLive,
+  NodeServerLive,
+  StorageMemoryTest,
+  WsConfigLive,
+  WsDispatchLive,
+  WsServerLive
+} from "../../layers/gateway.ts"
+import * as NodeServer from "../../layers/http/NodeServer.ts"
 import { DEFAULTS, type GatewaySettings, validateSettings } from "../../src/config.ts"
 import type { TestDatabaseServices } from "./databases.ts"
 
@@ -65,6 +79,27 @@ export interface StructuredLog {
   readonly annotations: Record<string, unknown>
 }
 
+/**
+ * Opt-in (docs/adapter-evidence.md): `SVC_TEST_HTTP_ADAPTER=node` serves the
+ * gateway's HTTP through platform-node's `NodeHttpServer.layer` instead of our
+ * `LeanNodeHttpServer.layer`, on the same `NodeServer` http.Server (so the
+ * `/ws` upgrade, the drain and the timeouts are unchanged). Any other value,
+ * or none, uses the gateway's own `GatewayHttpLive`.
+ */
+const useNodeAdapter = process.env.SVC_TEST_HTTP_ADAPTER === "node"
+
+/** `GatewayHttpLive` (layers/gateway.ts) with platform-node's adapter in place of the lean one. */
+const GatewayHttpNodeAdapterLive = (settings: GatewaySettings) => {
+  const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) =>
+    HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
+    )))
+  return Layer.mergeAll(WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfigLive)), NodeServer.NodeServerDrainLive).pipe(
+    Layer.provideMerge(http),
+    Layer.provideMerge(NodeServerLive)
+  )
+}
+
 /** Starts a gateway; call `close()` when done. */
 export const startGateway = async (
   overrides: Partial<GatewaySettings> = {},
@@ -74,14 +109,15 @@ export const startGateway = async (
   const settings = testSettings(overrides)
   const logs = options.logs
   const logging = logs === undefined
-    ? LoggingLive(settings)
+    ? LoggingLive
     : Logger.layer([Logger.map(Logger.formatStructured, (entry) => void logs.push(entry))])
-  const live = options.override === undefined && logs === undefined
+  const live = options.override === undefined && logs === undefined && !useNodeAdapter
     ? GatewayLive(settings, { storage })
-    : GatewayHttpLive(settings).pipe(
+    : (useNodeAdapter ? GatewayHttpNodeAdapterLive(settings) : GatewayHttpLive).pipe(
       Layer.provideMerge(options.override ?? Layer.empty),
-      Layer.provideMerge(GatewayServicesLive(settings, { storage })),
-      Layer.provide(logging)
+      Layer.provideMerge(gatewayServices({ storage })),
+      Layer.provide(logging),
+      Layer.provideMerge(GatewayConfigLive(settings))
     )
   const runtime = ManagedRuntime.make(options.clock === "test" ? live.pipe(Layer.provideMerge(TestClock.layer())) : live)
   const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))

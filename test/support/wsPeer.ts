@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync, sign } from "node:crypto"
 import WebSocket from "ws"
-import { deviceIdFromPubkey, proofTranscript } from "../../src/contracts/deviceIdentity.ts"
+import { deviceIdFromPubkey, proofTranscript } from "../../services/ws-sessions/deviceIdentity.ts"
 
 /** A device identity (base64url DER SPKI public key, Node key object for signing). */
 export interface TestIdentity {

@@ -85,7 +85,7 @@ const failingPresence = (failOnConnect: boolean) =>
         ? Effect.die(new Error("injected presence failure"))
         : Effect.succeed({ instance_id: input.deviceId, role: input.role, last_seen_at: new Date(0).toISOString(), reason: input.reason }),
     prune: Effect.succeed([]),
-    snapshot: Effect.succeed({ status: "ok", generated_at: new Date(0).toISOString(), entries: [] })
+    snapshot: Effect.succeed({ generatedAt: new Date(0).toISOString(), entries: [] })
   }))
 
 const failureLog = (logs: ReadonlyArray<StructuredLog>, connectionId: string) =>

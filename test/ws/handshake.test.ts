@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Duration } from "effect"
 import { TestClock } from "effect/testing"
 import WebSocket from "ws"
-import { proofTranscript } from "../../src/contracts/deviceIdentity.ts"
+import { proofTranscript } from "../../services/ws-sessions/deviceIdentity.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer, handshake, makeIdentity, openPeer } from "../support/wsPeer.ts"
 

@@ -3,11 +3,12 @@
  * requests, rate limiting of failed upgrades, and 1,000 concurrent handshakes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit } from "effect"
+import { Duration, Effect, Exit, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import WebSocket from "ws"
 import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../../services/ws-sessions/EventBus.ts"
+import * as GatewayEvent from "../../services/ws-sessions/GatewayEvent.ts"
 import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import { eventually } from "../support/eventually.ts"
 import { startGateway, type TestGateway } from "../support/gateway.ts"
@@ -110,7 +111,8 @@ describe("gateway-initiated requests and slow consumers", () => {
     peer.ws.pause()
     await gw.run(Effect.gen(function*() {
       const bus = yield* EventBus
-      for (let i = 0; i < 5000; i++) yield* bus.publish({ type: "test.flood", payload: { i, pad: "x".repeat(2000) } })
+      const flood = GatewayEvent.make("test.flood", { payload: Schema.Struct({ i: Schema.Int, pad: Schema.String }), audience: {} })
+      for (let i = 0; i < 5000; i++) yield* bus.publish(flood, { i, pad: "x".repeat(2000) })
     }))
     peer.ws.resume()
     expect((await peer.closed).code).toBe(1013)

@@ -2,7 +2,9 @@
  * Backend selection, configuration errors and DatabaseInfo.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { DeviceTokenRepo } from "../../../services/auth/DeviceTokenRepo.ts"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { randomBytes } from "node:crypto"
 import * as PgClient from "../../../layers/storage/PgClient.ts"
@@ -64,13 +66,14 @@ describe("redactUrl", () => {
 })
 
 describe("StorageLive", () => {
-  it.effect("opens a migrated SQLite database", () =>
+  it.effect("opens a SQLite database; a repository layer on it creates its subsystem's tables", () =>
     Effect.gen(function*() {
       const info = yield* DatabaseInfo
       assert.deepStrictEqual({ ...info }, { kind: "sqlite", location: ":memory:" })
       const sql = yield* SqlClient.SqlClient
       assert.deepStrictEqual(yield* sql`SELECT * FROM device_tokens`, [])
-    }).pipe(Effect.provide(StorageLive({ databaseUrl: undefined, sqlitePath: ":memory:" }))))
+      assert.deepStrictEqual(yield* sql`SELECT migration_id, name FROM svc_migrations_auth`, [{ migration_id: 1, name: "device_tokens" }])
+    }).pipe(Effect.provide(DeviceTokenRepo.layer.pipe(Layer.provideMerge(StorageLive({ databaseUrl: undefined, sqlitePath: ":memory:" }))))))
 
   it.effect("fails with StorageConfigError for an unsupported URL", () =>
     Effect.gen(function*() {
@@ -79,10 +82,10 @@ describe("StorageLive", () => {
       assert.strictEqual(error._tag, "StorageConfigError")
     }))
 
-  it.effect("StorageMemoryTest is an empty, migrated database", () =>
+  it.effect("StorageMemoryTest is an empty database", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      assert.deepStrictEqual(yield* sql`SELECT COUNT(*) AS n FROM device_tokens`, [{ n: 0 }])
+      assert.deepStrictEqual(yield* sql`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'`, [{ n: 0 }])
       assert.deepStrictEqual({ ...(yield* DatabaseInfo) }, { kind: "sqlite", location: ":memory:" })
     }).pipe(Effect.provide(StorageMemoryTest)))
 
@@ -107,7 +110,7 @@ describe("StorageLive", () => {
           assert.strictEqual(row.schema, schema)
           assert.deepStrictEqual(yield* sql`SELECT * FROM device_tokens`, [])
           return yield* DatabaseInfo
-        }).pipe(Effect.provide(StorageLive({ databaseUrl: url.toString(), sqlitePath: ":memory:" })))
+        }).pipe(Effect.provide(DeviceTokenRepo.layer.pipe(Layer.provideMerge(StorageLive({ databaseUrl: url.toString(), sqlitePath: ":memory:" })))))
 
         assert.strictEqual(info.kind, "postgres")
         assert.notInclude(info.location, "not-needed-with-trust-auth")

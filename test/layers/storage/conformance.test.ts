@@ -9,9 +9,9 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { MigrationDefinition } from "../../../layers/storage/migrations/index.ts"
-import { migrations } from "../../../layers/storage/migrations/index.ts"
-import { DatabaseInfo, runMigrations } from "../../../layers/storage/Storage.ts"
+import { migrate, type Migration, migrationsTable } from "../../../layers/storage/migrations.ts"
+import { DatabaseInfo } from "../../../layers/storage/Storage.ts"
+import { authMigrations } from "../../../services/auth/migrations/index.ts"
 import { postgres, sqliteFile, sqliteMemory, type TestDatabase } from "../../support/databases.ts"
 
 const nonEmpty = <A>(items: ReadonlyArray<A>): readonly [A, ...Array<A>] => {
@@ -49,7 +49,7 @@ const names = (table: string) =>
 
 const itemsTable = () => createTable("items", { sqlite: "id INTEGER PRIMARY KEY, name TEXT NOT NULL", pg: "id SERIAL PRIMARY KEY, name TEXT NOT NULL" })
 
-const brokenMigration = (id: number, okTable: string): MigrationDefinition => ({
+const brokenMigration = (id: number, okTable: string): Migration => ({
   id,
   name: "broken",
   sqlite: `CREATE TABLE ${okTable} (id INTEGER); CREATE TABLE (;`,
@@ -240,12 +240,14 @@ const conformance = (db: TestDatabase) =>
         assert.strictEqual(inTransaction.length, 10)
       }))
 
-    it.effect("runs the migration registry idempotently", () =>
+    it.effect("runs a subsystem's migrations idempotently, in its own bookkeeping table", () =>
       Effect.gen(function*() {
-        const first = yield* runMigrations()
-        assert.deepStrictEqual(first, migrations.map((migration) => [migration.id, migration.name] as const))
-        const second = yield* runMigrations()
+        const subsystem = uniqueName("auth_copy")
+        const first = yield* migrate(subsystem, authMigrations)
+        assert.deepStrictEqual(first, authMigrations.map((migration) => [migration.id, migration.name] as const))
+        const second = yield* migrate(subsystem, authMigrations)
         assert.deepStrictEqual(second, [])
+        assert.isTrue(yield* tableExists(migrationsTable(subsystem)))
         const sql = yield* SqlClient.SqlClient
         const token = {
           token_id: "t1",
@@ -262,27 +264,20 @@ const conformance = (db: TestDatabase) =>
         assert.deepStrictEqual(rows, [token])
         const duplicate = yield* sql`INSERT INTO device_tokens ${sql.insert({ ...token, token_id: "t2" })}`.pipe(Effect.flip)
         assert.strictEqual(duplicate.reason._tag, "UniqueViolation")
-      }).pipe(Effect.provide(db.make({ migrations: [] }))))
+        // A second subsystem whose migrations create the same table (IF NOT EXISTS) keeps its own ids.
+        assert.deepStrictEqual(yield* migrate(uniqueName("other"), authMigrations), [[1, "device_tokens"]])
+      }).pipe(Effect.provide(db.make())))
 
-    it.effect("reports a failing migration as MigrationFailed and rolls it back", () =>
+    it.effect("reports a failing migration as MigrationFailed naming it, and rolls the batch back", () =>
       Effect.gen(function*() {
         const okTable = uniqueName("half_done")
-        const error = yield* runMigrations({ migrations: [...migrations, brokenMigration(9001, okTable)] }).pipe(Effect.flip)
+        const subsystem = uniqueName("broken")
+        const error = yield* migrate(subsystem, [brokenMigration(9001, okTable)]).pipe(Effect.flip)
         assert.strictEqual(error._tag, "MigrationFailed")
-        assert.strictEqual(error.migrationId, 9001)
-        assert.include(error.message, "9001_broken")
+        assert.strictEqual(error.migration, "9001_broken")
+        assert.include(error.message, `Migration ${subsystem}/9001_broken failed`)
         assert.isFalse(yield* tableExists(okTable))
-        assert.deepStrictEqual(yield* runMigrations(), [])
-      }))
-
-    it.effect("fails the storage layer when a migration fails", () =>
-      Effect.gen(function*() {
-        const error = yield* Effect.provide(
-          Effect.void,
-          db.make({ migrations: [...migrations, brokenMigration(2, uniqueName("never"))] })
-        ).pipe(Effect.flip)
-        assert.strictEqual(error._tag, "MigrationFailed")
-        assert.include(error.message, "Migration 2_broken failed")
+        assert.deepStrictEqual(yield* migrate(subsystem, []), [])
       }))
 
     it.effect("keeps other fibers out of an open transaction", () =>

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { PolicyCheckRequest } from "../../../src/contracts/policy.ts"
+import { PolicyCheckRequest } from "../../../services/policy/schema.ts"
 import { evaluatePolicy, PolicyService } from "../../../services/policy/index.ts"
 
 describe("PolicyService", () => {

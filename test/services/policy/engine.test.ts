@@ -5,7 +5,7 @@
  * ceiling / limit edges.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { PolicyCheckRequest } from "../../../src/contracts/policy.ts"
+import type { PolicyCheckRequest } from "../../../services/policy/schema.ts"
 import {
   DEFAULT_USER_LIMIT_MINOR_UNITS,
   evaluateConnectorScope,

@@ -6,14 +6,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { makeDecoder } from "../../../src/contracts/decode.ts"
+import { makeDecoder } from "../../../services/shared/decode.ts"
 import {
   CurrencyCode,
   type Outcome,
   PolicyCheckRequest,
   PolicyDecision,
   type RuleName
-} from "../../../src/contracts/policy.ts"
+} from "../../../services/policy/schema.ts"
 import {
   evaluateConnectorScope,
   evaluateLegal,

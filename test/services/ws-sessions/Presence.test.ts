@@ -82,6 +82,6 @@ describe("event audience", () => {
     expect(inAudience(fakeConnection("b", device(["operator.write"])).handle, audience)).toBe(true)
     expect(inAudience(fakeConnection("c", device([])).handle, audience)).toBe(false)
     expect(inAudience(fakeConnection("d", adminPrincipal, "node").handle, audience)).toBe(false)
-    expect(inAudience(fakeConnection("e", device([])).handle, undefined)).toBe(true)
+    expect(inAudience(fakeConnection("e", device([])).handle, {})).toBe(true)
   })
 })

@@ -4,7 +4,7 @@
  * the JSON Schema catalog.
  */
 import { Effect, Schema } from "effect"
-import { bounded, LARGE_JSON, SMALL_JSON } from "./json.ts"
+import { bounded, LARGE_JSON, SMALL_JSON } from "../shared/json.ts"
 
 /** The gateway's protocol revision: `connect.init.protocol_rev` must equal it (gateway-api.md "Versioning"). */
 export const GATEWAY_PROTOCOL_REV = 2
@@ -165,18 +165,23 @@ export const WsPresenceBeaconRequest = Schema.Struct({
 }).annotate({ identifier: "WsPresenceBeaconRequest" })
 export type WsPresenceBeaconRequest = typeof WsPresenceBeaconRequest.Type
 
-/** A presence entry, as in `GET /presence` and the `presence.upserted` event. */
-export interface PresenceEntry {
-  readonly instance_id: string
-  readonly role: "gateway" | WsPeerRole
-  readonly host?: string | undefined
-  readonly ip?: string | undefined
-  readonly version?: string | undefined
-  readonly mode?: string | undefined
-  readonly last_input_seconds?: number | undefined
-  readonly metadata?: Readonly<Record<string, unknown>> | undefined
-  readonly connected_at?: string | undefined
-  readonly last_seen_at: string
-  readonly expires_at?: string | undefined
-  readonly reason: "self" | "connect" | "periodic"
-}
+/** A presence entry, as in `GET /presence` and the `presence.upserted` event (reference §7.8). */
+export const PresenceEntry = Schema.Struct({
+  instance_id: Schema.String.annotate({ description: "The device id of a peer, or the gateway instance id for `self`." }),
+  role: Schema.Literals(["gateway", "client", "node"]),
+  host: Schema.optionalKey(Schema.String),
+  ip: Schema.optionalKey(Schema.String),
+  version: Schema.optionalKey(Schema.String),
+  mode: Schema.optionalKey(Schema.String),
+  last_input_seconds: Schema.optionalKey(Schema.Number),
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  connected_at: Schema.optionalKey(Schema.String),
+  last_seen_at: Schema.String,
+  expires_at: Schema.optionalKey(Schema.String),
+  reason: Schema.Literals(["self", "connect", "periodic"])
+}).annotate({ identifier: "PresenceEntry" })
+export type PresenceEntry = typeof PresenceEntry.Type
+
+/** `presence.beacon` result: the stored entry. */
+export const WsPresenceBeaconResult = Schema.Struct({ entry: PresenceEntry }).annotate({ identifier: "WsPresenceBeaconResult" })
+export type WsPresenceBeaconResult = typeof WsPresenceBeaconResult.Type

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { describeInput, formatPath, makeDecoder, parseJsonBody } from "../../src/contracts/decode.ts"
-import { PolicyCheckRequest } from "../../src/contracts/policy.ts"
+import { describeInput, formatPath, makeDecoder, parseJsonBody } from "../../../services/shared/decode.ts"
+import { PolicyCheckRequest } from "../../../services/policy/schema.ts"
 
 const decodePolicyCheck = makeDecoder(PolicyCheckRequest)
 

@@ -1,0 +1,54 @@
+/**
+ * Node capabilities (gateway-api.md "capability.ready"; reference §5.3): a
+ * node advertises capabilities in `connect.init` and declares which are
+ * ready with `capability.ready`; its ready set is the intersection of the
+ * two (by id). Each declaration is announced to operators.
+ */
+import { Context, Effect, Layer } from "effect"
+import type { ConnectionHandle } from "./ConnectionRegistry.ts"
+import { EventBus } from "./EventBus.ts"
+import { CapabilityReadyEvent } from "./events.ts"
+import type { CapabilityDescriptor } from "./schema.ts"
+
+/** The advertised descriptors whose id is among `declared` (advertised order, advertised versions). */
+export const readyCapabilities = (
+  advertised: ReadonlyArray<CapabilityDescriptor>,
+  declared: ReadonlyArray<CapabilityDescriptor>
+): ReadonlyArray<CapabilityDescriptor> => {
+  const ids = new Set(declared.map((c) => c.id))
+  return advertised.filter((c) => ids.has(c.id))
+}
+
+/** Capability bookkeeping of live node connections. */
+export class Capabilities extends Context.Service<Capabilities, {
+  /**
+   * Replaces the ready set of `connection` with advertised ∩ `declared`,
+   * publishes `capability.ready {node_id, connection_id, capabilities}` and
+   * returns the ready descriptors.
+   */
+  readonly declareReady: (
+    connection: ConnectionHandle,
+    declared: ReadonlyArray<CapabilityDescriptor>
+  ) => Effect.Effect<ReadonlyArray<CapabilityDescriptor>>
+}>()("svc-gateway/ws-sessions/Capabilities") {
+  /** Needs {@link EventBus}. */
+  static readonly layer = Layer.effect(
+    Capabilities,
+    Effect.gen(function*() {
+      const events = yield* EventBus
+      return Capabilities.of({
+        declareReady: Effect.fn("Capabilities.declareReady")(function*(connection, declared) {
+          const ready = readyCapabilities(connection.capabilities, declared)
+          connection.readyCapabilities.clear()
+          for (const c of ready) connection.readyCapabilities.add(c.id)
+          yield* events.publish(
+            CapabilityReadyEvent,
+            { node_id: connection.deviceId, connection_id: connection.connectionId, capabilities: ready },
+            { kind: "node", node_id: connection.deviceId }
+          )
+          return ready
+        })
+      })
+    })
+  )
+}

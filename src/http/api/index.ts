@@ -1,0 +1,37 @@
+/**
+ * The gateway's HTTP API: one declaration per endpoint (method, path, access,
+ * request and response schemas, errors with their statuses), grouped by
+ * subsystem. Routing, authorization, the OpenAPI document and the typed HTTP
+ * client are all derived from {@link GatewayApi} (plus {@link PlannedApi},
+ * the spec's routes that are declared but not served yet). This module and
+ * the group modules import schemas only, never server code, so clients can
+ * load them.
+ */
+import { HttpApi, OpenApi } from "effect/http-api"
+import { AuthApi } from "./auth.ts"
+import { DiagnosticsApi } from "./diagnostics.ts"
+import { DocsApi } from "./docs.ts"
+import { HealthApi } from "./health.ts"
+import { PolicyApi } from "./policy.ts"
+import { UiApi } from "./ui.ts"
+
+export { PlannedApi } from "./planned.ts"
+
+/** The implemented HTTP API. Add a subsystem's group here. */
+export const GatewayApi = HttpApi.make("svc-gateway")
+  .add(HealthApi)
+  .add(PolicyApi)
+  .add(AuthApi)
+  .add(DiagnosticsApi)
+  .add(DocsApi)
+  .add(UiApi)
+  .annotateMerge(OpenApi.annotations({
+    title: "svc-gateway",
+    description:
+      "Operator gateway. Authenticate with `Authorization: Bearer <token>` or the `svc_admin_token` cookie " +
+      "(cookie requests that change state must come from the gateway's own origin). Device tokens need the scope " +
+      "each route names (`x-svc-access`)."
+  }))
+
+/** The type of {@link GatewayApi}, for clients and handler builders. */
+export type GatewayApi = typeof GatewayApi

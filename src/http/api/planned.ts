@@ -1,0 +1,119 @@
+/**
+ * Every other route of gateway-api.md "Endpoints", declared with its access
+ * rule but not served yet. Declaring them keeps authorization exact before
+ * they exist: a device token without the route's scope gets 403, with it the
+ * route answers 404 `not_found`; public ones (`/ui/*`, the OAuth callback)
+ * answer 404 without a token. When a subsystem lands, its routes move from
+ * here into its own group with full schemas (src/http/api/<subsystem>.ts).
+ * They are not part of the OpenAPI document or the typed client.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { Access, AUTHENTICATED, OPERATOR, PUBLIC, type RouteAccess, scope } from "./access.ts"
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+
+const group = (name: string, access: RouteAccess, routes: ReadonlyArray<readonly [Method, `/${string}`]>) =>
+  HttpApiGroup.make(name)
+    .add(...(routes.map(([method, path]) => HttpApiEndpoint.make(method)(`${method} ${path}`, path)) as unknown as [HttpApiEndpoint.Top]))
+    .annotate(Access, access)
+
+const READ = scope("operator.read")
+const ADMIN = scope("operator.admin")
+
+/** The spec's routes that are declared but not implemented yet, by area. */
+export const PlannedApi = HttpApi.make("svc-gateway-planned")
+  .add(group("public", PUBLIC, [["GET", "/ui/*"], ["GET", "/providers/:provider/oauth/callback"]]))
+  // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
+  .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
+  .add(group("runtime", READ, [
+    ["GET", "/status"],
+    ["GET", "/metrics"],
+    ["GET", "/contracts/jsonschema/catalog.json"],
+    ["GET", "/contracts/jsonschema/:file"],
+    ["GET", "/usage"]
+  ]))
+  .add(group("policyAdmin", ADMIN, [
+    ["GET", "/policy/bundle"],
+    ["GET", "/policy/overrides"],
+    ["POST", "/policy/overrides"],
+    ["POST", "/policy/overrides/revoke"]
+  ]))
+  .add(group("approvals", scope("operator.approvals"), [
+    ["GET", "/approvals"],
+    ["GET", "/approvals/:id"],
+    ["POST", "/approvals/:id/respond"],
+    ["GET", "/approvals/:id/preview"]
+  ]))
+  .add(group("pairings", scope("operator.pairing"), [
+    ["GET", "/pairings"],
+    ["POST", "/pairings/:id/approve"],
+    ["POST", "/pairings/:id/deny"],
+    ["POST", "/pairings/:id/revoke"]
+  ]))
+  .add(group("authProfiles", ADMIN, [
+    ["GET", "/auth/profiles"],
+    ["POST", "/auth/profiles"],
+    ["PATCH", "/auth/profiles/:id"],
+    ["POST", "/auth/profiles/:id/disable"],
+    ["POST", "/auth/profiles/:id/enable"],
+    ["GET", "/auth/pins"],
+    ["POST", "/auth/pins"]
+  ]))
+  .add(group("providers", ADMIN, [["POST", "/providers/:provider/oauth/authorize"]]))
+  .add(group("routing", ADMIN, [["GET", "/routing/config"], ["PUT", "/routing/config"], ["POST", "/routing/config/revert"]]))
+  .add(group("secrets", ADMIN, [
+    ["POST", "/secrets"],
+    ["GET", "/secrets"],
+    ["DELETE", "/secrets/:id"],
+    ["POST", "/secrets/:id/rotate"]
+  ]))
+  .add(group("snapshots", ADMIN, [["GET", "/snapshot/export"], ["POST", "/snapshot/import"]]))
+  .add(group("memoryExports", READ, [["GET", "/memory/exports/:id"]]))
+  .add(group("models", READ, [
+    ["GET", "/models/status"],
+    ["GET", "/models/providers"],
+    ["GET", "/models/providers/:id"],
+    ["GET", "/models/providers/:id/models"]
+  ]))
+  .add(group("modelsAdmin", ADMIN, [["POST", "/models/refresh"]]))
+  .add(group("plugins", ADMIN, [
+    ["GET", "/plugins"],
+    ["GET", "/plugins/:id"],
+    ["GET", "/plugins/:id/rpc/*"],
+    ["POST", "/plugins/:id/rpc/*"],
+    ["PUT", "/plugins/:id/rpc/*"],
+    ["PATCH", "/plugins/:id/rpc/*"],
+    ["DELETE", "/plugins/:id/rpc/*"]
+  ]))
+  .add(group("plan", OPERATOR, [["POST", "/plan"]]))
+  .add(group("workflow", OPERATOR, [["POST", "/workflow/run"], ["POST", "/workflow/resume"], ["POST", "/workflow/cancel"]]))
+  .add(group("playbooks", OPERATOR, [
+    ["GET", "/playbooks"],
+    ["GET", "/playbooks/:id"],
+    ["POST", "/playbooks/:id/run"],
+    ["POST", "/playbooks/runtime"],
+    ["POST", "/playbooks/:id/execute"]
+  ]))
+  .add(group("watchers", OPERATOR, [
+    ["POST", "/watchers"],
+    ["GET", "/watchers"],
+    ["PATCH", "/watchers/:id"],
+    ["DELETE", "/watchers/:id"],
+    ["POST", "/watchers/:id/trigger/webhook"]
+  ]))
+  .add(group("canvas", OPERATOR, [["POST", "/canvas/publish"], ["GET", "/canvas/:id"], ["GET", "/canvas/:id/meta"]]))
+  .add(group("artifacts", READ, [
+    ["GET", "/artifacts/:id/metadata"],
+    ["GET", "/artifacts/:id"],
+    ["GET", "/runs/:runId/artifacts/:id/metadata"],
+    ["GET", "/runs/:runId/artifacts/:id"]
+  ]))
+  .add(group("agent", OPERATOR, [
+    ["GET", "/agent/status"],
+    ["POST", "/agent/turn"],
+    ["GET", "/context"],
+    ["GET", "/context/list"],
+    ["GET", "/context/detail/:id"]
+  ]))
+  .add(group("ingress", OPERATOR, [["POST", "/ingress/messenger"]]))
+  .add(group("audit", ADMIN, [["GET", "/audit/export/:planId"], ["POST", "/audit/verify"], ["POST", "/audit/forget"]]))

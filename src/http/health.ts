@@ -1,0 +1,12 @@
+/** `GET /healthz` (src/http/api/health.ts): `{status: "ok", is_exposed}`. */
+import { Effect } from "effect"
+import { GatewayConfig } from "../config.ts"
+import { GatewayApi } from "./api/index.ts"
+import { handlers } from "./router.ts"
+
+/** Health handlers; need {@link GatewayConfig}. */
+export const HealthHttp = handlers(GatewayApi, "health", Effect.gen(function*() {
+  const settings = yield* GatewayConfig
+  const body = { status: "ok", is_exposed: settings.isExposed } as const
+  return { healthz: () => Effect.succeed(body) }
+}))

@@ -1,0 +1,25 @@
+/**
+ * The gateway's WebSocket API: every request type a peer may send
+ * ({@link WsMessages}: handled; {@link PlannedWsMessages}: declared, not handled
+ * yet) and every request the gateway sends ({@link WsInitiatedRequests}).
+ * Dispatch and authorization (src/ws/dispatch.ts) and the client SDK's typed
+ * maps (src/client/types.ts) derive from these lists. Schemas only: clients
+ * can load this module.
+ */
+import { ApprovalRequest, PingPeer, TaskExecute } from "./initiated.ts"
+import type { InitiatedMap, RequestMap } from "./message.ts"
+import { CapabilityReady, Ping, PresenceBeacon } from "./sessions.ts"
+
+export { PlannedWsMessages } from "./planned.ts"
+
+/** Handled request types. Add a subsystem's declarations here. */
+export const WsMessages = [Ping, PresenceBeacon, CapabilityReady] as const
+
+/** Requests the gateway sends to peers. */
+export const WsInitiatedRequests = [PingPeer, TaskExecute, ApprovalRequest] as const
+
+/** Payload and result of every handled request type, by type. */
+export type GatewayRequestMap = RequestMap<(typeof WsMessages)[number]>
+
+/** Payload and expected result of every gateway-initiated request, by type. */
+export type GatewayInitiatedRequestMap = InitiatedMap<(typeof WsInitiatedRequests)[number]>

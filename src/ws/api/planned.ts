@@ -1,0 +1,61 @@
+/**
+ * The other request types of gateway-api.md's message table, declared with
+ * their scope and roles but not handled yet: device tokens without the scope
+ * get `forbidden`, callers with it `unsupported_request`. When a subsystem
+ * lands, its types move from here to src/ws/api/<subsystem>.ts with full
+ * payload and result schemas.
+ */
+import { CLIENT, make, NODE } from "./message.ts"
+
+const READ = "operator.read"
+const WRITE = "operator.write"
+
+const client = (type: string, scope: string) => make(type, { scope, roles: CLIENT })
+
+/** Declared, not yet handled. */
+export const PlannedWsMessages = [
+  make("attempt.evidence", { scope: null, roles: NODE }),
+  client("approval.list", "operator.approvals"),
+  client("approval.resolve", "operator.approvals"),
+  client("pairing.approve", "operator.pairing"),
+  client("pairing.deny", "operator.pairing"),
+  client("pairing.revoke", "operator.pairing"),
+  client("session.send", WRITE),
+  client("command.execute", "operator.admin"),
+  client("subagent.spawn", WRITE),
+  client("subagent.list", READ),
+  client("subagent.get", READ),
+  client("subagent.send", WRITE),
+  client("subagent.close", WRITE),
+  client("workflow.run", WRITE),
+  client("workflow.resume", WRITE),
+  client("workflow.cancel", WRITE),
+  client("memory.search", READ),
+  client("memory.list", READ),
+  client("memory.get", READ),
+  client("memory.create", WRITE),
+  client("memory.update", WRITE),
+  client("memory.delete", WRITE),
+  client("memory.forget", WRITE),
+  client("memory.export", WRITE),
+  client("work.create", WRITE),
+  client("work.list", READ),
+  client("work.get", READ),
+  client("work.update", WRITE),
+  client("work.transition", WRITE),
+  client("work.link.create", WRITE),
+  client("work.link.list", READ),
+  client("work.artifact.list", READ),
+  client("work.artifact.get", READ),
+  client("work.artifact.create", WRITE),
+  client("work.decision.list", READ),
+  client("work.decision.get", READ),
+  client("work.decision.create", WRITE),
+  client("work.signal.list", READ),
+  client("work.signal.get", READ),
+  client("work.signal.create", WRITE),
+  client("work.signal.update", WRITE),
+  client("work.state_kv.get", READ),
+  client("work.state_kv.list", READ),
+  client("work.state_kv.set", WRITE)
+] as const
