@@ -6,6 +6,7 @@
  * scope enforcement; device tokens are scoped.
  */
 import { Context } from "effect"
+import type { DeviceRole } from "./schema.ts"
 
 /** Device-token scopes named by the spec (gateway-api.md "Authentication"). */
 export const KNOWN_SCOPES = [
@@ -19,8 +20,6 @@ export const KNOWN_SCOPES = [
 /** One of {@link KNOWN_SCOPES}. Issued tokens may carry other strings; they simply never match a route. */
 export type Scope = (typeof KNOWN_SCOPES)[number]
 
-/** A device role (reference §2.2): operator clients or nodes. */
-export type DeviceRole = "client" | "node"
 
 /** The admin token's principal: every scope, every route. */
 export interface AdminPrincipal {

@@ -30,6 +30,7 @@ export const MAX_SCOPE_LENGTH = 64
 export const DeviceRole = Schema.Literals(["client", "node"]).annotate({
   description: "Device role: client (operator program) or node (capability provider)."
 })
+export type DeviceRole = typeof DeviceRole.Type
 
 /** `POST /auth/session` body. */
 export const AuthSessionRequest = Schema.Struct({

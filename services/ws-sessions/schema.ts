@@ -4,6 +4,7 @@
  * the JSON Schema catalog.
  */
 import { Effect, Schema } from "effect"
+import { DeviceRole } from "../auth/schema.ts"
 import { bounded, LARGE_JSON, SMALL_JSON } from "../shared/json.ts"
 
 /** The gateway's protocol revision: `connect.init.protocol_rev` must equal it (gateway-api.md "Versioning"). */
@@ -51,9 +52,9 @@ export const MAX_ENVELOPE_ID_LENGTH = 128
 /** Most capabilities one peer may advertise or declare ready. */
 export const MAX_CAPABILITIES = 64
 
-/** `client` (operator program) or `node` (capability provider). */
-export const WsPeerRole = Schema.Literals(["client", "node"]).annotate({ identifier: "WsPeerRole" })
-export type WsPeerRole = typeof WsPeerRole.Type
+/** `client` (operator program) or `node` (capability provider): the device role of the auth subsystem. */
+export const WsPeerRole = DeviceRole
+export type WsPeerRole = DeviceRole
 
 /** A namespaced capability (`cli.exec`, `desktop.screenshot`) with a version (default "1.0.0"). */
 export const CapabilityDescriptor = Schema.Struct({
@@ -122,10 +123,11 @@ export const WsConnectInitRequest = Schema.Struct({
 export type WsConnectInitRequest = typeof WsConnectInitRequest.Type
 
 /** `connect.init` result. `challenge` is base64url of 32 random bytes. */
-export interface WsConnectInitResult {
-  readonly connection_id: string
-  readonly challenge: string
-}
+export const WsConnectInitResult = Schema.Struct({
+  connection_id: Schema.String,
+  challenge: Schema.String
+}).annotate({ identifier: "WsConnectInitResult" })
+export type WsConnectInitResult = typeof WsConnectInitResult.Type
 
 /** `connect.proof` payload: an Ed25519 signature (base64url) over the transcript. */
 export const WsConnectProofRequest = Schema.Struct({
@@ -134,12 +136,13 @@ export const WsConnectProofRequest = Schema.Struct({
 }).annotate({ identifier: "WsConnectProofRequest" })
 export type WsConnectProofRequest = typeof WsConnectProofRequest.Type
 
-/** `connect.proof` result. */
-export interface WsConnectProofResult {
-  readonly client_id: string
-  readonly device_id: string
-  readonly role: WsPeerRole
-}
+/** `connect.proof` result: the gateway's client id (= connection id), the proven device id and the role. */
+export const WsConnectProofResult = Schema.Struct({
+  client_id: Schema.String,
+  device_id: Schema.String,
+  role: WsPeerRole
+}).annotate({ identifier: "WsConnectProofResult" })
+export type WsConnectProofResult = typeof WsConnectProofResult.Type
 
 /** `capability.ready` payload (nodes only): the capabilities now ready; the ready set is this ∩ advertised. */
 export const WsCapabilityReadyRequest = Schema.Struct({

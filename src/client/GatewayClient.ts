@@ -8,16 +8,17 @@
  * reconnects (exponential backoff, full jitter) when an established
  * connection drops for a non-fatal reason.
  */
+import { Duration, Effect, Exit, Random, Result, Schedule, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import WebSocket, { type RawData } from "ws"
 import {
   GATEWAY_PROTOCOL_REV,
   WS_SUBPROTOCOL,
-  type WsConnectInitResult,
-  type WsError,
-  type WsEventEnvelope,
-  type WsRequestEnvelope,
-  type WsResponseEnvelope
+  WsConnectInitResult,
+  WsConnectProofResult,
+  WsEventEnvelope,
+  WsRequestEnvelope,
+  WsResponseEnvelope
 } from "../../services/ws-sessions/schema.ts"
 import { signProof } from "./identity.ts"
 
@@ -59,6 +60,36 @@ interface Link {
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
+
+// Incoming messages are checked with the contract's own schemas (compiled once).
+const decodeEvent = Schema.decodeUnknownResult(WsEventEnvelope)
+const decodeResponse = Schema.decodeUnknownResult(WsResponseEnvelope)
+const decodeRequest = Schema.decodeUnknownResult(WsRequestEnvelope)
+const decodeInitResult = Schema.decodeUnknownResult(WsConnectInitResult)
+const decodeProofResult = Schema.decodeUnknownResult(WsConnectProofResult)
+
+/**
+ * The reconnect backoff as an Effect `Schedule`: exponential from
+ * `initialDelayMs`, capped at `maxDelayMs`, with full jitter (a uniformly
+ * random delay below the cap), for at most `maxAttempts` attempts.
+ */
+export const reconnectSchedule = (policy: Required<ReconnectOptions>): Schedule.Schedule<unknown> =>
+  Schedule.max([Schedule.exponential(Duration.millis(policy.initialDelayMs)), Schedule.recurs(policy.maxAttempts)]).pipe(
+    Schedule.modifyDelay(({ duration }) =>
+      Effect.map(Random.next, (r) => Duration.millis(Math.floor(r * Math.min(policy.maxDelayMs, Duration.toMillis(duration)))))
+    )
+  )
+
+/** Steps a schedule synchronously: the next delay in milliseconds, or `undefined` once it is done. */
+type ScheduleStepper = () => number | undefined
+
+const stepper = (schedule: Schedule.Schedule<unknown>): ScheduleStepper => {
+  const step = Effect.runSync(Schedule.toStep(schedule))
+  return () => {
+    const exit = Effect.runSyncExit(step(Date.now(), undefined))
+    return Exit.isSuccess(exit) ? Duration.toMillis(exit.value[1]) : undefined
+  }
+}
 
 const rawToString = (data: RawData): string =>
   Buffer.isBuffer(data)
@@ -136,6 +167,7 @@ export class GatewayClient {
   #connecting: Promise<GatewaySession> | undefined
   #reconnectTimer: NodeJS.Timeout | undefined
   #reconnectAttempt = 0
+  #reconnectDelays: ScheduleStepper | undefined
   #everConnected = false
   #reconnectWaiters: Array<{ readonly resolve: (session: GatewaySession) => void; readonly reject: (error: Error) => void }> =
     []
@@ -466,6 +498,7 @@ export class GatewayClient {
             this.#state = "connected"
             this.#session = session
             this.#reconnectAttempt = 0
+            this.#reconnectDelays = undefined
             resolve(session)
             for (const waiter of this.#reconnectWaiters.splice(0)) waiter.resolve(session)
             this.#emit("connected", { ...session, reconnected })
@@ -494,22 +527,20 @@ export class GatewayClient {
       },
       this.#handshakeTimeoutMs
     ).catch(refused)
-    if (!isRecord(init) || typeof init["connection_id"] !== "string" || typeof init["challenge"] !== "string") {
+    const initResult = decodeInitResult(init)
+    if (Result.isFailure(initResult)) {
       throw new GatewayClientError("protocol_error", "malformed connect.init result", { fatal: true })
     }
-    const { connection_id, challenge } = init as unknown as WsConnectInitResult
+    const { connection_id, challenge } = initResult.success
     const proof = signProof(identity, { role, connectionId: connection_id, challenge })
     const result = await this.#send(link, "connect.proof", { connection_id, proof }, this.#handshakeTimeoutMs).catch(
       refused
     )
-    if (!isRecord(result) || typeof result["client_id"] !== "string") {
+    const proofResult = decodeProofResult(result)
+    if (Result.isFailure(proofResult)) {
       throw new GatewayClientError("protocol_error", "malformed connect.proof result", { fatal: true })
     }
-    return {
-      client_id: result["client_id"],
-      device_id: typeof result["device_id"] === "string" ? result["device_id"] : identity.device_id,
-      role: result["role"] === "client" || result["role"] === "node" ? result["role"] : role
-    }
+    return proofResult.success
   }
 
   #send(link: Link, type: string, payload: unknown, timeoutMs: number): Promise<unknown> {
@@ -564,15 +595,14 @@ export class GatewayClient {
       this.#emit("error", new GatewayClientError("protocol_error", "gateway sent a message that is not an object"))
       return
     }
-    if (typeof message["event_id"] === "string" && typeof message["type"] === "string") {
-      this.#emit("event", message as unknown as WsEventEnvelope)
-    } else if (typeof message["request_id"] === "string" && typeof message["ok"] === "boolean") {
-      this.#onResponse(link, message as unknown as WsResponseEnvelope)
-    } else if (typeof message["request_id"] === "string" && typeof message["type"] === "string") {
-      void this.#onGatewayRequest(link, message as unknown as WsRequestEnvelope)
-    } else {
-      this.#emit("error", new GatewayClientError("protocol_error", "gateway sent a message of unknown shape"))
-    }
+    // Events carry event_id, responses ok; anything else with a type is a gateway-initiated request.
+    const decoded = "event_id" in message
+      ? Result.map(decodeEvent(message), (event) => () => this.#emit("event", event))
+      : "ok" in message
+      ? Result.map(decodeResponse(message), (response) => () => this.#onResponse(link, response))
+      : Result.map(decodeRequest(message), (request) => () => void this.#onGatewayRequest(link, request))
+    if (Result.isSuccess(decoded)) decoded.success()
+    else this.#emit("error", new GatewayClientError("protocol_error", "gateway sent a message of unknown shape"))
   }
 
   #onResponse(link: Link, response: WsResponseEnvelope): void {
@@ -580,18 +610,8 @@ export class GatewayClient {
     if (pending === undefined) return // late (timed out) or unknown: nothing waits for it
     link.pending.delete(response.request_id)
     if (pending.timer !== undefined) clearTimeout(pending.timer)
-    if (response.ok) {
-      pending.resolve(response.result)
-    } else {
-      const error: WsError = isRecord(response.error)
-        ? {
-            code: typeof response.error.code === "string" ? response.error.code : "unknown_error",
-            message: typeof response.error.message === "string" ? response.error.message : "request failed",
-            ...(response.error.details === undefined ? {} : { details: response.error.details })
-          }
-        : { code: "unknown_error", message: "request failed" }
-      pending.reject(new GatewayRequestError(error, pending.type, response.request_id))
-    }
+    if (response.ok) pending.resolve(response.result)
+    else pending.reject(new GatewayRequestError(response.error ?? { code: "unknown_error", message: "request failed" }, pending.type, response.request_id))
   }
 
   async #onGatewayRequest(link: Link, request: WsRequestEnvelope): Promise<void> {
@@ -648,13 +668,16 @@ export class GatewayClient {
   #stopReconnecting(error: Error): void {
     this.#state = "idle"
     this.#reconnectAttempt = 0
+    this.#reconnectDelays = undefined
     for (const waiter of this.#reconnectWaiters.splice(0)) waiter.reject(error)
   }
 
   #scheduleReconnect(): void {
     const policy = this.#reconnect
     if (policy === undefined || this.#state !== "reconnecting") return
-    if (this.#reconnectAttempt >= policy.maxAttempts) {
+    const delays = (this.#reconnectDelays ??= stepper(reconnectSchedule(policy)))
+    const delayMs = delays()
+    if (delayMs === undefined) {
       const error = new GatewayClientError(
         "reconnect_exhausted",
         `gave up reconnecting after ${this.#reconnectAttempt} attempts`,
@@ -666,8 +689,6 @@ export class GatewayClient {
     }
     this.#reconnectAttempt += 1
     const attempt = this.#reconnectAttempt
-    const cap = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1))
-    const delayMs = Math.floor(Math.random() * cap)
     this.#emit("reconnecting", { attempt, delayMs })
     this.#reconnectTimer = setTimeout(() => {
       this.#reconnectTimer = undefined

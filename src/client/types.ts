@@ -2,17 +2,19 @@
  * Public shapes of the client SDK: options, session, listener payloads and
  * the typed request maps (gateway-api.md "WebSocket API").
  */
+import type { EventMap } from "../../services/ws-sessions/GatewayEvent.ts"
+import type { WsSessionEvents } from "../../services/ws-sessions/events.ts"
 import type {
   CapabilityDescriptor,
-  PresenceEntry,
-  WsCapabilityReadyRequest,
   WsConnectProofResult,
   WsEventEnvelope,
   WsPeerRole,
-  WsPresenceBeaconRequest,
   WsRequestEnvelope
 } from "../../services/ws-sessions/schema.ts"
+import type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
 import type { DeviceIdentity } from "./identity.ts"
+
+export type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
 
 // ---------------------------------------------------------------------------
 // Options and public shapes
@@ -129,62 +131,24 @@ export interface RequestOptions {
   readonly timeoutMs?: number
 }
 
-/**
- * Known client-to-gateway request types: payload and result. Other types go
- * through the generic overload of {@link GatewayClient.request}.
- */
-export interface GatewayRequestMap {
-  readonly ping: { readonly payload: Record<string, never> | undefined; readonly result: void }
-  readonly "presence.beacon": {
-    readonly payload: WsPresenceBeaconRequest | undefined
-    readonly result: { readonly entry: PresenceEntry }
-  }
-  readonly "capability.ready": { readonly payload: WsCapabilityReadyRequest; readonly result: void }
-}
+/** `task.execute` payload (gateway → node; reference §5.3), as declared in src/ws/api/initiated.ts. */
+export type TaskExecutePayload = GatewayInitiatedRequestMap["task.execute"]["payload"]
 
-/** `task.execute` payload (gateway → node; reference §5.3). */
-export interface TaskExecutePayload {
-  readonly run_id: string
-  readonly step_id: string
-  readonly attempt_id: string
-  /** The ActionPrimitive to perform. */
-  readonly action: unknown
-  readonly [key: string]: unknown
-}
+/** `approval.request` payload (gateway → client; reference §3.4), as declared in src/ws/api/initiated.ts. */
+export type ApprovalRequestPayload = GatewayInitiatedRequestMap["approval.request"]["payload"]
 
-/** `approval.request` payload (gateway → client; reference §3.4). */
-export interface ApprovalRequestPayload {
-  readonly approval_id: string | number
-  readonly plan_id: string
-  readonly step_index: number
-  readonly prompt: string
-  readonly context?: unknown
-  readonly expires_at?: string
-  readonly [key: string]: unknown
-}
-
-/**
- * Known gateway-initiated request types: payload and the result a handler
- * returns. Other types use `unknown`.
- */
-export interface GatewayInitiatedRequestMap {
-  readonly ping: { readonly payload: unknown; readonly result: void }
-  readonly "task.execute": {
-    readonly payload: TaskExecutePayload
-    readonly result: { readonly result?: unknown; readonly evidence?: unknown }
-  }
-  readonly "approval.request": {
-    readonly payload: ApprovalRequestPayload
-    readonly result: { readonly approved: boolean; readonly reason?: string }
-  }
-}
+/** Payloads of the events the gateway sends, by event type (from the event declarations). */
+export type GatewayEventMap = EventMap<(typeof WsSessionEvents)[number]>
 
 type KnownRequest = keyof GatewayRequestMap
 type KnownInitiated = keyof GatewayInitiatedRequestMap
 
-/** Arguments after `type` of {@link GatewayClient.request}: a typed payload for known types. */
+/**
+ * Arguments after `type` of {@link GatewayClient.request}: a typed payload for
+ * known types (optional when every field of it is); anything for others.
+ */
 export type RequestArgs<K extends string> = K extends KnownRequest
-  ? undefined extends GatewayRequestMap[K]["payload"]
+  ? {} extends GatewayRequestMap[K]["payload"]
     ? [payload?: GatewayRequestMap[K]["payload"], options?: RequestOptions]
     : [payload: GatewayRequestMap[K]["payload"], options?: RequestOptions]
   : [payload?: unknown, options?: RequestOptions]
