@@ -16,6 +16,7 @@ import {
   WS_SUBPROTOCOL,
   WsConnectInitResult,
   WsConnectProofResult,
+  type WsError,
   WsEventEnvelope,
   WsRequestEnvelope,
   WsResponseEnvelope

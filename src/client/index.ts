@@ -59,6 +59,9 @@ export {
   toWebSocketUrl
 } from "./GatewayClient.ts"
 
+// The typed HTTP client, derived from the API declaration (src/http/api/).
+export { type GatewayHttpClientOptions, makeGatewayHttpClient } from "./http.ts"
+
 // The demo node behind `svc-gateway node`.
 export { DEMO_ECHO_CAPABILITY, type DemoNodeOptions, runDemoNode } from "./demoNode.ts"
 
