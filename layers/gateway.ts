@@ -54,6 +54,7 @@ import * as WsDispatch from "../src/ws/dispatch.ts"
 import { WsServerLive } from "../src/ws/server.ts"
 import { SessionsWs } from "../src/ws/sessions.ts"
 import * as LeanNodeHttpServer from "./http/LeanNodeHttpServer.ts"
+import * as BoundedMemoryStore from "./ratelimit/BoundedMemoryStore.ts"
 import * as NodeServer from "./http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "./storage/Storage.ts"
 
@@ -112,12 +113,13 @@ export const StorageFromSettings = Layer.unwrap(Effect.gen(function*() {
   return StorageLive({ databaseUrl: settings.databaseUrl, sqlitePath: join(settings.home, "gateway.db") })
 })).pipe(Layer.provide(NodeServices.layer))
 
-/** The failed-authentication limiter (`SVC_AUTH_RATE_LIMIT_*`). */
+/** The failed-authentication limiter (`SVC_AUTH_RATE_LIMIT_*`), on a bounded in-memory store (10,000 addresses). */
 export const RateLimiterLive = RateLimiter.layer.pipe(
   Layer.provide(Layer.effect(
     RateLimitConfig,
     Effect.map(GatewayConfig, (s) => ({ max: s.rateLimitMax, windowSeconds: s.rateLimitWindowSeconds }))
-  ))
+  )),
+  Layer.provide(BoundedMemoryStore.layer())
 )
 
 /** WS transport settings (`SVC_WS_*`, see src/ws/config.ts). */

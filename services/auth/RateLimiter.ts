@@ -1,59 +1,57 @@
 /**
- * Sliding-window rate limiter of failed authentications (reference §2.6):
- * at most `max` hits per `windowSeconds` per key (the client address).
- * Only failed attempts are recorded (`AuthService.authenticateAttempt`), so
- * the limit stops guessing without ever refusing a valid credential.
- * In-memory and per-process; time comes from Effect's `Clock`, so tests can
- * drive it with `TestClock`.
+ * The limit on failed authentications per client address (reference §2.6),
+ * over effect/persistence's `RateLimiter` (fixed-window algorithm): every
+ * failed attempt takes one token of the address's window; each token adds
+ * `windowSeconds / max` seconds to the window, and once `max` are taken
+ * further failures are refused until the window has drained (`Retry-After`
+ * says when). Only failures are recorded (`AuthService.authenticateAttempt`),
+ * so the limit stops guessing without ever refusing a valid credential.
+ *
+ * The counters live in a `RateLimiterStore`: in memory and bounded in keys
+ * by default (layers/ratelimit/BoundedMemoryStore.ts), or Redis for several
+ * instances. Time comes from Effect's `Clock`, so tests drive it with
+ * `TestClock`.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
+import { RateLimiter as PersistedRateLimiter } from "effect/persistence"
 import { TooManyRequests } from "../shared/errors.ts"
 
-/** Limits for {@link RateLimiter}: `max` requests per `windowSeconds` (defaults 20 per 60 s). */
+/** Limits for {@link RateLimiter}: `max` failures per `windowSeconds` (defaults 20 per 60 s). */
 export class RateLimitConfig extends Context.Service<RateLimitConfig, {
   readonly windowSeconds: number
   readonly max: number
 }>()("svc-gateway/auth/RateLimitConfig") {}
 
-/** Bound on tracked keys; the oldest are evicted first so memory stays flat under address churn. */
-const MAX_KEYS = 10_000
-
-/** Rate limiting service: failed authentications over HTTP and WS upgrades, per client address. */
+/** The failed-authentication limiter, shared by HTTP and the WS upgrade. */
 export class RateLimiter extends Context.Service<RateLimiter, {
   /**
-   * Records one hit for `key`; fails with `TooManyRequests` (429, with
-   * `retryAfterSeconds` >= 1) when the window already holds `max` hits.
-   * A refused hit is not recorded.
+   * Records one failure for `key` (a client address); fails with
+   * `TooManyRequests` (429, `retryAfterSeconds` >= 1) when the address's
+   * window is already full. A refused hit is not recorded.
    */
   readonly hit: (key: string) => Effect.Effect<void, TooManyRequests>
 }>()("svc-gateway/auth/RateLimiter") {
-  /** In-memory implementation; needs {@link RateLimitConfig}. */
+  /** Needs {@link RateLimitConfig} and a `RateLimiterStore`. */
   static readonly layer = Layer.effect(
     RateLimiter,
     Effect.gen(function*() {
       const { max, windowSeconds } = yield* RateLimitConfig
-      const windowMs = windowSeconds * 1000
-      const hits = new Map<string, Array<number>>()
-      const hit = (key: string) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          let log = hits.get(key)
-          if (log === undefined) {
-            if (hits.size >= MAX_KEYS) hits.delete(hits.keys().next().value as string)
-            log = []
-            hits.set(key, log)
-          }
-          const cutoff = now - windowMs
-          let drop = 0
-          while (drop < log.length && log[drop] <= cutoff) drop++
-          if (drop > 0) log.splice(0, drop)
-          if (log.length >= max) {
-            const retryAfterSeconds = Math.max(1, Math.ceil((log[0] + windowMs - now) / 1000))
-            return Effect.fail(new TooManyRequests({ message: "Too many requests", retryAfterSeconds }))
-          }
-          log.push(now)
-          return Effect.void
-        })
-      return RateLimiter.of({ hit })
+      const limiter = yield* PersistedRateLimiter.make
+      const window = Duration.seconds(windowSeconds)
+      const tooMany = (retryAfter: Duration.Duration) =>
+        new TooManyRequests({ message: "Too many requests", retryAfterSeconds: Math.max(1, Math.ceil(Duration.toSeconds(retryAfter))) })
+      return RateLimiter.of({
+        hit: (key) =>
+          limiter.consume({ key, limit: max, window, algorithm: "fixed-window", onExceeded: "fail" }).pipe(
+            Effect.asVoid,
+            Effect.catch((error) =>
+              error.reason._tag === "RateLimitExceeded"
+                ? Effect.fail(tooMany(error.reason.retryAfter))
+                // The store is unavailable: a failed authentication stays a 401 rather than locking operators out.
+                : Effect.logWarning("rate limit store failed").pipe(Effect.annotateLogs({ cause: error.message }))
+            )
+          )
+      })
     })
   )
 }

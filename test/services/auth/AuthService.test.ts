@@ -10,6 +10,7 @@ import { TestClock } from "effect/testing"
 import { AuthConfig, AuthService } from "../../../services/auth/AuthService.ts"
 import { DeviceTokenRepo } from "../../../services/auth/DeviceTokenRepo.ts"
 import { RateLimitConfig, RateLimiter } from "../../../services/auth/RateLimiter.ts"
+import * as BoundedMemoryStore from "../../../layers/ratelimit/BoundedMemoryStore.ts"
 import { tokenDigest } from "../../../services/auth/tokenCrypto.ts"
 import { testDatabases } from "../../support/databases.ts"
 
@@ -18,7 +19,10 @@ const ADMIN = "c".repeat(64)
 const authLayer = (db: (typeof testDatabases)[number]) =>
   AuthService.layer.pipe(
     Layer.provideMerge(DeviceTokenRepo.layer),
-    Layer.provideMerge(RateLimiter.layer.pipe(Layer.provide(Layer.succeed(RateLimitConfig, { max: 2, windowSeconds: 60 })))),
+    Layer.provideMerge(RateLimiter.layer.pipe(
+      Layer.provide(Layer.succeed(RateLimitConfig, { max: 2, windowSeconds: 60 })),
+      Layer.provide(BoundedMemoryStore.layer())
+    )),
     Layer.provide(Layer.succeed(AuthConfig, {
       enabled: true,
       adminToken: Redacted.make(ADMIN),
