@@ -67,7 +67,7 @@ const closeOnDrain = (_request: IncomingMessage, response: ServerResponse): void
 }
 
 /** A fresh server with the given limits; connections are tracked (no per-request work) for the drain. */
-export const makeNodeServer = (options: NodeServerOptions): NodeServer["Service"] => {
+const makeNodeServer = (options: NodeServerOptions): NodeServer["Service"] => {
   const server = createServer({
     headersTimeout: options.headersTimeoutMs,
     requestTimeout: options.requestTimeoutMs,

@@ -46,7 +46,7 @@ const hasSql = (statement: string): boolean =>
  * statements are dropped. (PostgreSQL's extended protocol runs one statement
  * per query; SQLite runs a whole script with `exec`.)
  */
-export const splitStatements = (sql: string): Array<string> => {
+const splitStatements = (sql: string): Array<string> => {
   const statements: Array<string> = []
   const push = (statement: string) => {
     if (hasSql(statement)) statements.push(statement.trim())

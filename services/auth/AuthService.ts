@@ -37,7 +37,7 @@ const invalidToken = new Unauthorized({
 })
 
 /** Trims, drops empty entries and de-duplicates scopes, keeping first-seen order. */
-export const normalizeScopes = (scopes: ReadonlyArray<string>): Array<string> => {
+const normalizeScopes = (scopes: ReadonlyArray<string>): Array<string> => {
   const out = new Set<string>()
   for (const s of scopes) {
     const t = s.trim()

@@ -27,7 +27,7 @@ export const ADMIN_TOKEN_FILE = "admin-token"
  * wins; otherwise reads `<home>/admin-token`, creating `home` and the file
  * (mode 0600) when missing. An empty file is an error (fail closed).
  */
-export const resolveAdminToken = Effect.fnUntraced(function*(options: {
+export const resolveAdminToken = Effect.fn("resolveAdminToken")(function*(options: {
   readonly configured: Option.Option<Redacted.Redacted<string>>
   readonly home: string
 }) {

@@ -21,7 +21,7 @@ interface Pending {
 }
 
 /** Default time to wait for a peer's answer. */
-export const DEFAULT_PEER_REQUEST_TIMEOUT = Duration.seconds(30)
+const DEFAULT_PEER_REQUEST_TIMEOUT = Duration.seconds(30)
 
 /** Sends requests to peers and routes their responses back. */
 export class GatewayRequests extends Context.Service<GatewayRequests, {

@@ -36,7 +36,11 @@ export const WsCloseCode = {
   /** A message above the size limit (1 MiB default). */
   messageTooBig: 1009,
   /** The peer does not read fast enough: its outbound mailbox overflowed. */
-  slowConsumer: 1013
+  slowConsumer: 1013,
+  /** A defect in the gateway while serving this connection (logged with the connection id); reconnecting is safe. */
+  internalError: 1011,
+  /** The gateway is shutting down. */
+  goingAway: 1001
 } as const
 
 /** A string of at most `max` characters (every string a peer sends is bounded: it may be logged or stored). */

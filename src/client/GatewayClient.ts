@@ -74,7 +74,7 @@ const decodeProofResult = Schema.decodeUnknownResult(WsConnectProofResult)
  * `initialDelayMs`, capped at `maxDelayMs`, with full jitter (a uniformly
  * random delay below the cap), for at most `maxAttempts` attempts.
  */
-export const reconnectSchedule = (policy: Required<ReconnectOptions>): Schedule.Schedule<unknown> =>
+const reconnectSchedule = (policy: Required<ReconnectOptions>): Schedule.Schedule<unknown> =>
   Schedule.max([Schedule.exponential(Duration.millis(policy.initialDelayMs)), Schedule.recurs(policy.maxAttempts)]).pipe(
     Schedule.modifyDelay(({ duration }) =>
       Effect.map(Random.next, (r) => Duration.millis(Math.floor(r * Math.min(policy.maxDelayMs, Duration.toMillis(duration)))))

@@ -45,6 +45,7 @@ export {
   type GatewayClientOptions,
   type GatewayClientState,
   type GatewayCredentials,
+  type GatewayEventMap,
   type GatewayInitiatedRequestMap,
   type GatewayRequestHandler,
   GatewayRequestError,

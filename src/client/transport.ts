@@ -36,7 +36,7 @@ export const toWebSocketUrl = (url: string): URL => {
 
 /** The http(s) origin of a ws(s) URL, sent as `Origin` with the cookie transport. */
 /** The http(s) origin of a ws(s) URL (sent as `Origin` with cookie credentials). */
-export const httpOriginOf = (wsUrl: URL): string =>
+const httpOriginOf = (wsUrl: URL): string =>
   new URL(wsUrl.href.replace(/^ws/i, "http")).origin
 
 // Visible ASCII without separators that break a header or a cookie pair.

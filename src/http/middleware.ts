@@ -21,11 +21,10 @@ import { ByteSize, Effect, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AuthService } from "../../services/auth/AuthService.ts"
 import { adminPrincipal, CurrentPrincipal, type Principal } from "../../services/auth/principal.ts"
-import { ADMIN_COOKIE } from "../../services/auth/schema.ts"
 import { Forbidden, PayloadTooLarge, Unauthorized } from "../../services/shared/errors.ts"
 import { GatewayConfig } from "../config.ts"
 import { authorizationFailure, makeAccessMatcher } from "./authorization.ts"
-import { bearerToken } from "./credentials.ts"
+import { requestCredential } from "./credentials.ts"
 import { isSameOrigin, requestScheme } from "./origin.ts"
 import { pathOf } from "./path.ts"
 import { failureResponse } from "./respond.ts"
@@ -43,28 +42,6 @@ const crossOrigin = new Forbidden({
 
 /** Methods a browser may send cross-site without a preflight or that change nothing: no Origin check. */
 const isSafeMethod = (method: string): boolean => method === "GET" || method === "HEAD" || method === "OPTIONS"
-
-/** A request's credential and where it came from. */
-export interface RequestCredential {
-  readonly token: string
-  readonly source: "bearer" | "cookie"
-}
-
-/**
- * The credential of a request: `Authorization: Bearer <token>` (exactly two
- * parts), else the `svc_admin_token` cookie; `undefined` when neither is usable.
- * Query-string tokens are ignored by design.
- */
-export const requestCredential = (
-  request: HttpServerRequest.HttpServerRequest,
-  headers: HttpServerRequest.HttpServerRequest["headers"] = request.headers
-): RequestCredential | undefined => {
-  const fromHeader = bearerToken(headers["authorization"])
-  if (fromHeader !== undefined) return { token: fromHeader, source: "bearer" }
-  if (headers["cookie"] === undefined) return undefined
-  const cookie = request.cookies[ADMIN_COOKIE]
-  return cookie !== undefined && cookie.length > 0 ? { token: cookie, source: "cookie" } : undefined
-}
 
 /** True when a cookie-authenticated request may use `method` (gateway-api.md: the cookie is for same-origin use). */
 const cookieAllowed = (request: HttpServerRequest.HttpServerRequest, headers: HttpServerRequest.HttpServerRequest["headers"]): boolean => {

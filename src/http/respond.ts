@@ -17,7 +17,7 @@ export const json = (body: unknown, status = 200): HttpServerResponse.HttpServer
   HttpServerResponse.text(JSON.stringify(body), { status, contentType: JSON_TYPE })
 
 /** An error response `{error: code, message}` with `status`. */
-export const errorJson = (status: number, code: string, message: string): HttpServerResponse.HttpServerResponse =>
+const errorJson = (status: number, code: string, message: string): HttpServerResponse.HttpServerResponse =>
   json({ error: code, message }, status)
 
 const routeNotFound = () => errorJson(404, "not_found", "route not found")

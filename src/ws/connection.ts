@@ -10,7 +10,7 @@
  * request are answered `ok:false` and the connection stays.
  * Close codes: docs/websocket.md.
  */
-import { Cause, Clock, Data, Duration, Effect, Fiber, FiberSet, Queue, Result, Schedule } from "effect"
+import { Cause, Clock, Data, Duration, Effect, FiberSet, Queue, Result, Schedule } from "effect"
 import type { WebSocket } from "ws"
 import type { Principal } from "../../services/auth/principal.ts"
 import type { ConnectionHandle, ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
@@ -30,9 +30,6 @@ import { type DispatchOutcome, toWsError } from "./dispatch.ts"
 
 /** Ends the connection with a WebSocket close code and reason. */
 class CloseConnection extends Data.TaggedError("CloseConnection")<{ readonly code: number; readonly reason: string }> {}
-
-/** Close code of a connection ended by a server-side defect (RFC 6455 "internal error"). */
-export const INTERNAL_ERROR_CLOSE = 1011
 
 const close = (code: number, reason: string) => Effect.fail(new CloseConnection({ code, reason }))
 
@@ -93,7 +90,7 @@ export const runConnection = (
   const crash = (cause: Cause.Cause<unknown>, where: string, fields: Record<string, unknown> = {}) =>
     Effect.logError("ws connection failed").pipe(
       Effect.annotateLogs({ connection_id: registeredId ?? "(handshake)", where, ...fields, cause: Cause.pretty(cause) }),
-      Effect.andThen(Effect.sync(() => closeSocket(INTERNAL_ERROR_CLOSE, "internal error")))
+      Effect.andThen(Effect.sync(() => closeSocket(WsCloseCode.internalError, "internal error")))
     )
   return Effect.scoped(Effect.gen(function*() {
     const { settings } = env
@@ -312,10 +309,7 @@ export const runConnection = (
       return env.registry.remove(registeredId)
     })),
     Effect.onInterrupt(() => Effect.sync(() => {
-      if (ws.readyState === ws.OPEN) ws.close(1001, "gateway shutting down")
+      if (ws.readyState === ws.OPEN) ws.close(WsCloseCode.goingAway, "gateway shutting down")
     }))
   ))
 }
-
-/** Re-exported for the server: fiber type of a running connection. */
-export type ConnectionFiber = Fiber.Fiber<void>
