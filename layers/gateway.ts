@@ -1,44 +1,40 @@
 /**
  * The whole dependency graph in one visible place (design.md "One dependency
  * graph"; docs/architecture.md). Settings enter once, as `GatewayConfig`
- * ({@link GatewayConfigLive}); every layer below reads them from there.
+ * ({@link GatewayConfigLive}); every layer reads what it needs from there.
  *
  * ```
- * GatewayConfig
- *   ├─ Storage: StorageFromSettings (SQLite $SVC_HOME/gateway.db | PostgreSQL)
- *   ├─ subsystems (services/):   auth: AuthService ← DeviceTokenRepo (+ its migrations), RateLimiter, AuthConfig
- *   │                            policy: PolicyService
- *   │                            ws-sessions: ConnectionRegistry, EventBus, Presence, Capabilities, GatewayRequests
- *   │                            ─────────────────────────────────────────────── = GatewayServicesLive
- *   ├─ HTTP (src/http/):  GatewayHttpRoutes = routes of GatewayApi (one handler file per subsystem)
- *   │                     + the global middleware (request id, body limit, authentication, authorization)
- *   ├─ WS (src/ws/):      WsDispatchLive (handlers per subsystem) → WsServerLive (the /ws upgrade, connection actors)
- *   └─ infrastructure (layers/): NodeServerLive (node:http, timeouts, cap, drain), LeanNodeHttpServer, LoggingLive
+ * GatewayConfigLive(settings) ─► GatewayConfig
+ *   │
+ *   ├─ storage: StorageFromSettings (SQLite $SVC_HOME/gateway.db | PostgreSQL) ─► SqlClient, DatabaseInfo
+ *   │
+ *   ├─ Subsystems (one row each: its service layer, its HTTP and WS handlers)
+ *   │     sessions  services/ws-sessions  WsSessionsLive         src/http/diagnostics.ts  src/ws/sessions.ts
+ *   │     auth      services/auth         AuthService.layer      src/http/auth.ts
+ *   │     policy    services/policy       PolicyService.layer    src/http/policy.ts
+ *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
+ *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
+ *   │
+ *   ├─ HTTP: GatewayHttpRoutes = routes of GatewayApi (handlers of every row) + the global middleware
+ *   ├─ WS:   WsDispatchLive (handlers of every row) ─► WsServerLive (the /ws upgrade, one actor per connection)
+ *   └─ infrastructure: NodeServer (node:http: timeouts, cap, drain), LeanNodeHttpServer, LoggingLive
+ *
  * GatewayHttpLive = HTTP + WS on one node:http server
  * GatewayLive     = GatewayHttpLive + GatewayServicesLive + LoggingLive + GatewayConfigLive(settings)
  * ```
  *
- * Adding a subsystem adds its service layer to {@link gatewayServices} and
- * its handler groups to {@link GatewayHttpRoutes} / {@link WsDispatchLive}.
- * Tests swap layers rather than patching: `gatewayServices({ storage })`
- * takes any `SqlClient` layer (e.g. `StorageMemoryTest`).
+ * Adding a subsystem adds one row to {@link Subsystems}. Tests swap layers
+ * rather than patching: `gatewayServices({ storage })` takes any `SqlClient`
+ * layer (e.g. `StorageMemoryTest`).
  */
 import { NodeServices } from "@effect/platform-node"
-import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
+import { Effect, FileSystem, Layer, Logger, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
-import { resolveAdminToken } from "../services/auth/adminToken.ts"
-import { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
-import { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
-import { RateLimitConfig, RateLimiter } from "../services/auth/RateLimiter.ts"
+import { AuthService } from "../services/auth/AuthService.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
-import { Capabilities } from "../services/ws-sessions/Capabilities.ts"
-import { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
-import { EventBus } from "../services/ws-sessions/EventBus.ts"
-import { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
-import { Presence, PresenceConfig } from "../services/ws-sessions/Presence.ts"
-import { GatewayConfig, type GatewaySettings } from "../src/config.ts"
+import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { AuthHttp } from "../src/http/auth.ts"
 import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
@@ -49,12 +45,12 @@ import { PolicyHttp } from "../src/http/policy.ts"
 import * as HttpRoutes from "../src/http/router.ts"
 import { UiHttp } from "../src/http/ui.ts"
 import { PlannedWsMessages, WsMessages } from "../src/ws/api/index.ts"
-import { defaultWsSettings, WsConfig } from "../src/ws/config.ts"
+import { WsConfig } from "../src/ws/config.ts"
 import * as WsDispatch from "../src/ws/dispatch.ts"
 import { WsServerLive } from "../src/ws/server.ts"
 import { SessionsWs } from "../src/ws/sessions.ts"
+import { GatewayConfig, type GatewaySettings } from "./config.ts"
 import * as LeanNodeHttpServer from "./http/LeanNodeHttpServer.ts"
-import * as BoundedMemoryStore from "./ratelimit/BoundedMemoryStore.ts"
 import * as NodeServer from "./http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "./storage/Storage.ts"
 
@@ -67,38 +63,48 @@ export { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.t
 export { EventBus } from "../services/ws-sessions/EventBus.ts"
 export { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
 export { Presence } from "../services/ws-sessions/Presence.ts"
+export { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
+export { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
+export { WsServerLive } from "../src/ws/server.ts"
 export {
   defaultSettings,
+  GATEWAY_VERSION,
   GatewayConfig,
   type GatewaySettings,
   type RawSettings,
   type SettingsOverrides,
   validateSettings
-} from "../src/config.ts"
-export { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
-export { WsServerLive } from "../src/ws/server.ts"
+} from "./config.ts"
 export { DatabaseInfo, StorageLive, StorageMemoryTest } from "./storage/Storage.ts"
-
-/** Gateway version reported by presence and the start log. */
-export const GATEWAY_VERSION = "0.1.0"
 
 /** `GatewayConfig` from already validated settings: where settings enter the graph. */
 export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> => Layer.succeed(GatewayConfig, settings)
 
-/** Resolves the admin token (env, else `$SVC_HOME/admin-token`, generated 0600 on first start). */
-export const AuthConfigLive = Layer.effect(
-  AuthConfig,
-  Effect.gen(function*() {
-    const settings = yield* GatewayConfig
-    const resolved = yield* resolveAdminToken({ configured: Option.fromUndefinedOr(settings.adminToken), home: settings.home })
-    return AuthConfig.of({
-      enabled: settings.authEnabled,
-      adminToken: resolved.token,
-      adminTokenSource: resolved.source,
-      adminTokenPath: resolved.path
-    })
-  })
-).pipe(Layer.provide(NodeServices.layer))
+/**
+ * Every subsystem, in one row each: its service layer (wired for production:
+ * it provides its own dependencies and needs only `GatewayConfig` and the
+ * storage) and the handlers it serves over HTTP and WebSocket. Adding a
+ * subsystem adds one row.
+ */
+export const Subsystems = [
+  { name: "sessions", layer: WsSessionsLive, http: [DiagnosticsHttp], ws: [SessionsWs] },
+  { name: "auth", layer: AuthService.layer, http: [AuthHttp], ws: [] },
+  { name: "policy", layer: PolicyService.layer, http: [PolicyHttp], ws: [] },
+  { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
+] as const
+
+type Row = (typeof Subsystems)[number]
+type GroupServices<G> = G extends HttpRoutes.HttpHandlerGroup<infer R> ? R : G extends WsDispatch.WsHandlerGroup<infer R> ? R : never
+/** The subsystem layers, merged: every service, their errors, and what they need (storage and settings). */
+type SubsystemsLayer = Layer.Layer<Layer.Success<Row["layer"]>, Layer.Error<Row["layer"]>, Layer.Services<Row["layer"]>>
+
+const subsystemLayers = Layer.mergeAll(...(Subsystems.map((s) => s.layer) as unknown as [SubsystemsLayer]))
+const httpHandlers: ReadonlyArray<HttpRoutes.HttpHandlerGroup<GroupServices<Row["http"][number]>>> = Subsystems.flatMap(
+  (s): ReadonlyArray<HttpRoutes.HttpHandlerGroup<GroupServices<Row["http"][number]>>> => s.http
+)
+const wsHandlers: ReadonlyArray<WsDispatch.WsHandlerGroup<GroupServices<Row["ws"][number]>>> = Subsystems.flatMap(
+  (s): ReadonlyArray<WsDispatch.WsHandlerGroup<GroupServices<Row["ws"][number]>>> => s.ws
+)
 
 /**
  * The SQL storage the settings ask for: `databaseUrl`, else SQLite at
@@ -113,73 +119,33 @@ export const StorageFromSettings = Layer.unwrap(Effect.gen(function*() {
   return StorageLive({ databaseUrl: settings.databaseUrl, sqlitePath: join(settings.home, "gateway.db") })
 })).pipe(Layer.provide(NodeServices.layer))
 
-/** The failed-authentication limiter (`SVC_AUTH_RATE_LIMIT_*`), on a bounded in-memory store (10,000 addresses). */
-export const RateLimiterLive = RateLimiter.layer.pipe(
-  Layer.provide(Layer.effect(
-    RateLimitConfig,
-    Effect.map(GatewayConfig, (s) => ({ max: s.rateLimitMax, windowSeconds: s.rateLimitWindowSeconds }))
-  )),
-  Layer.provide(BoundedMemoryStore.layer())
-)
-
-/** WS transport settings (`SVC_WS_*`, see src/ws/config.ts). */
-export const WsConfigLive = Layer.effect(
-  WsConfig,
-  Effect.map(GatewayConfig, (s) => ({
-    ...defaultWsSettings,
-    handshakeTimeout: Duration.millis(s.wsHandshakeTimeoutMs),
-    pingInterval: Duration.millis(s.wsPingIntervalMs),
-    pongTimeout: Duration.millis(s.wsPongTimeoutMs),
-    maxPayloadBytes: s.wsMaxMessageBytes
-  }))
-)
-
-/** Connection registry, event bus, presence, capabilities and gateway-initiated requests (services/ws-sessions). */
-export const WsSessionsLive = Layer.mergeAll(
-  Presence.layer.pipe(Layer.provide(Layer.succeed(PresenceConfig, {
-    instanceId: `gw-${crypto.randomUUID()}`,
-    version: GATEWAY_VERSION,
-    ttl: Duration.seconds(60),
-    pruneInterval: Duration.seconds(5),
-    maxEntries: 500
-  }))),
-  GatewayRequests.layer,
-  Capabilities.layer
-).pipe(Layer.provideMerge(EventBus.layer), Layer.provideMerge(ConnectionRegistry.layer))
-
 /**
- * Every domain service. `options.storage` replaces the database (any layer
- * providing a `SqlClient` and `DatabaseInfo`; repositories create their
- * tables). Needs {@link GatewayConfig}.
+ * Every domain service of {@link Subsystems}. `options.storage` replaces the
+ * database (any layer providing a `SqlClient` and `DatabaseInfo`;
+ * repositories create their tables). Needs {@link GatewayConfig}.
  */
 export const gatewayServices = <E = never>(
   options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
 ) => {
   const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
     options?.storage ?? StorageFromSettings
-  const auth = AuthService.layer.pipe(
-    Layer.provide(DeviceTokenRepo.layer),
-    Layer.provideMerge(RateLimiterLive),
-    Layer.provideMerge(AuthConfigLive),
-    Layer.provideMerge(storage)
-  )
-  return Layer.mergeAll(auth, PolicyService.layer, WsSessionsLive)
+  return subsystemLayers.pipe(Layer.provideMerge(storage))
 }
 
 /** Every domain service, on the storage the settings ask for. Needs {@link GatewayConfig}. */
 export const GatewayServicesLive = gatewayServices()
 
-/** WS request dispatch: every declared type, with the handlers of each subsystem. */
-export const WsDispatchLive = WsDispatch.layer({ handled: WsMessages, planned: PlannedWsMessages }, [SessionsWs])
+/** WS request dispatch: every declared type, with the handlers of every subsystem. */
+export const WsDispatchLive = WsDispatch.layer({ handled: WsMessages, planned: PlannedWsMessages }, wsHandlers)
 
 /**
- * All HTTP routes of {@link GatewayApi} plus the global middleware, for an
- * `HttpRouter` (compose with your own routes). Authorization covers the
- * declared routes and the spec's planned ones; anything else is forbidden to
- * device tokens.
+ * All HTTP routes of {@link GatewayApi} (the handlers of every subsystem)
+ * plus the global middleware, for an `HttpRouter` (compose with your own
+ * routes). Authorization covers the declared routes and the spec's planned
+ * ones; anything else is forbidden to device tokens.
  */
 export const GatewayHttpRoutes = Layer.mergeAll(
-  HttpRoutes.layer(GatewayApi, [HealthHttp, PolicyHttp, AuthHttp, DiagnosticsHttp, DocsHttp, UiHttp]),
+  HttpRoutes.layer(GatewayApi, httpHandlers),
   gatewayMiddleware(HttpRoutes.accessTable(GatewayApi, PlannedApi))
 )
 
@@ -192,14 +158,6 @@ export const LoggingLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
     Logger.layer([Logger.consoleJson]),
     Layer.succeed(References.MinimumLogLevel, settings.logLevel)
   )))
-
-/** A fresh `node:http` server with the settings' timeouts and connection cap, shared by HTTP and the WS upgrade. */
-export const NodeServerLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
-  NodeServer.layer({
-    headersTimeoutMs: settings.headersTimeoutMs,
-    requestTimeoutMs: settings.requestTimeoutMs,
-    maxConnections: settings.maxConnections
-  })))
 
 /**
  * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
@@ -214,10 +172,10 @@ export const GatewayHttpLive = Layer.unwrap(Effect.map(GatewayConfig, (settings)
     )))
   // Built after the server, so released before it: the WS connections close (1001) and the drain starts
   // before the server stops listening and waits for in-flight requests.
-  return Layer.mergeAll(WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfigLive)), NodeServer.NodeServerDrainLive).pipe(
-    Layer.provideMerge(http),
-    Layer.provideMerge(NodeServerLive)
-  )
+  return Layer.mergeAll(
+    WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer)),
+    NodeServer.NodeServerDrainLive
+  ).pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServer.layerFromConfig))
 }))
 
 /**

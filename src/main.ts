@@ -14,7 +14,8 @@ import { Cause, Config, Console, Effect, Exit, Option, Redacted, References } fr
 import { Command, Flag } from "effect/cli"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { logLevelConfig, settingsFlags, validateSettings } from "./config.ts"
+import { validateSettings } from "../layers/config.ts"
+import { logLevelConfig, settingsFlags } from "./config.ts"
 
 const VERSION = "0.1.0"
 

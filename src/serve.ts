@@ -7,7 +7,7 @@
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { AuthConfig, DatabaseInfo, GATEWAY_VERSION, GatewayLive } from "../layers/gateway.ts"
-import type { GatewaySettings } from "./config.ts"
+import type { GatewaySettings } from "../layers/config.ts"
 
 /** Logs the listening URL, database and admin-token location once the server is up. */
 const StartLog = Layer.effectDiscard(Effect.gen(function*() {

@@ -1,8 +1,8 @@
 /**
  * The dependency direction of the code base (docs/architecture.md "Layout"):
  * transports (src/) import services and infrastructure; services
- * (services/) import other services and shared infrastructure
- * (layers/storage) only; infrastructure (layers/, but the composition root)
+ * (services/) import other services and shared infrastructure (the
+ * settings, storage and the rate-limit store) only; infrastructure (layers/, but the composition root)
  * imports neither; only the composition root (layers/gateway.ts) and the
  * CLI's serve command import the whole graph; the client SDK and the API
  * declarations load no server code (schemas and pure helpers only).
@@ -37,10 +37,12 @@ const isSchemaOnly = (target: string): boolean =>
   /^services\/shared\/(decode|json|errors)\.ts$/.test(target)
 
 describe("dependency direction", () => {
-  it("services import only services and shared infrastructure (layers/storage)", () => {
+  it("services import only services and shared infrastructure (settings, storage, rate-limit store)", () => {
     const files = all.filter((f) => f.startsWith("services/"))
     expect(files.length).toBeGreaterThan(10)
-    expect(violations(files, (t) => t.startsWith("services/") || t.startsWith("layers/storage/"))).toEqual([])
+    const sharedInfrastructure = (t: string) =>
+      t === "layers/config.ts" || t.startsWith("layers/storage/") || t.startsWith("layers/ratelimit/")
+    expect(violations(files, (t) => t.startsWith("services/") || sharedInfrastructure(t))).toEqual([])
   })
 
   it("infrastructure (layers/, not the composition root) imports neither services nor transports", () => {

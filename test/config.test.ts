@@ -1,7 +1,7 @@
 /** Settings validation (issue #2 §2): clear problems, never half-configured. */
 import { describe, expect, it } from "@effect/vitest"
 import { Option, Redacted } from "effect"
-import { DEFAULTS, isLoopbackHost, type RawSettings, validateSettings } from "../src/config.ts"
+import { DEFAULTS, isLoopbackHost, type RawSettings, validateSettings } from "../layers/config.ts"
 
 const raw = (overrides: Partial<RawSettings> = {}): RawSettings => ({
   ...DEFAULTS,

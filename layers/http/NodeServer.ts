@@ -20,6 +20,7 @@
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
+import { GatewayConfig } from "../config.ts"
 
 /** Limits of the listener (milliseconds and connection counts). */
 export interface NodeServerOptions {
@@ -114,6 +115,10 @@ const makeNodeServer = (options: NodeServerOptions): NodeServer["Service"] => {
 /** {@link NodeServer} with the given limits. */
 export const layer = (options: NodeServerOptions): Layer.Layer<NodeServer> =>
   Layer.sync(NodeServer, () => makeNodeServer(options))
+
+/** {@link NodeServer} with the limits of `GatewayConfig` (`SVC_HEADERS_TIMEOUT_MS`, `SVC_REQUEST_TIMEOUT_MS`, `SVC_MAX_CONNECTIONS`). */
+export const layerFromConfig: Layer.Layer<NodeServer, never, GatewayConfig> = Layer.unwrap(Effect.map(GatewayConfig, (s) =>
+  layer({ headersTimeoutMs: s.headersTimeoutMs, requestTimeoutMs: s.requestTimeoutMs, maxConnections: s.maxConnections })))
 
 /**
  * Drains {@link NodeServer} when released. Build it after the HTTP server

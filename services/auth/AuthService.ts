@@ -6,7 +6,8 @@
  * - Device tokens are random 256-bit secrets (`svc-device.v1.<base64url>`);
  *   only their SHA-256 digest is stored. Revoked or expired tokens are refused.
  */
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { NodeServices } from "@effect/platform-node"
+import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import {
   DEFAULT_DEVICE_TOKEN_TTL_SECONDS,
@@ -15,6 +16,8 @@ import {
   type DeviceTokenRevokeResponse
 } from "./schema.ts"
 import { NotFound, type TooManyRequests, Unauthorized } from "../shared/errors.ts"
+import { GatewayConfig } from "../../layers/config.ts"
+import { resolveAdminToken } from "./adminToken.ts"
 import { DeviceTokenRepo } from "./DeviceTokenRepo.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import { adminPrincipal, type Principal } from "./principal.ts"
@@ -30,7 +33,22 @@ export class AuthConfig extends Context.Service<AuthConfig, {
   readonly adminTokenSource: "environment" | "file" | "generated"
   /** The admin token file, when the token lives in one. */
   readonly adminTokenPath: string | undefined
-}>()("svc-gateway/auth/AuthConfig") {}
+}>()("svc-gateway/auth/AuthConfig") {
+  /** From `GatewayConfig`: the admin token from the settings, else `$SVC_HOME/admin-token` (generated 0600 on first start). */
+  static readonly layer = Layer.effect(
+    AuthConfig,
+    Effect.gen(function*() {
+      const settings = yield* GatewayConfig
+      const resolved = yield* resolveAdminToken({ configured: Option.fromUndefinedOr(settings.adminToken), home: settings.home })
+      return AuthConfig.of({
+        enabled: settings.authEnabled,
+        adminToken: resolved.token,
+        adminTokenSource: resolved.source,
+        adminTokenPath: resolved.path
+      })
+    })
+  ).pipe(Layer.provide(NodeServices.layer))
+}
 
 const invalidToken = new Unauthorized({
   message: "Provide a valid token via Authorization: Bearer <token> header or the svc_admin_token cookie"
@@ -79,7 +97,7 @@ export class AuthService extends Context.Service<AuthService, {
   readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound | SqlError>
 }>()("svc-gateway/auth/AuthService") {
   /** Needs {@link AuthConfig}, {@link DeviceTokenRepo} and {@link RateLimiter}. */
-  static readonly layer = Layer.effect(
+  static readonly layerNoDeps = Layer.effect(
     AuthService,
     Effect.gen(function*() {
       const config = yield* AuthConfig
@@ -169,5 +187,16 @@ export class AuthService extends Context.Service<AuthService, {
         revokeDeviceToken
       })
     })
+  )
+
+  /**
+   * Wired for production: device tokens in the database (`SqlClient`, its
+   * tables migrated), the failed-authentication limiter, and {@link AuthConfig}
+   * (also provided, for the start log). Needs `GatewayConfig` and a `SqlClient`.
+   */
+  static readonly layer = AuthService.layerNoDeps.pipe(
+    Layer.provide(DeviceTokenRepo.layer),
+    Layer.provide(RateLimiter.layer),
+    Layer.provideMerge(AuthConfig.layer)
   )
 }

@@ -14,6 +14,8 @@
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import { RateLimiter as PersistedRateLimiter } from "effect/persistence"
+import { GatewayConfig } from "../../layers/config.ts"
+import * as BoundedMemoryStore from "../../layers/ratelimit/BoundedMemoryStore.ts"
 import { TooManyRequests } from "../shared/errors.ts"
 
 /** Limits for {@link RateLimiter}: `max` failures per `windowSeconds` (defaults 20 per 60 s). */
@@ -32,7 +34,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
   readonly hit: (key: string) => Effect.Effect<void, TooManyRequests>
 }>()("svc-gateway/auth/RateLimiter") {
   /** Needs {@link RateLimitConfig} and a `RateLimiterStore`. */
-  static readonly layer = Layer.effect(
+  static readonly layerNoDeps = Layer.effect(
     RateLimiter,
     Effect.gen(function*() {
       const { max, windowSeconds } = yield* RateLimitConfig
@@ -53,5 +55,17 @@ export class RateLimiter extends Context.Service<RateLimiter, {
           )
       })
     })
+  )
+
+  /**
+   * Wired for production: `SVC_AUTH_RATE_LIMIT_MAX` / `_WINDOW_S` from
+   * `GatewayConfig`, counters in memory for at most 10,000 addresses.
+   */
+  static readonly layer = RateLimiter.layerNoDeps.pipe(
+    Layer.provide(Layer.effect(
+      RateLimitConfig,
+      Effect.map(GatewayConfig, (s) => ({ max: s.rateLimitMax, windowSeconds: s.rateLimitWindowSeconds }))
+    )),
+    Layer.provide(BoundedMemoryStore.layer())
   )
 }

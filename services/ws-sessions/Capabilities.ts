@@ -32,7 +32,7 @@ export class Capabilities extends Context.Service<Capabilities, {
   ) => Effect.Effect<ReadonlyArray<CapabilityDescriptor>>
 }>()("svc-gateway/ws-sessions/Capabilities") {
   /** Needs {@link EventBus}. */
-  static readonly layer = Layer.effect(
+  static readonly layerNoDeps = Layer.effect(
     Capabilities,
     Effect.gen(function*() {
       const events = yield* EventBus
@@ -51,4 +51,7 @@ export class Capabilities extends Context.Service<Capabilities, {
       })
     })
   )
+
+  /** Wired: announces on {@link EventBus.layer}. */
+  static readonly layer = Capabilities.layerNoDeps.pipe(Layer.provide(EventBus.layer))
 }

@@ -40,8 +40,8 @@ export class EventBus extends Context.Service<EventBus, {
     scope?: unknown
   ) => Effect.Effect<Published>
 }>()("svc-gateway/ws-sessions/EventBus") {
-  /** In-process delivery through the {@link ConnectionRegistry}. */
-  static readonly layer = Layer.effect(
+  /** In-process delivery through the {@link ConnectionRegistry}; needs it. */
+  static readonly layerNoDeps = Layer.effect(
     EventBus,
     Effect.gen(function*() {
       const registry = yield* ConnectionRegistry
@@ -65,4 +65,7 @@ export class EventBus extends Context.Service<EventBus, {
       })
     })
   )
+
+  /** Wired: on this instance's {@link ConnectionRegistry}. */
+  static readonly layer = EventBus.layerNoDeps.pipe(Layer.provide(ConnectionRegistry.layer))
 }

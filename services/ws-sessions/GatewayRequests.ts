@@ -45,7 +45,8 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
   /** Number of requests awaiting an answer. */
   readonly pendingCount: () => number
 }>()("svc-gateway/ws-sessions/GatewayRequests") {
-  static readonly layer = Layer.effect(
+  /** Needs {@link ConnectionRegistry}. */
+  static readonly layerNoDeps = Layer.effect(
     GatewayRequests,
     Effect.gen(function*() {
       const registry = yield* ConnectionRegistry
@@ -117,4 +118,7 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
       })
     })
   )
+
+  /** Wired: on this instance's {@link ConnectionRegistry}. */
+  static readonly layer = GatewayRequests.layerNoDeps.pipe(Layer.provide(ConnectionRegistry.layer))
 }

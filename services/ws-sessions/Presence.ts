@@ -6,6 +6,7 @@
  * `presence.pruned {instance_id}` to operator clients holding operator.read.
  */
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { GATEWAY_VERSION } from "../../layers/config.ts"
 import { EventBus } from "./EventBus.ts"
 import { PresencePruned, PresenceUpserted } from "./events.ts"
 import type { PresenceEntry, WsPeerRole, WsPresenceBeaconRequest } from "./schema.ts"
@@ -21,7 +22,19 @@ export class PresenceConfig extends Context.Service<PresenceConfig, {
   readonly pruneInterval: Duration.Duration
   /** Most entries kept; the least recently seen are dropped first. */
   readonly maxEntries: number
-}>()("svc-gateway/ws-sessions/PresenceConfig") {}
+}>()("svc-gateway/ws-sessions/PresenceConfig") {
+  /**
+   * The gateway's settings: a fresh instance id (`gw-<uuid>`), the gateway
+   * version, entries kept 60 s after last seen (pruned every 5 s), at most 500.
+   */
+  static readonly layer = Layer.sync(PresenceConfig, () => ({
+    instanceId: `gw-${crypto.randomUUID()}`,
+    version: GATEWAY_VERSION,
+    ttl: Duration.seconds(60),
+    pruneInterval: Duration.seconds(5),
+    maxEntries: 500
+  }))
+}
 
 /** The presence entries at one instant: the gateway's own entry first, then every live peer entry. */
 export interface PresenceSnapshot {
@@ -44,7 +57,7 @@ export class Presence extends Context.Service<Presence, {
   readonly snapshot: Effect.Effect<PresenceSnapshot>
 }>()("svc-gateway/ws-sessions/Presence") {
   /** In-memory presence with a background pruner; needs {@link PresenceConfig} and {@link EventBus}. */
-  static readonly layer = Layer.effect(
+  static readonly layerNoDeps = Layer.effect(
     Presence,
     Effect.gen(function*() {
       const config = yield* PresenceConfig
@@ -119,4 +132,7 @@ export class Presence extends Context.Service<Presence, {
       return Presence.of({ upsert, prune, snapshot })
     })
   )
+
+  /** Wired: {@link PresenceConfig.layer}, events on {@link EventBus.layer}. */
+  static readonly layer = Presence.layerNoDeps.pipe(Layer.provide(PresenceConfig.layer), Layer.provide(EventBus.layer))
 }

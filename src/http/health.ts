@@ -1,6 +1,6 @@
 /** `GET /healthz` (src/http/api/health.ts): `{status: "ok", is_exposed}`. */
 import { Effect } from "effect"
-import { GatewayConfig } from "../config.ts"
+import { GatewayConfig } from "../../layers/config.ts"
 import { GatewayApi } from "./api/index.ts"
 import { handlers } from "./router.ts"
 

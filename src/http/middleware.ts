@@ -22,7 +22,7 @@ import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse 
 import { AuthService } from "../../services/auth/AuthService.ts"
 import { adminPrincipal, CurrentPrincipal, type Principal } from "../../services/auth/principal.ts"
 import { Forbidden, PayloadTooLarge, Unauthorized } from "../../services/shared/errors.ts"
-import { GatewayConfig } from "../config.ts"
+import { GatewayConfig } from "../../layers/config.ts"
 import { authorizationFailure, makeAccessMatcher } from "./authorization.ts"
 import { requestCredential } from "./credentials.ts"
 import { isSameOrigin, requestScheme } from "./origin.ts"

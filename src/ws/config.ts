@@ -1,5 +1,6 @@
 /** WebSocket transport settings (docs/websocket.md). */
-import { Context, Duration } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
+import { GatewayConfig } from "../../layers/config.ts"
 
 /** Limits and timers of the WS transport; every value is configurable. */
 export interface WsSettings {
@@ -28,4 +29,16 @@ export const defaultWsSettings: WsSettings = {
 }
 
 /** The WS settings in force. */
-export class WsConfig extends Context.Service<WsConfig, WsSettings>()("svc-gateway/ws/WsConfig") {}
+export class WsConfig extends Context.Service<WsConfig, WsSettings>()("svc-gateway/ws/WsConfig") {
+  /** From `GatewayConfig` (`SVC_WS_*`); mailbox limits at their defaults. */
+  static readonly layer = Layer.effect(
+    WsConfig,
+    Effect.map(GatewayConfig, (s): WsSettings => ({
+      ...defaultWsSettings,
+      handshakeTimeout: Duration.millis(s.wsHandshakeTimeoutMs),
+      pingInterval: Duration.millis(s.wsPingIntervalMs),
+      pongTimeout: Duration.millis(s.wsPongTimeoutMs),
+      maxPayloadBytes: s.wsMaxMessageBytes
+    }))
+  )
+}

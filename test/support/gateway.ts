@@ -16,14 +16,13 @@ import {
   GatewayLive,
   gatewayServices,
   LoggingLive,
-  NodeServerLive,
   StorageMemoryTest,
-  WsConfigLive,
   WsDispatchLive,
   WsServerLive
 } from "../../layers/gateway.ts"
 import * as NodeServer from "../../layers/http/NodeServer.ts"
-import { DEFAULTS, type GatewaySettings, validateSettings } from "../../src/config.ts"
+import { WsConfig } from "../../src/ws/config.ts"
+import { DEFAULTS, type GatewaySettings, validateSettings } from "../../layers/config.ts"
 import type { TestDatabaseServices } from "./databases.ts"
 
 /** A running test gateway. */
@@ -94,9 +93,9 @@ const GatewayHttpNodeAdapterLive = (settings: GatewaySettings) => {
     HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
     )))
-  return Layer.mergeAll(WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfigLive)), NodeServer.NodeServerDrainLive).pipe(
+  return Layer.mergeAll(WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer)), NodeServer.NodeServerDrainLive).pipe(
     Layer.provideMerge(http),
-    Layer.provideMerge(NodeServerLive)
+    Layer.provideMerge(NodeServer.layerFromConfig)
   )
 }
 

@@ -17,9 +17,9 @@ import { testDatabases } from "../../support/databases.ts"
 const ADMIN = "c".repeat(64)
 
 const authLayer = (db: (typeof testDatabases)[number]) =>
-  AuthService.layer.pipe(
+  AuthService.layerNoDeps.pipe(
     Layer.provideMerge(DeviceTokenRepo.layer),
-    Layer.provideMerge(RateLimiter.layer.pipe(
+    Layer.provideMerge(RateLimiter.layerNoDeps.pipe(
       Layer.provide(Layer.succeed(RateLimitConfig, { max: 2, windowSeconds: 60 })),
       Layer.provide(BoundedMemoryStore.layer())
     )),

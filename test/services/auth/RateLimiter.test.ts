@@ -6,7 +6,7 @@ import * as BoundedMemoryStore from "../../../layers/ratelimit/BoundedMemoryStor
 import { RateLimitConfig, RateLimiter } from "../../../services/auth/RateLimiter.ts"
 
 const limiter = (maxKeys?: number) =>
-  RateLimiter.layer.pipe(
+  RateLimiter.layerNoDeps.pipe(
     Layer.provide(Layer.succeed(RateLimitConfig, { max: 3, windowSeconds: 60 })),
     Layer.provide(BoundedMemoryStore.layer({ maxKeys }))
   )

@@ -27,7 +27,7 @@ const fakeConnection = (id: string, principal: Principal, role: "client" | "node
 
 const device = (scopes: ReadonlyArray<string>): Principal => ({ kind: "device", tokenId: "t", deviceId: "d", role: "client", scopes: new Set(scopes) })
 
-const layer = Presence.layer.pipe(
+const layer = Presence.layerNoDeps.pipe(
   Layer.provide(Layer.succeed(PresenceConfig, {
     instanceId: "gw-test",
     version: "0.0.0",
@@ -35,7 +35,7 @@ const layer = Presence.layer.pipe(
     pruneInterval: Duration.seconds(5),
     maxEntries: 3
   })),
-  Layer.provideMerge(EventBus.layer),
+  Layer.provideMerge(EventBus.layerNoDeps),
   Layer.provideMerge(ConnectionRegistry.layer)
 )
 

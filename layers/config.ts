@@ -1,0 +1,238 @@
+/**
+ * The validated settings of one gateway process (`GatewayConfig`), their
+ * defaults and their cross-field rules. Settings enter the dependency graph
+ * once, as `GatewayConfig` (layers/gateway.ts `GatewayConfigLive`); every
+ * subsystem and transport reads what it needs from there. The CLI
+ * (src/config.ts) turns flags and environment variables into these settings.
+ *
+ * | env                          | flag                    | default              |
+ * |------------------------------|-------------------------|----------------------|
+ * | SVC_HOST                     | --host                  | 127.0.0.1            |
+ * | SVC_PORT                     | --port                  | 8788                 |
+ * | SVC_HOME                     | --home                  | ~/.svc               |
+ * | SVC_DATABASE_URL             | --database-url          | SQLite $SVC_HOME/gateway.db |
+ * | SVC_ADMIN_TOKEN              | --admin-token           | $SVC_HOME/admin-token |
+ * | SVC_AUTH                     | --auth                  | on                   |
+ * | SVC_AUTH_RATE_LIMIT_MAX      | --auth-rate-limit-max   | 20                   |
+ * | SVC_AUTH_RATE_LIMIT_WINDOW_S | --auth-rate-limit-window| 60 (seconds)         |
+ * | SVC_MAX_BODY_BYTES           | --max-body-bytes        | 1048576              |
+ * | SVC_LOG_LEVEL                | --log-level (global)    | Info                 |
+ * | SVC_WS_HANDSHAKE_TIMEOUT_MS  | --ws-handshake-timeout-ms | 10000              |
+ * | SVC_WS_PING_INTERVAL_MS      | --ws-ping-interval-ms   | 5000                 |
+ * | SVC_WS_PONG_TIMEOUT_MS       | --ws-pong-timeout-ms    | 10000                |
+ * | SVC_WS_MAX_MESSAGE_BYTES     | --ws-max-message-bytes  | 1048576              |
+ * | SVC_HEADERS_TIMEOUT_MS       | --headers-timeout-ms    | 10000                |
+ * | SVC_REQUEST_TIMEOUT_MS       | --request-timeout-ms    | 30000                |
+ * | SVC_MAX_CONNECTIONS          | --max-connections       | 4096                 |
+ */
+import { Context, type LogLevel, Option, Redacted } from "effect"
+import { homedir } from "node:os"
+import { join } from "node:path"
+
+/** The gateway's version (package.json), reported by presence and the start log. */
+export const GATEWAY_VERSION = "0.1.0"
+
+/**
+ * The default of every setting with one (the CLI's flags and
+ * {@link defaultSettings} both read it): times in milliseconds unless the
+ * name says seconds, sizes in bytes.
+ */
+export const DEFAULTS = {
+  host: "127.0.0.1",
+  port: 8788,
+  rateLimitMax: 20,
+  rateLimitWindowSeconds: 60,
+  maxBodyBytes: 1_048_576,
+  logLevel: "Info",
+  wsHandshakeTimeoutMs: 10_000,
+  wsPingIntervalMs: 5_000,
+  wsPongTimeoutMs: 10_000,
+  wsMaxMessageBytes: 1_048_576,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 4096
+} as const
+
+/** Fully validated settings of one gateway process. */
+export interface GatewaySettings {
+  readonly host: string
+  readonly port: number
+  /** State directory (admin token, SQLite database); created if missing. */
+  readonly home: string
+  /** `postgres://…` for PostgreSQL; `undefined` for the embedded SQLite file `$home/gateway.db`. */
+  readonly databaseUrl: string | undefined
+  /** Explicit admin token (never logged); `undefined` means use/generate `$home/admin-token`. */
+  readonly adminToken: Redacted.Redacted<string> | undefined
+  readonly authEnabled: boolean
+  readonly rateLimitMax: number
+  readonly rateLimitWindowSeconds: number
+  readonly maxBodyBytes: number
+  readonly logLevel: LogLevel.LogLevel
+  /** WebSocket handshake timeout in milliseconds (close 4002). */
+  readonly wsHandshakeTimeoutMs: number
+  /** Interval of WebSocket ping frames in milliseconds. */
+  readonly wsPingIntervalMs: number
+  /** A peer silent for this many milliseconds is terminated. */
+  readonly wsPongTimeoutMs: number
+  /** Largest WebSocket message in bytes (close 1009 above). */
+  readonly wsMaxMessageBytes: number
+  /** Time to receive a request's headers, in milliseconds (408 after it). */
+  readonly headersTimeoutMs: number
+  /** Time to receive a whole request (headers and body), in milliseconds. */
+  readonly requestTimeoutMs: number
+  /** Most open connections (HTTP and WebSocket); more are dropped at accept. */
+  readonly maxConnections: number
+  /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
+  readonly isExposed: boolean
+}
+
+/** The settings of the running gateway, as a service (read by `/healthz`, the start log, …). */
+export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySettings>()("svc-gateway/GatewayConfig") {}
+
+/** Settings before cross-field validation (flags and environment merged, defaults applied). */
+export interface RawSettings {
+  readonly host: string
+  readonly port: number
+  readonly home: Option.Option<string>
+  readonly databaseUrl: Option.Option<string>
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  readonly auth: "on" | "off"
+  readonly rateLimitMax: number
+  readonly rateLimitWindowSeconds: number
+  readonly maxBodyBytes: number
+  readonly logLevel: GatewaySettings["logLevel"]
+  readonly wsHandshakeTimeoutMs: number
+  readonly wsPingIntervalMs: number
+  readonly wsPongTimeoutMs: number
+  readonly wsMaxMessageBytes: number
+  readonly headersTimeoutMs: number
+  readonly requestTimeoutMs: number
+  readonly maxConnections: number
+}
+
+/** Minimum admin-token length on a non-loopback bind (reference §2.1). */
+export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 32
+
+/**
+ * Loopback test (reference §2.7): `localhost`, any `127.x.y.z`, `::1` (brackets
+ * allowed). `0.0.0.0` and `::` listen on every interface, so they are exposed.
+ */
+export const isLoopbackHost = (host: string): boolean => {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "")
+  return h === "localhost" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::1" || h === "0:0:0:0:0:0:0:1"
+}
+
+/**
+ * Applies the cross-field rules. Returns the settings or every problem found
+ * (each a full sentence naming the setting), so startup can print them all.
+ */
+export const validateSettings = (raw: RawSettings): { readonly ok: true; readonly settings: GatewaySettings } | {
+  readonly ok: false
+  readonly problems: ReadonlyArray<string>
+} => {
+  const problems: Array<string> = []
+  const exposed = !isLoopbackHost(raw.host)
+  if (raw.host.trim().length === 0) problems.push("SVC_HOST / --host must not be empty")
+  if (!Number.isInteger(raw.port) || raw.port < 0 || raw.port > 65535) {
+    problems.push(`SVC_PORT / --port must be an integer from 0 to 65535 (0 = any free port), got ${raw.port}`)
+  }
+  if (raw.auth === "off" && exposed) {
+    problems.push(`SVC_AUTH=off is only allowed on a loopback bind, but the host is ${raw.host}; bind to 127.0.0.1 or turn auth on`)
+  }
+  const token = Option.getOrUndefined(raw.adminToken)
+  if (token !== undefined && Redacted.value(token).trim().length === 0) {
+    problems.push("SVC_ADMIN_TOKEN / --admin-token is set but empty")
+  }
+  if (exposed && raw.auth === "on" && token !== undefined && Redacted.value(token).trim().length < MIN_EXPOSED_ADMIN_TOKEN_LENGTH) {
+    problems.push(
+      `binding to the non-loopback address ${raw.host} requires an admin token of at least ${MIN_EXPOSED_ADMIN_TOKEN_LENGTH} characters (SVC_ADMIN_TOKEN)`
+    )
+  }
+  const url = Option.getOrUndefined(raw.databaseUrl)?.trim()
+  if (url !== undefined && url.length > 0 && !/^postgres(ql)?:\/\//i.test(url)) {
+    problems.push("SVC_DATABASE_URL / --database-url must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite database)")
+  }
+  if (!Number.isInteger(raw.rateLimitMax) || raw.rateLimitMax < 1) problems.push("SVC_AUTH_RATE_LIMIT_MAX must be an integer >= 1")
+  if (!Number.isInteger(raw.rateLimitWindowSeconds) || raw.rateLimitWindowSeconds < 1) {
+    problems.push("SVC_AUTH_RATE_LIMIT_WINDOW_S must be an integer >= 1 (seconds)")
+  }
+  if (!Number.isInteger(raw.maxBodyBytes) || raw.maxBodyBytes < 1) problems.push("SVC_MAX_BODY_BYTES must be an integer >= 1 (bytes)")
+  for (const [name, value] of [
+    ["SVC_WS_HANDSHAKE_TIMEOUT_MS", raw.wsHandshakeTimeoutMs],
+    ["SVC_WS_PING_INTERVAL_MS", raw.wsPingIntervalMs],
+    ["SVC_WS_PONG_TIMEOUT_MS", raw.wsPongTimeoutMs],
+    ["SVC_WS_MAX_MESSAGE_BYTES", raw.wsMaxMessageBytes],
+    ["SVC_HEADERS_TIMEOUT_MS", raw.headersTimeoutMs],
+    ["SVC_REQUEST_TIMEOUT_MS", raw.requestTimeoutMs],
+    ["SVC_MAX_CONNECTIONS", raw.maxConnections]
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) problems.push(`${name} must be an integer >= 1`)
+  }
+  if (raw.headersTimeoutMs > raw.requestTimeoutMs) {
+    problems.push("SVC_HEADERS_TIMEOUT_MS must not exceed SVC_REQUEST_TIMEOUT_MS (the headers are part of the request)")
+  }
+  if (problems.length > 0) return { ok: false, problems }
+  return {
+    ok: true,
+    settings: {
+      host: raw.host.trim(),
+      port: raw.port,
+      home: Option.getOrElse(raw.home, () => join(homedir(), ".svc")),
+      databaseUrl: url !== undefined && url.length > 0 ? url : undefined,
+      adminToken: token !== undefined ? Redacted.make(Redacted.value(token).trim()) : undefined,
+      authEnabled: raw.auth === "on",
+      rateLimitMax: raw.rateLimitMax,
+      rateLimitWindowSeconds: raw.rateLimitWindowSeconds,
+      maxBodyBytes: raw.maxBodyBytes,
+      logLevel: raw.logLevel,
+      wsHandshakeTimeoutMs: raw.wsHandshakeTimeoutMs,
+      wsPingIntervalMs: raw.wsPingIntervalMs,
+      wsPongTimeoutMs: raw.wsPongTimeoutMs,
+      wsMaxMessageBytes: raw.wsMaxMessageBytes,
+      headersTimeoutMs: raw.headersTimeoutMs,
+      requestTimeoutMs: raw.requestTimeoutMs,
+      maxConnections: raw.maxConnections,
+      isExposed: exposed
+    }
+  }
+}
+
+/**
+ * What {@link defaultSettings} lets a caller override: any setting except the
+ * derived `isExposed`; `adminToken` may be a plain string.
+ */
+export type SettingsOverrides =
+  & Partial<Omit<GatewaySettings, "isExposed" | "adminToken">>
+  & { readonly adminToken?: string | Redacted.Redacted<string> | undefined }
+
+/**
+ * Validated settings for apps that compose the gateway's layers themselves
+ * (`GatewayServicesLive(settings)`, `GatewayLive(settings)`): the documented
+ * defaults of `svc-gateway serve` (127.0.0.1:8788, state in `~/.svc`, SQLite,
+ * auth on, admin token from `$home/admin-token`, …) with `overrides` applied.
+ * It reads no environment variable and no flag: pass what you want, e.g.
+ * `defaultSettings({ home: "/var/lib/my-app/svc", adminToken: process.env.SVC_ADMIN_TOKEN })`.
+ *
+ * The result goes through {@link validateSettings}, so the same cross-field
+ * rules as the CLI apply (and `isExposed` is derived from `host`). An
+ * `undefined` override means "use the default". Throws an `Error` listing
+ * every problem when the combination is invalid (e.g. `authEnabled: false`
+ * on a non-loopback host).
+ */
+export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySettings => {
+  const o = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as SettingsOverrides
+  const token = o.adminToken === undefined
+    ? Option.none()
+    : Option.some(typeof o.adminToken === "string" ? Redacted.make(o.adminToken) : o.adminToken)
+  const result = validateSettings({
+    ...DEFAULTS,
+    ...o,
+    home: Option.fromUndefinedOr(o.home),
+    databaseUrl: Option.fromUndefinedOr(o.databaseUrl),
+    adminToken: token,
+    auth: o.authEnabled === false ? "off" : "on"
+  })
+  if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
+  return result.settings
+}
+
