@@ -92,7 +92,7 @@ const startTargets = async (home: string): Promise<Targets> => {
     const [gateway, baseline, hono] = await Promise.all([
       startServer({
         name: "gateway",
-        script: join(distRoot, "src/main.js"),
+        script: join(distRoot, "cli/main.mjs"),
         args: ["serve"],
         nodeArgs: profileArgs("gateway"),
         env: {

@@ -43,7 +43,7 @@ const main = async () => {
   try {
     gateway = await startServer({
       name: "gateway",
-      script: join(distRoot, "src", "main.js"),
+      script: join(distRoot, "cli", "main.mjs"),
       args: ["serve"],
       port: gatewayPort,
       env: { ...process.env, SVC_HOME: home, SVC_PORT: String(gatewayPort), SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, SVC_LOG_LEVEL: "Error", SVC_AUTH_RATE_LIMIT_MAX: "100000" }

@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import "../dist/src/main.js"
+import "../dist/cli/main.mjs"

@@ -202,7 +202,8 @@ it("npm pack builds a package another Node project installs, type-checks and com
     "dist/src/client/index.d.ts",
     "dist/src/contracts/index.js",
     "dist/src/contracts/index.d.ts",
-    "dist/src/main.js"
+    "dist/src/main.js",
+    "dist/cli/main.mjs"
   ]) expect(files, entry).toContain(entry)
   expect(files.filter((f) => f.startsWith("dist/bench/") || f.startsWith("dist/test/"))).toEqual([])
   expect(files.filter((f) => f.endsWith(".map") || (f.endsWith(".ts") && !f.endsWith(".d.ts")))).toEqual([])

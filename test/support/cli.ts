@@ -1,14 +1,15 @@
 /**
- * Runs the compiled CLI (`dist/src/main.js`, as `npm start` does) as a child
- * process for tests, and waits for its start log.
+ * Runs the bundled CLI (`dist/cli/main.mjs`, what `npm start` and the
+ * `svc-gateway` bin run) as a child process for tests, and waits for its
+ * start log. `npm test` builds the bundle before running the tests.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-/** The compiled entry point. */
-export const MAIN = join(import.meta.dirname, "..", "..", "dist", "src", "main.js")
+/** The bundled entry point. */
+export const MAIN = join(import.meta.dirname, "..", "..", "dist", "cli", "main.mjs")
 
 /** A running CLI process and what it printed so far. */
 export interface Run {
@@ -18,7 +19,7 @@ export interface Run {
   readonly exited: Promise<number | null>
 }
 
-/** Starts `node dist/src/main.js ...args` with only PATH, HOME and `env` in its environment. */
+/** Starts `node dist/cli/main.mjs ...args` with only PATH, HOME and `env` in its environment. */
 export const run = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Run => {
   const child = spawn(process.execPath, [MAIN, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
