@@ -36,7 +36,13 @@ const send = (res: ServerResponse, status: number, body: string): void => {
 const error = (res: ServerResponse, status: number, code: string): void =>
   send(res, status, `{"error":"${code}","message":"${code}"}`)
 
+const HEALTH = JSON.stringify({ status: "ok", is_exposed: false })
+
 const server = createServer((req, res) => {
+  if (req.method === "GET" && req.url === "/healthz") {
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(HEALTH) })
+    return void res.end(HEALTH)
+  }
   if (req.method !== "POST" || req.url !== "/policy/check") return error(res, 404, "not_found")
   if (!isAuthorized(req.headers.authorization)) return error(res, 401, "unauthorized")
   const chunks: Array<Buffer> = []

@@ -79,6 +79,8 @@ app.post(
   }
 )
 
+app.get("/healthz", (c) => c.json({ status: "ok", is_exposed: false }))
+
 app.notFound((c) => c.json(problem("not_found"), 404))
 
 const server = serve({ fetch: app.fetch, hostname: HOST, port: PORT })

@@ -28,6 +28,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type LoadRun, runLoad, summarise, verifyTargets } from "./http-bench.ts"
 import { runInProcess } from "./inprocess.ts"
+import { measureStartup, renderStartup } from "./startup.ts"
 import { freePort, installCleanup, onExit, type ServerProcess, startServer } from "./processes.ts"
 import { renderProfile, summariseProfile } from "./profile.ts"
 import { ratioOf, renderReport, TARGET_RATIO, throughputRatio } from "./report.ts"
@@ -48,7 +49,8 @@ const settings = {
   rounds: numberEnv("BENCH_ROUNDS", 3, { min: 1, integer: true }),
   connections: numberEnv("BENCH_CONNECTIONS", 50, { min: 1, integer: true }),
   warmupSeconds: numberEnv("BENCH_WARMUP_S", 3, { min: 0, integer: true }),
-  inProcessSeconds: numberEnv("BENCH_INPROC_S", 1.5, { min: 0.05 })
+  inProcessSeconds: numberEnv("BENCH_INPROC_S", 1.5, { min: 0.05 }),
+  startupRuns: numberEnv("BENCH_STARTUP_RUNS", 5, { min: 1, integer: true })
 }
 const profiling = process.env.BENCH_CPU_PROF === "1"
 /** Other processes' CPU (% of one core) above which a round counts as disturbed. */
@@ -223,6 +225,11 @@ const main = async (): Promise<void> => {
     notes
   })
 
+  log(`start-up: ${settings.startupRuns} cold starts per target, one at a time`)
+  const startupHomes = mkdtempSync(join(tmpdir(), "svc-bench-startup-"))
+  const startup = renderStartup(await measureStartup(distRoot, settings.startupRuns, () => mkdtempSync(join(startupHomes, "home-"))))
+  rmSync(startupHomes, { recursive: true, force: true })
+
   let profileReport = ""
   if (profiling) {
     profileReport = "\n## CPU profiles (whole process lifetime, self time)\n"
@@ -234,10 +241,10 @@ const main = async (): Promise<void> => {
     }
   }
 
-  console.log(`\n${report}${profileReport}`)
+  console.log(`\n${report}\n${startup}${profileReport}`)
   mkdirSync(resultsDir, { recursive: true })
   const out = join(resultsDir, profiling ? "profiled.md" : "latest.md")
-  writeFileSync(out, report + profileReport)
+  writeFileSync(out, `${report}\n${startup}${profileReport}`)
   const ratio = ratioOf(summaries)
   log(
     `wrote ${out}; gateway/baseline ${ratio.toFixed(2)}x (target ${TARGET_RATIO}x), ` +

@@ -23,9 +23,22 @@ await build({
   target: "node20",
   outExtension: { ".js": ".mjs" },
   sourcemap: true,
+  minify: true,
   // libsql loads a native addon; pg and ws probe optional native helpers with require().
   external: ["libsql", "pg-native", "bufferutil", "utf-8-validate"],
   // Bundled CommonJS dependencies (pg, ws) call require(); give ES modules one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   logLevel: "warning"
 })
+
+// The static answers of the CLI (help and version), produced by the bundle itself, for src/cli.ts's fast path.
+const { execFileSync } = await import("node:child_process")
+const { writeFileSync } = await import("node:fs")
+const answer = (...args) =>
+  execFileSync(process.execPath, [`${outdir}/main.mjs`, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CLI_NO_HELP_CACHE: "1" },
+    encoding: "utf8"
+  })
+const answers = { help: answer("--help"), version: answer("--version") }
+for (const command of ["serve", "node"]) answers[`${command} --help`] = answer(command, "--help")
+writeFileSync(`${outdir}/help.json`, JSON.stringify(answers))

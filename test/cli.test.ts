@@ -10,6 +10,23 @@ import { join } from "node:path"
 import { home, run, type Run, started } from "./support/cli.ts"
 import { eventually } from "./support/eventually.ts"
 
+describe("svc-gateway help and version", () => {
+  const output = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+    new Promise<string>((resolve, reject) => {
+      const r = run(args, env)
+      r.exited.then((code) => (code === 0 ? resolve(r.stdout) : reject(new Error(`exit ${code}: ${r.stderr}`))))
+    })
+
+  it.each([[["--help"]], [["-h"]], [["--version"]], [["serve", "--help"]], [["node", "-h"]]])(
+    "%j answers from the build-time cache exactly what the CLI itself prints",
+    async (args) => {
+      const cached = await output(args)
+      expect(cached.length).toBeGreaterThan(10)
+      expect(cached).toBe(await output(args, { SVC_CLI_NO_HELP_CACHE: "1" }))
+    }
+  )
+})
+
 describe("svc-gateway serve: configuration errors exit non-zero with a clear message", () => {
   it.each([
     ["an invalid port", { SVC_PORT: "not-a-port" }, /SVC_PORT|port/i],
