@@ -107,7 +107,7 @@ const main = async () => {
       row("gateway", 100),
       row("ws baseline", 100),
       "",
-      `**gateway / baseline round trips: ${ratio(1).toFixed(2)}x over 1 connection, ${ratio(100).toFixed(2)}x over 100** (target >= 0.7x)`,
+      `**gateway / baseline round trips: ${ratio(1).toFixed(2)}x over 1 connection, ${ratio(100).toFixed(2)}x over 100** (target >= 0.8x)`,
       "",
       `## Memory per idle connection (${idleCount} connections, RSS delta of the server process)`,
       "",

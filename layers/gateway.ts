@@ -17,9 +17,9 @@
  *   │
  *   ├─ HTTP: GatewayHttpRoutes = routes of GatewayApi (handlers of every row) + the global middleware
  *   ├─ WS:   WsDispatchLive (handlers of every row) ─► WsServerLive (the /ws upgrade, one actor per connection)
- *   └─ infrastructure: NodeServer (node:http: timeouts, cap, drain), LeanNodeHttpServer, LoggingLive
+ *   └─ infrastructure: NodeServer (node:http: timeouts, cap, drain), HTTP adapter (LeanNodeHttpServer | platform-node), LoggingLive
  *
- * GatewayHttpLive = HTTP + WS on one node:http server
+ * gatewayHttp(adapter) = HTTP + WS on one node:http server; GatewayHttpLive = gatewayHttp("lean")
  * GatewayLive     = GatewayHttpLive + GatewayServicesLive + LoggingLive + GatewayConfigLive(settings)
  * ```
  *
@@ -27,7 +27,7 @@
  * rather than patching: `gatewayServices({ storage })` takes any `SqlClient`
  * layer (e.g. `StorageMemoryTest`).
  */
-import { NodeServices } from "@effect/platform-node"
+import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { Effect, FileSystem, Layer, Logger, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
@@ -160,23 +160,44 @@ export const LoggingLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
   )))
 
 /**
- * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
- * server bound to the settings' `host:port`. HTTP goes through our lean
- * adapter (`layers/http/LeanNodeHttpServer.ts`, see docs/performance.md),
- * which leaves the `upgrade` event to `WsServerLive`.
+ * Which Effect `HttpServer` serves HTTP on the gateway's `node:http` server:
+ * - `"lean"` (the default): `layers/http/LeanNodeHttpServer.ts`, ≈ 10% less
+ *   server CPU per request (docs/adapter-evidence.md);
+ * - `"platform-node"`: `@effect/platform-node`'s `NodeHttpServer.layer`.
+ *
+ * Both pass the same HTTP and WS suites (`.ci/run` runs them on both), so
+ * going back to the standard adapter is this one switch.
  */
-export const GatewayHttpLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) => {
-  const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) =>
-    HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(LeanNodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
-    )))
-  // Built after the server, so released before it: the WS connections close (1001) and the drain starts
-  // before the server stops listening and waits for in-flight requests.
-  return Layer.mergeAll(
-    WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer)),
-    NodeServer.NodeServerDrainLive
-  ).pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServer.layerFromConfig))
-}))
+export type HttpAdapter = "lean" | "platform-node"
+
+/**
+ * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
+ * server bound to the settings' `host:port`, through the chosen
+ * {@link HttpAdapter}. `WsServerLive` owns the server's `upgrade` event.
+ * Needs {@link GatewayConfig} and the services of {@link Subsystems}.
+ */
+export const gatewayHttp = (adapter: HttpAdapter = "lean") =>
+  Layer.unwrap(Effect.map(GatewayConfig, (settings) => {
+    const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) => {
+      const options = { host: settings.host, port: settings.port }
+      return HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(
+          adapter === "lean"
+            ? LeanNodeHttpServer.layer(() => server, options)
+            : NodeHttpServer.layer(() => server, options)
+        )
+      )
+    }))
+    // Built after the server, so released before it: the WS connections close (1001) and the drain starts
+    // before the server stops listening and waits for in-flight requests.
+    return Layer.mergeAll(
+      WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer)),
+      NodeServer.NodeServerDrainLive
+    ).pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServer.layerFromConfig))
+  }))
+
+/** {@link gatewayHttp} on the default (lean) adapter: what `svc-gateway serve` runs. */
+export const GatewayHttpLive = gatewayHttp("lean")
 
 /**
  * The complete gateway from validated settings: HTTP and WS server, every
@@ -185,9 +206,13 @@ export const GatewayHttpLive = Layer.unwrap(Effect.map(GatewayConfig, (settings)
  */
 export const GatewayLive = <E = never>(
   settings: GatewaySettings,
-  options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
+  options?: {
+    readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E>
+    /** Default `"lean"`. */
+    readonly adapter?: HttpAdapter
+  }
 ) =>
-  GatewayHttpLive.pipe(
+  gatewayHttp(options?.adapter).pipe(
     Layer.provideMerge(gatewayServices(options)),
     Layer.provideMerge(LoggingLive),
     Layer.provideMerge(GatewayConfigLive(settings))

@@ -2,26 +2,21 @@
  * Starts a real gateway (node:http on 127.0.0.1, port 0) for integration
  * tests, on a fresh migrated database (in-memory SQLite by default).
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Logger, ManagedRuntime, Option, Redacted } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   GatewayConfigLive,
-  GatewayHttpLive,
-  GatewayHttpRoutes,
+  gatewayHttp,
   GatewayLive,
   gatewayServices,
+  type HttpAdapter,
   LoggingLive,
-  StorageMemoryTest,
-  WsDispatchLive,
-  WsServerLive
+  StorageMemoryTest
 } from "../../layers/gateway.ts"
-import * as NodeServer from "../../layers/http/NodeServer.ts"
-import { WsConfig } from "../../src/ws/config.ts"
 import { DEFAULTS, type GatewaySettings, validateSettings } from "../../layers/config.ts"
 import type { TestDatabaseServices } from "./databases.ts"
 
@@ -79,25 +74,12 @@ export interface StructuredLog {
 }
 
 /**
- * Opt-in (docs/adapter-evidence.md): `SVC_TEST_HTTP_ADAPTER=node` serves the
- * gateway's HTTP through platform-node's `NodeHttpServer.layer` instead of our
- * `LeanNodeHttpServer.layer`, on the same `NodeServer` http.Server (so the
- * `/ws` upgrade, the drain and the timeouts are unchanged). Any other value,
- * or none, uses the gateway's own `GatewayHttpLive`.
+ * `SVC_TEST_HTTP_ADAPTER=platform-node` (or `node`) serves the gateway's HTTP
+ * through platform-node's `NodeHttpServer.layer` instead of the default lean
+ * adapter (`gatewayHttp` in layers/gateway.ts); `.ci/run` runs the HTTP and WS
+ * suites both ways (docs/adapter-evidence.md).
  */
-const useNodeAdapter = process.env.SVC_TEST_HTTP_ADAPTER === "node"
-
-/** `GatewayHttpLive` (layers/gateway.ts) with platform-node's adapter in place of the lean one. */
-const GatewayHttpNodeAdapterLive = (settings: GatewaySettings) => {
-  const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) =>
-    HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { host: settings.host, port: settings.port }))
-    )))
-  return Layer.mergeAll(WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer)), NodeServer.NodeServerDrainLive).pipe(
-    Layer.provideMerge(http),
-    Layer.provideMerge(NodeServer.layerFromConfig)
-  )
-}
+const adapter: HttpAdapter = ["node", "platform-node"].includes(process.env.SVC_TEST_HTTP_ADAPTER ?? "") ? "platform-node" : "lean"
 
 /** Starts a gateway; call `close()` when done. */
 export const startGateway = async (
@@ -110,9 +92,9 @@ export const startGateway = async (
   const logging = logs === undefined
     ? LoggingLive
     : Logger.layer([Logger.map(Logger.formatStructured, (entry) => void logs.push(entry))])
-  const live = options.override === undefined && logs === undefined && !useNodeAdapter
-    ? GatewayLive(settings, { storage })
-    : (useNodeAdapter ? GatewayHttpNodeAdapterLive(settings) : GatewayHttpLive).pipe(
+  const live = options.override === undefined && logs === undefined
+    ? GatewayLive(settings, { storage, adapter })
+    : gatewayHttp(adapter).pipe(
       Layer.provideMerge(options.override ?? Layer.empty),
       Layer.provideMerge(gatewayServices({ storage })),
       Layer.provide(logging),
