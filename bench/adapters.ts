@@ -47,13 +47,14 @@
  *
  * @module
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type LoadRun, runLoad, verifyTargets } from "./http-bench.ts"
+import { newestProfile, shortUrl } from "./profile.ts"
 import { freePort, installCleanup, machineBusySeconds, onExit, type ServerProcess, startServer } from "./processes.ts"
-import { BENCH_ADMIN_TOKEN, SAMPLE_BODY } from "./sample.ts"
+import { BENCH_ADMIN_TOKEN, gatewayEnv, SAMPLE_BODY } from "./sample.ts"
 
 const numberEnv = (name: string, fallback: number, min: number): number => {
   const raw = process.env[name]
@@ -122,14 +123,7 @@ const waitForQuiet = async (pct: number, maxSeconds: number): Promise<number> =>
 const startTarget = async (name: TargetName, home: string, profileDir: string | undefined): Promise<ServerProcess> => {
   const port = await freePort()
   const nodeArgs = profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir]
-  const gatewayEnv = {
-    ...process.env,
-    SVC_HOST: "127.0.0.1",
-    SVC_PORT: String(port),
-    SVC_HOME: home,
-    SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-    SVC_LOG_LEVEL: "Error"
-  }
+  const env = gatewayEnv(port, home)
   const httpapiEnv = (adapter: "node" | "lean") => ({
     ...process.env,
     HTTPAPI_HOST: "127.0.0.1",
@@ -140,9 +134,9 @@ const startTarget = async (name: TargetName, home: string, profileDir: string | 
   switch (name) {
     case "gateway-lean":
     case "gateway-lean-aa":
-      return startServer({ name, script: join(distRoot, "src/main.js"), args: ["serve"], nodeArgs, env: gatewayEnv, port })
+      return startServer({ name, script: join(distRoot, "src/main.js"), args: ["serve"], nodeArgs, env, port })
     case "gateway-node":
-      return startServer({ name, script: join(distRoot, "bench/gateway-node-adapter.js"), nodeArgs, env: gatewayEnv, port })
+      return startServer({ name, script: join(distRoot, "bench/gateway-node-adapter.js"), nodeArgs, env, port })
     case "httpapi-node":
       return startServer({ name, script: join(distRoot, "bench/httpapi-server.js"), nodeArgs, env: httpapiEnv("node"), port })
     case "httpapi-lean":
@@ -292,13 +286,6 @@ interface ProfileResult {
   readonly frames: ReadonlyArray<readonly [string, number]>
 }
 
-const shortUrl = (url: string): string => {
-  const nm = url.lastIndexOf("node_modules/")
-  if (nm !== -1) return url.slice(nm + "node_modules/".length)
-  const dist = url.lastIndexOf("/dist/")
-  if (dist !== -1) return url.slice(dist + 1)
-  return url.replace(/^file:\/\//, "")
-}
 
 /** Self time per request (µs) by category and by frame, over the samples inside `windows` (µs, CLOCK_MONOTONIC). */
 const analyseProfile = (
@@ -344,16 +331,6 @@ const analyseProfile = (
   }
 }
 
-const newestProfile = (dir: string): string | undefined => {
-  try {
-    return readdirSync(dir)
-      .filter((f) => f.endsWith(".cpuprofile"))
-      .map((f) => join(dir, f))
-      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
-  } catch {
-    return undefined
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Main

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
 
 interface CpuProfileNode {
   readonly id: number
@@ -34,7 +35,8 @@ export interface ProfileSummary {
   readonly origins: ReadonlyArray<FrameTime>
 }
 
-const shortUrl = (url: string): string => {
+/** A profile frame's URL without the path up to node_modules/ or dist/. */
+export const shortUrl = (url: string): string => {
   const nm = url.lastIndexOf("node_modules/")
   if (nm !== -1) return url.slice(nm + "node_modules/".length)
   const dist = url.lastIndexOf("/dist/")
@@ -116,4 +118,17 @@ export const renderProfile = (title: string, summary: ProfileSummary, requests?:
     ...summary.frames.map(row),
     ""
   ].join("\n")
+}
+
+/** The newest `.cpuprofile` in `dir` (modified at or after `since`, ms since the epoch), if any. */
+export const newestProfile = (dir: string, since = 0): string | undefined => {
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .map((f) => join(dir, f))
+      .filter((f) => statSync(f).mtimeMs >= since)
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
+  } catch {
+    return undefined
+  }
 }

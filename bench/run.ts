@@ -22,7 +22,7 @@
 // Must come first, as in src/main.ts: the gateway decodes through Effect's
 // Schema JIT compiler, so the in-process decoder cases must too.
 import "effect/schema/SchemaJITCompiler/enable"
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -30,7 +30,7 @@ import { type LoadRun, runLoad, summarise, verifyTargets } from "./http-bench.ts
 import { runInProcess } from "./inprocess.ts"
 import { measureStartup, renderStartup } from "./startup.ts"
 import { freePort, installCleanup, onExit, type ServerProcess, startServer } from "./processes.ts"
-import { renderProfile, summariseProfile } from "./profile.ts"
+import { newestProfile, renderProfile, summariseProfile } from "./profile.ts"
 import { ratioOf, renderReport, TARGET_RATIO, throughputRatio } from "./report.ts"
 import { BENCH_ADMIN_TOKEN } from "./sample.ts"
 
@@ -129,17 +129,6 @@ const startTargets = async (home: string): Promise<Targets> => {
   }
 }
 
-const newestProfile = (dir: string, since: number): string | undefined => {
-  try {
-    return readdirSync(dir)
-      .filter((f) => f.endsWith(".cpuprofile"))
-      .map((f) => join(dir, f))
-      .filter((f) => statSync(f).mtimeMs >= since)
-      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
-  } catch {
-    return undefined
-  }
-}
 
 const main = async (): Promise<void> => {
   installCleanup()

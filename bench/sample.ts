@@ -58,3 +58,13 @@ export const EQUIVALENCE_CASES: ReadonlyArray<unknown> = [
   { connector: { scope: 5 } },
   { connector: "mcp://calendar" }
 ]
+
+/** The environment of a benchmarked gateway: loopback `port`, `home` as `$SVC_HOME`, the bench admin token, logs at Error. */
+export const gatewayEnv = (port: number, home: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  SVC_HOST: "127.0.0.1",
+  SVC_PORT: String(port),
+  SVC_HOME: home,
+  SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+  SVC_LOG_LEVEL: "Error"
+})

@@ -20,7 +20,7 @@ import { readFileSync } from "node:fs"
 import { request } from "node:http"
 import { join } from "node:path"
 import { freePort } from "./processes.ts"
-import { BENCH_ADMIN_TOKEN } from "./sample.ts"
+import { BENCH_ADMIN_TOKEN, gatewayEnv } from "./sample.ts"
 
 /** One target: how to start it (the port is appended to the environment by `env`). */
 export interface StartupTarget {
@@ -96,14 +96,6 @@ const runToExit = (script: string, args: ReadonlyArray<string>): Promise<number>
 
 /** The three servers of the HTTP bench, plus the gateway's unbundled build for comparison. */
 export const startupTargets = (distRoot: string): ReadonlyArray<StartupTarget> => {
-  const gatewayEnv = (port: number, home: string) => ({
-    ...process.env,
-    SVC_HOST: "127.0.0.1",
-    SVC_PORT: String(port),
-    SVC_HOME: home,
-    SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-    SVC_LOG_LEVEL: "Error"
-  })
   return [
     { name: "gateway", script: join(distRoot, "cli/main.mjs"), args: ["serve"], env: gatewayEnv },
     { name: "gateway (unbundled)", script: join(distRoot, "src/main.js"), args: ["serve"], env: gatewayEnv },
