@@ -24,6 +24,8 @@
  * | SVC_HEADERS_TIMEOUT_MS       | --headers-timeout-ms    | 10000                |
  * | SVC_REQUEST_TIMEOUT_MS       | --request-timeout-ms    | 30000                |
  * | SVC_MAX_CONNECTIONS          | --max-connections       | 4096                 |
+ * | SVC_APPROVAL_TTL_S           | --approval-ttl          | 86400 (seconds)      |
+ * | SVC_POLICY_BUNDLE_PATH       | --policy-bundle-path    | built-in bundle      |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -50,7 +52,8 @@ export const DEFAULTS = {
   wsMaxMessageBytes: 1_048_576,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
-  maxConnections: 4096
+  maxConnections: 4096,
+  approvalTtlSeconds: 86_400
 } as const
 
 /** Fully validated settings of one gateway process. */
@@ -82,6 +85,10 @@ export interface GatewaySettings {
   readonly requestTimeoutMs: number
   /** Most open connections (HTTP and WebSocket); more are dropped at accept. */
   readonly maxConnections: number
+  /** Default lifetime of an approval in seconds (its creator may choose another); then it expires. */
+  readonly approvalTtlSeconds: number
+  /** Deployment policy bundle file (YAML or JSON); `undefined`: the built-in bundle (docs/policy-bundle.md). */
+  readonly policyBundlePath: string | undefined
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -108,6 +115,9 @@ export interface RawSettings {
   readonly headersTimeoutMs: number
   readonly requestTimeoutMs: number
   readonly maxConnections: number
+  readonly approvalTtlSeconds: number
+  /** `SVC_POLICY_BUNDLE_PATH`; absent, none or blank: the built-in bundle. */
+  readonly policyBundlePath?: Option.Option<string> | undefined
 }
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
@@ -164,7 +174,8 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
     ["SVC_WS_MAX_MESSAGE_BYTES", raw.wsMaxMessageBytes],
     ["SVC_HEADERS_TIMEOUT_MS", raw.headersTimeoutMs],
     ["SVC_REQUEST_TIMEOUT_MS", raw.requestTimeoutMs],
-    ["SVC_MAX_CONNECTIONS", raw.maxConnections]
+    ["SVC_MAX_CONNECTIONS", raw.maxConnections],
+    ["SVC_APPROVAL_TTL_S", raw.approvalTtlSeconds]
   ] as const) {
     if (!Number.isInteger(value) || value < 1) problems.push(`${name} must be an integer >= 1`)
   }
@@ -192,6 +203,8 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       headersTimeoutMs: raw.headersTimeoutMs,
       requestTimeoutMs: raw.requestTimeoutMs,
       maxConnections: raw.maxConnections,
+      approvalTtlSeconds: raw.approvalTtlSeconds,
+      policyBundlePath: Option.getOrUndefined(raw.policyBundlePath ?? Option.none())?.trim() || undefined,
       isExposed: exposed
     }
   }
@@ -229,6 +242,7 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     ...o,
     home: Option.fromUndefinedOr(o.home),
     databaseUrl: Option.fromUndefinedOr(o.databaseUrl),
+    policyBundlePath: Option.fromUndefinedOr(o.policyBundlePath),
     adminToken: token,
     auth: o.authEnabled === false ? "off" : "on"
   })

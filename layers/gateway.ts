@@ -12,6 +12,9 @@
  *   │     sessions  services/ws-sessions  WsSessionsLive         src/http/diagnostics.ts  src/ws/sessions.ts
  *   │     auth      services/auth         AuthService.layer      src/http/auth.ts
  *   │     policy    services/policy       PolicyService.layer    src/http/policy.ts
+ *   │     policy-bundle services/policy-bundle PolicyBundle.layer (+ PolicyOverrides)  src/http/policyBundle.ts
+ *   │     approvals services/approvals     Approvals.layer        src/http/approvals.ts    src/ws/approvals.ts
+ *   │     planner   services/planner       Planner.layer          src/http/plan.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
  *   │
@@ -32,21 +35,28 @@ import { Effect, FileSystem, Layer, Logger, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
+import { Approvals } from "../services/approvals/Approvals.ts"
 import { AuthService } from "../services/auth/AuthService.ts"
+import { Planner } from "../services/planner/Planner.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
+import { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
+import { ApprovalsHttp } from "../src/http/approvals.ts"
 import { AuthHttp } from "../src/http/auth.ts"
 import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
 import { DocsHttp } from "../src/http/docs.ts"
 import { HealthHttp } from "../src/http/health.ts"
 import { gatewayMiddleware } from "../src/http/middleware.ts"
+import { PlanHttp } from "../src/http/plan.ts"
 import { PolicyHttp } from "../src/http/policy.ts"
+import { PolicyBundleHttp } from "../src/http/policyBundle.ts"
 import * as HttpRoutes from "../src/http/router.ts"
 import { UiHttp } from "../src/http/ui.ts"
 import { PlannedWsMessages, WsMessages } from "../src/ws/api/index.ts"
 import { WsConfig } from "../src/ws/config.ts"
 import * as WsDispatch from "../src/ws/dispatch.ts"
+import { ApprovalsWs } from "../src/ws/approvals.ts"
 import { WsServerLive } from "../src/ws/server.ts"
 import { SessionsWs } from "../src/ws/sessions.ts"
 import { GatewayConfig, type GatewaySettings } from "./config.ts"
@@ -54,10 +64,14 @@ import * as LeanNodeHttpServer from "./http/LeanNodeHttpServer.ts"
 import * as NodeServer from "./http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "./storage/Storage.ts"
 
+export { Approvals, ApprovalsConfig } from "../services/approvals/Approvals.ts"
 export { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 export { RateLimiter } from "../services/auth/RateLimiter.ts"
 export { PolicyService } from "../services/policy/PolicyService.ts"
+export { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
+export { PolicyOverrides } from "../services/policy-bundle/PolicyOverrides.ts"
+export { PolicySources } from "../services/policy-bundle/PolicySources.ts"
 export { Capabilities } from "../services/ws-sessions/Capabilities.ts"
 export { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
 export { EventBus } from "../services/ws-sessions/EventBus.ts"
@@ -90,6 +104,9 @@ export const Subsystems = [
   { name: "sessions", layer: WsSessionsLive, http: [DiagnosticsHttp], ws: [SessionsWs] },
   { name: "auth", layer: AuthService.layer, http: [AuthHttp], ws: [] },
   { name: "policy", layer: PolicyService.layer, http: [PolicyHttp], ws: [] },
+  { name: "policy-bundle", layer: PolicyBundle.layer, http: [PolicyBundleHttp], ws: [] },
+  { name: "approvals", layer: Approvals.layer, http: [ApprovalsHttp], ws: [ApprovalsWs] },
+  { name: "planner", layer: Planner.layer, http: [PlanHttp], ws: [] },
   { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
 ] as const
 

@@ -44,6 +44,11 @@ export const settingsFlags = {
     Flag.withFallbackConfig(Config.String("SVC_DATABASE_URL")),
     Flag.optional
   ),
+  policyBundlePath: Flag.String("policy-bundle-path").pipe(
+    Flag.withDescription("Deployment policy bundle, YAML or JSON; unset = the built-in bundle (SVC_POLICY_BUNDLE_PATH)"),
+    Flag.withFallbackConfig(Config.String("SVC_POLICY_BUNDLE_PATH")),
+    Flag.optional
+  ),
   adminToken: Flag.Redacted("admin-token").pipe(
     Flag.withDescription("Admin token (SVC_ADMIN_TOKEN); default: $SVC_HOME/admin-token, generated on first start"),
     Flag.withFallbackConfig(Config.Redacted("SVC_ADMIN_TOKEN")),
@@ -63,5 +68,6 @@ export const settingsFlags = {
   wsMaxMessageBytes: intFlag("ws-max-message-bytes", "SVC_WS_MAX_MESSAGE_BYTES", DEFAULTS.wsMaxMessageBytes, "Largest WebSocket message in bytes; close 1009 above (SVC_WS_MAX_MESSAGE_BYTES)"),
   headersTimeoutMs: intFlag("headers-timeout-ms", "SVC_HEADERS_TIMEOUT_MS", DEFAULTS.headersTimeoutMs, "Time to receive a request's headers in ms; 408 after it (SVC_HEADERS_TIMEOUT_MS)"),
   requestTimeoutMs: intFlag("request-timeout-ms", "SVC_REQUEST_TIMEOUT_MS", DEFAULTS.requestTimeoutMs, "Time to receive a whole request in ms (SVC_REQUEST_TIMEOUT_MS)"),
-  maxConnections: intFlag("max-connections", "SVC_MAX_CONNECTIONS", DEFAULTS.maxConnections, "Most open connections, HTTP and WebSocket (SVC_MAX_CONNECTIONS)")
+  maxConnections: intFlag("max-connections", "SVC_MAX_CONNECTIONS", DEFAULTS.maxConnections, "Most open connections, HTTP and WebSocket (SVC_MAX_CONNECTIONS)"),
+  approvalTtlSeconds: intFlag("approval-ttl", "SVC_APPROVAL_TTL_S", DEFAULTS.approvalTtlSeconds, "Default approval lifetime in seconds before it expires (SVC_APPROVAL_TTL_S)")
 }

@@ -68,4 +68,10 @@ describe("validateSettings", () => {
   it("refuses an empty admin token", () => {
     expect(problems({ adminToken: Option.some(Redacted.make("  ")) }).join()).toMatch(/empty/)
   })
+
+  it("takes the approval TTL in whole seconds (SVC_APPROVAL_TTL_S, default 86400)", () => {
+    const result = validateSettings(raw())
+    expect(result.ok && result.settings.approvalTtlSeconds).toBe(86_400)
+    for (const bad of [0, -5, 1.5]) expect(problems({ approvalTtlSeconds: bad }).join()).toMatch(/SVC_APPROVAL_TTL_S must be an integer >= 1/)
+  })
 })

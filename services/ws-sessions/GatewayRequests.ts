@@ -17,8 +17,12 @@ import {
 
 interface Pending {
   readonly connectionId: string
+  readonly requestId: string
   readonly deferred: Deferred.Deferred<unknown, PeerRequestError>
 }
+
+/** Pending requests are keyed by connection and request id: one `request_id` (e.g. `approval-<id>`) may be asked of several peers. */
+const pendingKey = (connectionId: string, requestId: string): string => `${connectionId}\u0000${requestId}`
 
 /** Default time to wait for a peer's answer. */
 const DEFAULT_PEER_REQUEST_TIMEOUT = Duration.seconds(30)
@@ -65,9 +69,10 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
           }
           const requestId = options?.requestId ?? `${type}-${crypto.randomUUID()}`
           const deferred = Deferred.makeUnsafe<unknown, PeerRequestError>()
-          pending.set(requestId, { connectionId, deferred })
+          const key = pendingKey(connectionId, requestId)
+          pending.set(key, { connectionId, requestId, deferred })
           if (!connection.send(JSON.stringify({ request_id: requestId, type, payload }))) {
-            pending.delete(requestId)
+            pending.delete(key)
             return Effect.fail(
               new PeerDisconnected({ connectionId, requestId, message: `connection ${connectionId} closed before the request was sent` })
             )
@@ -78,16 +83,19 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
               orElse: () =>
                 Effect.fail(new PeerRequestTimeout({ connectionId, requestId, message: `no answer to ${type} within the timeout` }))
             }),
-            Effect.ensuring(Effect.sync(() => pending.delete(requestId)))
+            Effect.ensuring(Effect.sync(() => {
+              if (pending.get(key)?.deferred === deferred) pending.delete(key)
+            }))
           )
         })
 
       return GatewayRequests.of({
         request,
         resolve: (connectionId, response) => {
-          const entry = pending.get(response.request_id)
-          if (entry === undefined || entry.connectionId !== connectionId) return false
-          pending.delete(response.request_id)
+          const key = pendingKey(connectionId, response.request_id)
+          const entry = pending.get(key)
+          if (entry === undefined) return false
+          pending.delete(key)
           Deferred.doneUnsafe(
             entry.deferred,
             response.ok
@@ -105,12 +113,12 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
           return true
         },
         connectionClosed: (connectionId) => {
-          for (const [requestId, entry] of pending) {
+          for (const [key, entry] of pending) {
             if (entry.connectionId !== connectionId) continue
-            pending.delete(requestId)
+            pending.delete(key)
             Deferred.doneUnsafe(
               entry.deferred,
-              Effect.fail(new PeerDisconnected({ connectionId, requestId, message: `connection ${connectionId} closed` }))
+              Effect.fail(new PeerDisconnected({ connectionId, requestId: entry.requestId, message: `connection ${connectionId} closed` }))
             )
           }
         },

@@ -26,6 +26,10 @@ import { signProof } from "./identity.ts"
 import { FATAL_CLOSE_CODES, GatewayClientError, GatewayRequestError, REPORTED_CLOSE_CODES } from "./errors.ts"
 import { toWebSocketUrl, type UpgradeParams, upgradeParams } from "./transport.ts"
 import type {
+  ApprovalListPage,
+  ApprovalListPayload,
+  ApprovalResolvePayload,
+  ApprovalResolveResult,
   EventFilter,
   GatewayClientEventMap,
   GatewayClientOptions,
@@ -288,6 +292,33 @@ export class GatewayClient {
     return () => {
       if (this.#handlers.get(type) === stored) this.#handlers.delete(type)
     }
+  }
+
+  /**
+   * `approval.list` (operator clients; device tokens need operator.approvals): one page of approvals,
+   * oldest first (`status` default `pending`, `limit` default 100). Pass `next_cursor` back as `cursor`.
+   */
+  listApprovals(payload: ApprovalListPayload = {}, options?: RequestOptions): Promise<ApprovalListPage> {
+    return this.request("approval.list", payload, options)
+  }
+
+  /**
+   * `approval.resolve`: approve or deny; idempotent once the approval is terminal (the approval as it is).
+   * `mode: "always"` with `overrides` selected from `context.policy.suggested_overrides` also creates them.
+   */
+  resolveApproval(payload: ApprovalResolvePayload, options?: RequestOptions): Promise<ApprovalResolveResult> {
+    return this.request("approval.resolve", payload, options)
+  }
+
+  /**
+   * Answers the gateway's `approval.request` (sent to every eligible operator client when an approval is
+   * created) with `{approved, reason?}`: `onRequest("approval.request", handler)`. The first valid answer
+   * of any client decides; the outcome arrives as the `approval.resolved` event.
+   *
+   * @returns a function that removes the handler.
+   */
+  onApprovalRequest(handler: GatewayRequestHandler<"approval.request">): () => void {
+    return this.onRequest("approval.request", handler)
   }
 
   /**

@@ -31,7 +31,12 @@ export {
 // The WebSocket client: handshake, requests, gateway-initiated requests, events, reconnect.
 export {
   ADMIN_COOKIE_NAME,
+  type ApprovalListPage,
+  type ApprovalListPayload,
+  type ApprovalRecord,
   type ApprovalRequestPayload,
+  type ApprovalResolvePayload,
+  type ApprovalResolveResult,
   type ConnectedInfo,
   connectGateway,
   type DeviceInfo,

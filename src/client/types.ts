@@ -2,8 +2,10 @@
  * Public shapes of the client SDK: options, session, listener payloads and
  * the typed request maps (gateway-api.md "WebSocket API").
  */
+import type { ApprovalEvents } from "../../services/approvals/events.ts"
 import type { EventMap } from "../../services/ws-sessions/GatewayEvent.ts"
 import type { WsSessionEvents } from "../../services/ws-sessions/events.ts"
+import type { PolicyBundleEvents } from "../../services/policy-bundle/events.ts"
 import type {
   CapabilityDescriptor,
   WsConnectProofResult,
@@ -138,7 +140,24 @@ export type TaskExecutePayload = GatewayInitiatedRequestMap["task.execute"]["pay
 export type ApprovalRequestPayload = GatewayInitiatedRequestMap["approval.request"]["payload"]
 
 /** Payloads of the events the gateway sends, by event type (from the event declarations). */
-export type GatewayEventMap = EventMap<(typeof WsSessionEvents)[number]>
+export type GatewayEventMap = EventMap<
+  (typeof WsSessionEvents)[number] | (typeof ApprovalEvents)[number] | (typeof PolicyBundleEvents)[number]
+>
+
+/** `approval.list` payload: filters, `limit` 1..500 and the `cursor` of the previous page. */
+export type ApprovalListPayload = GatewayRequestMap["approval.list"]["payload"]
+
+/** `approval.list` result: `{approvals, next_cursor?}`. */
+export type ApprovalListPage = GatewayRequestMap["approval.list"]["result"]
+
+/** `approval.resolve` payload: `{approval_id, decision, reason?, mode?, overrides?}`. */
+export type ApprovalResolvePayload = GatewayRequestMap["approval.resolve"]["payload"]
+
+/** `approval.resolve` result: `{approval, created_overrides?}`. */
+export type ApprovalResolveResult = GatewayRequestMap["approval.resolve"]["result"]
+
+/** The approval record, as `approval.*` results and events carry it. */
+export type ApprovalRecord = GatewayEventMap["approval.requested"]["approval"]
 
 type KnownRequest = keyof GatewayRequestMap
 type KnownInitiated = keyof GatewayInitiatedRequestMap

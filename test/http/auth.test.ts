@@ -280,7 +280,7 @@ describe("authorization of device tokens", () => {
     ["operator.read may not POST /watchers", ["operator.read"], "POST", "/watchers", 403],
     ["operator.write passes authz on POST /watchers (404)", ["operator.write"], "POST", "/watchers", 404],
     ["operator.read may not read /auth/pins", ["operator.read"], "GET", "/auth/pins", 403],
-    ["operator.approvals for GET /approvals", ["operator.approvals"], "GET", "/approvals", 404],
+    ["operator.approvals for GET /approvals", ["operator.approvals"], "GET", "/approvals", 200],
     ["operator.read may not GET /approvals", ["operator.read"], "GET", "/approvals", 403],
     ["operator.pairing for POST /pairings/:id/approve", ["operator.pairing"], "POST", "/pairings/7/approve", 404],
     ["operator.admin for GET /routing/config", ["operator.admin"], "GET", "/routing/config", 404],

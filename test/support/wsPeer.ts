@@ -77,8 +77,14 @@ export const openPeer = (
     const i = inbox.findIndex(predicate)
     if (i !== -1) return Promise.resolve(inbox.splice(i, 1)[0])
     return new Promise<any>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("timed out waiting for a message")), timeoutMs)
-      waiters.push({ predicate, resolve: (m) => (clearTimeout(timer), resolve(m)) })
+      const waiter = { predicate, resolve: (m: any) => (clearTimeout(timer), resolve(m)) }
+      const timer = setTimeout(() => {
+        // A waiter that timed out must not swallow a later message.
+        const i = waiters.indexOf(waiter)
+        if (i !== -1) waiters.splice(i, 1)
+        reject(new Error("timed out waiting for a message"))
+      }, timeoutMs)
+      waiters.push(waiter)
     })
   }
   let counter = 0

@@ -76,7 +76,7 @@ describe("device-token scopes over WebSocket", () => {
     ["ping needs no scope", [], "ping", "ok"],
     ["presence.beacon needs no scope", [], "presence.beacon", "ok"],
     ["approval.list needs operator.approvals", ["operator.read"], "approval.list", "forbidden"],
-    ["approval.list passes with operator.approvals (not built yet)", ["operator.approvals"], "approval.list", "unsupported_request"],
+    ["approval.list passes with operator.approvals", ["operator.approvals"], "approval.list", "ok"],
     ["memory.search needs operator.read", ["operator.write"], "memory.search", "forbidden"],
     ["memory.search passes with operator.read", ["operator.read"], "memory.search", "unsupported_request"],
     ["memory.create needs operator.write", ["operator.read"], "memory.create", "forbidden"],

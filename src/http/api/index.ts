@@ -8,11 +8,14 @@
  * load them.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ApprovalsApi } from "./approvals.ts"
 import { AuthApi } from "./auth.ts"
 import { DiagnosticsApi } from "./diagnostics.ts"
 import { DocsApi } from "./docs.ts"
 import { HealthApi } from "./health.ts"
+import { PlanApi } from "./plan.ts"
 import { PolicyApi } from "./policy.ts"
+import { PolicyBundleApi } from "./policyBundle.ts"
 import { UiApi } from "./ui.ts"
 
 export { PlannedApi } from "./planned.ts"
@@ -21,10 +24,13 @@ export { PlannedApi } from "./planned.ts"
 export const GatewayApi = HttpApi.make("svc-gateway")
   .add(HealthApi)
   .add(PolicyApi)
+  .add(PolicyBundleApi)
   .add(AuthApi)
   .add(DiagnosticsApi)
+  .add(ApprovalsApi)
   .add(DocsApi)
   .add(UiApi)
+  .add(PlanApi)
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:

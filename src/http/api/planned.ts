@@ -32,18 +32,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["GET", "/contracts/jsonschema/:file"],
     ["GET", "/usage"]
   ]))
-  .add(group("policyAdmin", ADMIN, [
-    ["GET", "/policy/bundle"],
-    ["GET", "/policy/overrides"],
-    ["POST", "/policy/overrides"],
-    ["POST", "/policy/overrides/revoke"]
-  ]))
-  .add(group("approvals", scope("operator.approvals"), [
-    ["GET", "/approvals"],
-    ["GET", "/approvals/:id"],
-    ["POST", "/approvals/:id/respond"],
-    ["GET", "/approvals/:id/preview"]
-  ]))
   .add(group("pairings", scope("operator.pairing"), [
     ["GET", "/pairings"],
     ["POST", "/pairings/:id/approve"],
@@ -85,7 +73,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["PATCH", "/plugins/:id/rpc/*"],
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
-  .add(group("plan", OPERATOR, [["POST", "/plan"]]))
   .add(group("workflow", OPERATOR, [["POST", "/workflow/run"], ["POST", "/workflow/resume"], ["POST", "/workflow/cancel"]]))
   .add(group("playbooks", OPERATOR, [
     ["GET", "/playbooks"],

@@ -6,6 +6,7 @@
  * maps (src/client/types.ts) derive from these lists. Schemas only: clients
  * can load this module.
  */
+import { ApprovalList, ApprovalResolve } from "./approvals.ts"
 import { ApprovalRequest, PingPeer, TaskExecute } from "./initiated.ts"
 import type { InitiatedMap, RequestMap } from "./message.ts"
 import { CapabilityReady, Ping, PresenceBeacon } from "./sessions.ts"
@@ -13,7 +14,7 @@ import { CapabilityReady, Ping, PresenceBeacon } from "./sessions.ts"
 export { PlannedWsMessages } from "./planned.ts"
 
 /** Handled request types. Add a subsystem's declarations here. */
-export const WsMessages = [Ping, PresenceBeacon, CapabilityReady] as const
+export const WsMessages = [Ping, PresenceBeacon, CapabilityReady, ApprovalList, ApprovalResolve] as const
 
 /** Requests the gateway sends to peers. */
 export const WsInitiatedRequests = [PingPeer, TaskExecute, ApprovalRequest] as const

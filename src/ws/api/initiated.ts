@@ -4,6 +4,7 @@
  * §5.3): what a peer receives and what its answer must look like.
  */
 import { Schema } from "effect"
+import { ApprovalRequestPayload, WsApprovalDecision } from "../../../services/approvals/schema.ts"
 import { initiated, NODE, CLIENT, ANY_ROLE } from "./message.ts"
 
 /** `ping` from the gateway (the JSON heartbeat): any answer will do. */
@@ -24,19 +25,12 @@ export const TaskExecute = initiated("task.execute", {
   result: Schema.Struct({ result: Schema.optionalKey(Schema.Unknown), evidence: Schema.optionalKey(Schema.Unknown) })
 })
 
-/** `approval.request` (to operator clients): decide an approval; answer `{approved, reason?}` (reference's WsApprovalDecision). */
+/**
+ * `approval.request` (to operator clients holding operator.approvals; request_id `approval-<id>`): decide an
+ * approval; answer `{approved, reason?}` (reference's WsApprovalDecision). See docs/approvals.md.
+ */
 export const ApprovalRequest = initiated("approval.request", {
   roles: CLIENT,
-  payload: Schema.StructWithRest(
-    Schema.Struct({
-      approval_id: Schema.Union([Schema.Int, Schema.String]),
-      plan_id: Schema.String,
-      step_index: Schema.Int,
-      prompt: Schema.String,
-      context: Schema.optionalKey(Schema.Unknown),
-      expires_at: Schema.optionalKey(Schema.NullOr(Schema.String))
-    }),
-    [Schema.Record(Schema.String, Schema.Unknown)]
-  ),
-  result: Schema.Struct({ approved: Schema.Boolean, reason: Schema.optionalKey(Schema.String) })
+  payload: ApprovalRequestPayload,
+  result: WsApprovalDecision
 })

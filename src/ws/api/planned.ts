@@ -15,8 +15,6 @@ const client = (type: string, scope: string) => make(type, { scope, roles: CLIEN
 /** Declared, not yet handled. */
 export const PlannedWsMessages = [
   make("attempt.evidence", { scope: null, roles: NODE }),
-  client("approval.list", "operator.approvals"),
-  client("approval.resolve", "operator.approvals"),
   client("pairing.approve", "operator.pairing"),
   client("pairing.deny", "operator.pairing"),
   client("pairing.revoke", "operator.pairing"),

@@ -1,0 +1,131 @@
+/**
+ * Plan persistence (tables `plans` and `planner_events`,
+ * services/planner/migrations). Rows are encoded and decoded with the row
+ * schemas below (`SqlSchema`), the same on SQLite and PostgreSQL.
+ *
+ * A plan is created in one transaction ({@link PlansRepo.transaction}):
+ * `claim` inserts the row unless its request_id is taken (the unique index
+ * decides between concurrent duplicates), then `complete` stores the response
+ * and `appendEvent` the audit record.
+ */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { migrate } from "../../layers/storage/migrations.ts"
+import { PolicyDecision } from "../policy/schema.ts"
+import { plannerMigrations } from "./migrations/index.ts"
+import { PlanResponse, PlanStatus } from "./schema.ts"
+
+/**
+ * A stored plan. `request_json` is the canonical JSON of the decoded request
+ * (sorted keys), compared as text to recognise a repeated request.
+ * `response_json` is null only inside the transaction that creates the plan.
+ */
+export const PlanRow = Schema.Struct({
+  plan_id: Schema.String,
+  request_id: Schema.String,
+  status: PlanStatus,
+  request_json: Schema.String,
+  decision_json: Schema.fromJsonString(PolicyDecision),
+  response_json: Schema.NullOr(Schema.fromJsonString(PlanResponse)),
+  created_at: Schema.String
+})
+export type PlanRecord = typeof PlanRow.Type
+
+/**
+ * One audit record (`planner_events`): `action` is the JSON text of what
+ * happened. `prev_hash` / `event_hash` are left null for the audit chain.
+ */
+export const PlannerEventRow = Schema.Struct({
+  replay_id: Schema.String,
+  plan_id: Schema.String,
+  step_index: Schema.Int,
+  occurred_at: Schema.String,
+  action: Schema.String,
+  created_at: Schema.String
+})
+export type PlannerEvent = typeof PlannerEventRow.Type
+
+/** A stored audit record with its hash-chain columns. */
+export const StoredPlannerEventRow = Schema.Struct({
+  ...PlannerEventRow.fields,
+  prev_hash: Schema.NullOr(Schema.String),
+  event_hash: Schema.NullOr(Schema.String)
+})
+export type StoredPlannerEvent = typeof StoredPlannerEventRow.Type
+
+/** Repository of plans over `SqlClient`. */
+export class PlansRepo extends Context.Service<PlansRepo, {
+  /** Runs `effect` in one transaction (nested calls use savepoints). */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  /**
+   * Inserts a plan without its response, unless a plan with its request_id
+   * exists (then nothing is written). True when this call inserted it.
+   */
+  readonly claim: (plan: Omit<PlanRecord, "response_json">) => Effect.Effect<boolean, SqlError>
+  /** Stores the response of a claimed plan. */
+  readonly complete: (planId: string, response: PlanResponse) => Effect.Effect<void, SqlError>
+  readonly findByRequestId: (requestId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
+  readonly findByPlanId: (planId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
+  /** Appends an audit record; its (plan_id, step_index) is unique. */
+  readonly appendEvent: (event: PlannerEvent) => Effect.Effect<void, SqlError>
+  /** The audit records of a plan, by step_index. */
+  readonly events: (planId: string) => Effect.Effect<ReadonlyArray<StoredPlannerEvent>, SqlError>
+}>()("svc-gateway/planner/PlansRepo") {
+  /** The SQL implementation; needs a `SqlClient` and applies the planner migrations first. */
+  static readonly layer = Layer.effect(
+    PlansRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrate("planner", plannerMigrations)
+
+      const ClaimRow = PlanRow.mapFields(({ response_json: _, ...fields }) => fields)
+      const claim = SqlSchema.findOneOption({
+        Request: ClaimRow,
+        Result: Schema.Struct({ plan_id: Schema.String }),
+        execute: (row) =>
+          sql`INSERT INTO plans ${sql.insert(row)} ON CONFLICT (request_id) DO NOTHING RETURNING plan_id`
+      })
+      const complete = SqlSchema.void({
+        Request: Schema.Struct({ plan_id: Schema.String, response_json: Schema.fromJsonString(PlanResponse) }),
+        execute: ({ plan_id, response_json }) =>
+          sql`UPDATE plans SET response_json = ${response_json} WHERE plan_id = ${plan_id}`
+      })
+      const findBy = (column: "request_id" | "plan_id") =>
+        SqlSchema.findOneOption({
+          Request: Schema.String,
+          Result: PlanRow,
+          execute: (value) => sql`SELECT * FROM plans WHERE ${sql(column)} = ${value}`
+        })
+      const findByRequestId = findBy("request_id")
+      const findByPlanId = findBy("plan_id")
+      const appendEvent = SqlSchema.void({
+        Request: PlannerEventRow,
+        execute: (row) => sql`INSERT INTO planner_events ${sql.insert(row)}`
+      })
+      const events = SqlSchema.findAll({
+        Request: Schema.String,
+        Result: StoredPlannerEventRow,
+        execute: (planId) =>
+          sql`SELECT replay_id, plan_id, step_index, occurred_at, action, created_at, prev_hash, event_hash
+              FROM planner_events WHERE plan_id = ${planId} ORDER BY step_index`
+      })
+
+      // A row that does not decode is corrupt storage, not a client's mistake: a defect.
+      const orDieOnSchema = <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>): Effect.Effect<A, SqlError, R> =>
+        Effect.catchTag(effect, "SchemaError", Effect.die)
+      const optional = <A>(effect: Effect.Effect<Option.Option<A>, SqlError | Schema.SchemaError>) =>
+        orDieOnSchema(Effect.map(effect, Option.getOrUndefined))
+
+      return PlansRepo.of({
+        transaction: sql.withTransaction,
+        claim: (plan) => orDieOnSchema(Effect.map(claim(plan), Option.isSome)),
+        complete: (planId, response) => orDieOnSchema(complete({ plan_id: planId, response_json: response })),
+        findByRequestId: (requestId) => optional(findByRequestId(requestId)),
+        findByPlanId: (planId) => optional(findByPlanId(planId)),
+        appendEvent: (event) => orDieOnSchema(appendEvent(event)),
+        events: (planId) => orDieOnSchema(events(planId))
+      })
+    })
+  )
+}

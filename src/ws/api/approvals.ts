@@ -1,0 +1,29 @@
+/**
+ * Approvals over WebSocket (gateway-api.md message table; reference §3.4):
+ * `approval.list` and `approval.resolve`, operator clients only, device
+ * tokens need operator.approvals. Results are the same approval record as
+ * over HTTP.
+ */
+import {
+  ApprovalListRequest,
+  ApprovalListResult,
+  ApprovalResolveRequest,
+  ApprovalRespondResponse
+} from "../../../services/approvals/schema.ts"
+import { CLIENT, make } from "./message.ts"
+
+/** `approval.list`: one page (`limit` 1..500, default 100) of approvals by `created_at`; `next_cursor` when more remain. */
+export const ApprovalList = make("approval.list", {
+  scope: "operator.approvals",
+  roles: CLIENT,
+  payload: ApprovalListRequest,
+  result: ApprovalListResult
+})
+
+/** `approval.resolve`: approve or deny (idempotent once terminal); result `{approval, created_overrides?}`. */
+export const ApprovalResolve = make("approval.resolve", {
+  scope: "operator.approvals",
+  roles: CLIENT,
+  payload: ApprovalResolveRequest,
+  result: ApprovalRespondResponse
+})
