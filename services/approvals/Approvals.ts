@@ -21,7 +21,7 @@ import { ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
 import { ApprovalsRepo } from "./ApprovalsRepo.ts"
-import { decodeCursor, encodeCursor } from "./cursor.ts"
+import { approvalCursor } from "./cursor.ts"
 import { plannedOverrides } from "./decisions.ts"
 import { ApprovalRequested, ApprovalResolved } from "./events.ts"
 import { makeExpiry } from "./expiry.ts"
@@ -206,7 +206,7 @@ export class Approvals extends Context.Service<Approvals, {
         }).pipe(Effect.orDie)
 
       const list = Effect.fnUntraced(function*(request: ApprovalListRequest) {
-        const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor)
+        const after = request.cursor === undefined ? undefined : approvalCursor.decode(request.cursor)
         if (request.cursor !== undefined && after === undefined) {
           return yield* new InvalidRequest({ message: "cursor: not a cursor returned by approval.list" })
         }
@@ -221,7 +221,7 @@ export class Approvals extends Context.Service<Approvals, {
           limit: limit + 1
         })
         const page = rows.slice(0, limit)
-        return rows.length > limit ? { approvals: page, next_cursor: encodeCursor(page[page.length - 1]) } : { approvals: page }
+        return rows.length > limit ? { approvals: page, next_cursor: approvalCursor.encode(page[page.length - 1].created_at, page[page.length - 1].id) } : { approvals: page }
       })
 
       const cancel = (target: { readonly planId: string } | { readonly runId: string }, reason: string | undefined) =>

@@ -21,7 +21,7 @@ import { SqlClient } from "effect/sql"
 import { makeDecoder } from "../shared/decode.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
-import { decodeCursor, encodeCursor } from "./cursor.ts"
+import { overrideCursor } from "./cursor.ts"
 import { PolicyOverrideCreated, PolicyOverrideExpired, PolicyOverrideRevoked } from "./events.ts"
 import { PolicyOverrideRepo, type PolicyOverrideRow, toPolicyOverride } from "./PolicyOverrideRepo.ts"
 import {
@@ -162,17 +162,17 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
       })
 
       const list = Effect.fn("PolicyOverrides.list")(function*(request: PolicyOverrideListRequest) {
-        const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor)
-        if (request.cursor !== undefined && after === undefined) {
+        const position = request.cursor === undefined ? undefined : overrideCursor.decode(request.cursor)
+        if (request.cursor !== undefined && position === undefined) {
           return yield* new InvalidRequest({ message: "cursor: not a cursor of this list (pass next_cursor as it was returned)" })
         }
         const limit = request.limit ?? DEFAULT_OVERRIDE_LIST_LIMIT
-        const rows = yield* die(repo.list({ agent_id: request.agent_id, tool_id: request.tool_id, status: request.status, limit: limit + 1, after }))
+        const rows = yield* die(repo.list({ agent_id: request.agent_id, tool_id: request.tool_id, status: request.status, limit: limit + 1, after: position && { created_at: position.createdAt, policy_override_id: position.id } }))
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
         return {
           overrides: page.map(toPolicyOverride),
-          ...(rows.length > limit && last !== undefined ? { next_cursor: encodeCursor(last) } : {})
+          ...(rows.length > limit && last !== undefined ? { next_cursor: overrideCursor.encode(last.created_at, last.policy_override_id) } : {})
         } satisfies PolicyOverrideListResponse as PolicyOverrideListResponse
       })
 
