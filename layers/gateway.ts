@@ -14,6 +14,8 @@
  *   │     policy    services/policy       PolicyService.layer    src/http/policy.ts
  *   │     policy-bundle services/policy-bundle PolicyBundle.layer (+ PolicyOverrides)  src/http/policyBundle.ts
  *   │     approvals services/approvals     Approvals.layer        src/http/approvals.ts    src/ws/approvals.ts
+ *   │     pairing   services/pairing       Pairings.layer         src/http/pairing.ts      src/ws/pairing.ts
+ *   │     nodes     services/nodes         NodesLive (capabilities, dispatch, listing)  src/http/nodes.ts  src/ws/nodes.ts
  *   │     planner   services/planner       Planner.layer          src/http/plan.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
@@ -37,6 +39,8 @@ import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import { Approvals } from "../services/approvals/Approvals.ts"
 import { AuthService } from "../services/auth/AuthService.ts"
+import { NodesLive } from "../services/nodes/Nodes.ts"
+import { Pairings } from "../services/pairing/Pairings.ts"
 import { Planner } from "../services/planner/Planner.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
 import { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
@@ -47,6 +51,8 @@ import { AuthHttp } from "../src/http/auth.ts"
 import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
 import { DocsHttp } from "../src/http/docs.ts"
 import { HealthHttp } from "../src/http/health.ts"
+import { NodesHttp } from "../src/http/nodes.ts"
+import { PairingHttp } from "../src/http/pairing.ts"
 import { gatewayMiddleware } from "../src/http/middleware.ts"
 import { PlanHttp } from "../src/http/plan.ts"
 import { PolicyHttp } from "../src/http/policy.ts"
@@ -57,6 +63,8 @@ import { PlannedWsMessages, WsMessages } from "../src/ws/api/index.ts"
 import { WsConfig } from "../src/ws/config.ts"
 import * as WsDispatch from "../src/ws/dispatch.ts"
 import { ApprovalsWs } from "../src/ws/approvals.ts"
+import { NodesWs } from "../src/ws/nodes.ts"
+import { PairingWs } from "../src/ws/pairing.ts"
 import { WsServerLive } from "../src/ws/server.ts"
 import { SessionsWs } from "../src/ws/sessions.ts"
 import { GatewayConfig, type GatewaySettings } from "./config.ts"
@@ -68,11 +76,14 @@ export { Approvals, ApprovalsConfig } from "../services/approvals/Approvals.ts"
 export { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 export { RateLimiter } from "../services/auth/RateLimiter.ts"
+export { Pairings } from "../services/pairing/Pairings.ts"
 export { PolicyService } from "../services/policy/PolicyService.ts"
 export { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
 export { PolicyOverrides } from "../services/policy-bundle/PolicyOverrides.ts"
 export { PolicySources } from "../services/policy-bundle/PolicySources.ts"
-export { Capabilities } from "../services/ws-sessions/Capabilities.ts"
+export { Capabilities } from "../services/nodes/Capabilities.ts"
+export { NodeDispatch } from "../services/nodes/NodeDispatch.ts"
+export { Nodes, NodesLive } from "../services/nodes/Nodes.ts"
 export { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
 export { EventBus } from "../services/ws-sessions/EventBus.ts"
 export { GatewayRequests } from "../services/ws-sessions/GatewayRequests.ts"
@@ -106,6 +117,8 @@ export const Subsystems = [
   { name: "policy", layer: PolicyService.layer, http: [PolicyHttp], ws: [] },
   { name: "policy-bundle", layer: PolicyBundle.layer, http: [PolicyBundleHttp], ws: [] },
   { name: "approvals", layer: Approvals.layer, http: [ApprovalsHttp], ws: [ApprovalsWs] },
+  { name: "pairing", layer: Pairings.layer, http: [PairingHttp], ws: [PairingWs] },
+  { name: "nodes", layer: NodesLive, http: [NodesHttp], ws: [NodesWs] },
   { name: "planner", layer: Planner.layer, http: [PlanHttp], ws: [] },
   { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
 ] as const

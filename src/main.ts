@@ -55,18 +55,22 @@ const nodeCommand = Command.make("node", {
     Flag.withDefault("http://127.0.0.1:8788")
   ),
   token: Flag.Redacted("token").pipe(
-    Flag.withDescription("Admin or node device token (SVC_NODE_TOKEN, else SVC_ADMIN_TOKEN)"),
-    Flag.withFallbackConfig(Config.Redacted("SVC_NODE_TOKEN").pipe(Config.orElse(() => Config.Redacted("SVC_ADMIN_TOKEN"))))
+    Flag.withDescription(
+      "Bootstrap token until the node is paired: admin or node device token (SVC_NODE_TOKEN, else SVC_ADMIN_TOKEN); optional once a scoped token is stored"
+    ),
+    Flag.withFallbackConfig(Config.Redacted("SVC_NODE_TOKEN").pipe(Config.orElse(() => Config.Redacted("SVC_ADMIN_TOKEN")))),
+    Flag.optional
   ),
   identity: Flag.String("identity").pipe(
-    Flag.withDescription("Device identity file (created on first run, mode 0600)"),
+    Flag.withDescription("Device identity file (created on first run, mode 0600); the pairing's scoped token is kept in <identity>.token"),
     Flag.withDefault(join(homedir(), ".svc", "node-identity.json"))
   )
 }, (options) =>
   Effect.gen(function*() {
+    const token = Option.getOrUndefined(Option.map(options.token, Redacted.value))
     const client = yield* Effect.tryPromise({
       // Loaded on demand so `serve` does not load the client SDK.
-      try: () => import("./client/demoNode.ts").then(({ runDemoNode }) => runDemoNode({ url: options.url, token: Redacted.value(options.token), identityPath: options.identity })),
+      try: () => import("./client/demoNode.ts").then(({ runDemoNode }) => runDemoNode({ url: options.url, token, identityPath: options.identity })),
       catch: (error) => new Error(`svc-gateway node: ${(error as Error).message}`)
     })
     yield* Console.log("demo node connected; answering task.execute with an echo (Ctrl-C to stop)")

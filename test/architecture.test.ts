@@ -31,9 +31,9 @@ const all = [...sources("src"), ...sources("services"), ...sources("layers")]
 const violations = (files: ReadonlyArray<string>, allowed: (target: string) => boolean): Array<string> =>
   files.flatMap((file) => importsOf(file).filter((target) => !allowed(target)).map((target) => `${file} → ${target}`))
 
-/** Modules the client SDK and the declarations may load: schemas and pure helpers. */
+/** Modules the client SDK and the declarations may load: schemas (error classes are schemas too) and pure helpers. */
 const isSchemaOnly = (target: string): boolean =>
-  /^services\/[^/]+\/(schema|events|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
+  /^services\/[^/]+\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
   /^services\/shared\/(decode|json|errors)\.ts$/.test(target)
 
 describe("dependency direction", () => {

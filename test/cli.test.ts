@@ -131,24 +131,51 @@ describe("svc-gateway serve drains in-flight requests on SIGTERM", () => {
 })
 
 describe("svc-gateway node (demo node) against svc-gateway serve", () => {
-  it("connects with the handshake, advertises demo.echo and shows up in /connections", async () => {
+  it("waits for approval, stores its scoped token next to --identity, readies demo.echo, and restarts paired without a token", async () => {
     const dir = home()
     const token = "9".repeat(64)
+    const identity = join(dir, "node-id.json")
     const gateway = run(["serve", "--port", "0"], { SVC_HOME: dir, SVC_ADMIN_TOKEN: token })
     let node: Run | undefined
     try {
       const info = await started(gateway)
-      node = run(["node", "--url", info.url, "--identity", join(dir, "node-id.json")], { SVC_ADMIN_TOKEN: token })
-      let summary: { role: string; ready_capabilities: Array<string> } | undefined
-      await eventually(async () => {
-        const body = await (await fetch(`${info.url}/connections`, { headers: { authorization: `Bearer ${token}` } })).json() as {
+      const auth = { authorization: `Bearer ${token}` }
+      const readyNode = async () => {
+        const body = await (await fetch(`${info.url}/connections`, { headers: auth })).json() as {
           connections: Array<{ role: string; ready_capabilities: Array<string> }>
         }
-        summary = body.connections.find((c) => c.role === "node")
-        return summary?.ready_capabilities.length === 1
-      }, "the demo node to be ready")
-      expect(summary?.ready_capabilities).toEqual(["demo.echo"])
-      expect(node.stdout + node.stderr).not.toContain(token)
+        return body.connections.find((c) => c.role === "node" && c.ready_capabilities.length > 0)
+      }
+      node = run(["node", "--url", info.url, "--identity", identity], { SVC_ADMIN_TOKEN: token })
+      await eventually(() => node!.stdout.includes("pending operator approval"), "the demo node to wait for approval")
+      const { pairings } = await (await fetch(`${info.url}/pairings?status=pending`, { headers: auth })).json() as {
+        pairings: Array<{ pairing_id: number }>
+      }
+      expect(pairings).toHaveLength(1)
+      const approved = await fetch(`${info.url}/pairings/${pairings[0]!.pairing_id}/approve`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ trust_level: "local", capability_allowlist: [{ id: "demo.echo", version: "1.0.0" }] })
+      })
+      expect(approved.status).toBe(200)
+      await eventually(async () => (await readyNode()) !== undefined, "the paired demo node to be ready")
+      expect((await readyNode())?.ready_capabilities).toEqual(["demo.echo"])
+      expect(statSync(`${identity}.token`).mode & 0o777).toBe(0o600)
+      const scoped = (JSON.parse(readFileSync(`${identity}.token`, "utf8")) as { scoped_token: string }).scoped_token
+      expect(node.stdout).toContain("[node] paired: pairing")
+      const output = node.stdout + node.stderr
+
+      // Restarted without any token: the stored scoped token is enough.
+      node.child.kill("SIGKILL")
+      await node.exited
+      await eventually(async () => (await readyNode()) === undefined, "the killed node to be gone")
+      node = run(["node", "--url", info.url, "--identity", identity], {})
+      await eventually(async () => (await readyNode()) !== undefined, "the restarted node to be ready")
+      expect(node.stdout).toContain("with its scoped token")
+      for (const text of [output, node.stdout + node.stderr]) {
+        expect(text).not.toContain(token)
+        expect(text).not.toContain(scoped)
+      }
     } finally {
       node?.child.kill("SIGKILL")
       gateway.child.kill("SIGKILL")

@@ -13,7 +13,7 @@
  * period (answers in flight still land on the write and lose).
  */
 import { Clock, Deferred, Duration, Effect, Result, Schema } from "effect"
-import { hasScope, type Principal } from "../auth/principal.ts"
+import { hasScope, resolvedBy } from "../auth/principal.ts"
 import type { ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
 import type { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
 import { formatIssue } from "../shared/decode.ts"
@@ -28,15 +28,8 @@ import {
 /** The scope that lets a device token decide approvals. */
 export const APPROVALS_SCOPE = "operator.approvals"
 
-/** The `principal` of `resolved_by`: the device id of a device token, `admin` for the admin token. */
-export const principalName = (principal: Principal | undefined): string | undefined =>
-  principal === undefined ? undefined : principal.kind === "admin" ? "admin" : principal.deviceId
-
-/** `resolved_by` of a decision made over `kind` by `principal` (never a token). */
-export const resolvedBy = (kind: "http" | "ws", principal: Principal | undefined): ApprovalResolvedBy => {
-  const name = principalName(principal)
-  return name === undefined ? { kind } : { kind, principal: name }
-}
+// `resolved_by` of a decision: shared with pairing (services/auth/principal.ts).
+export { principalName, resolvedBy } from "../auth/principal.ts"
 
 /** True when `connection` may be asked to decide approvals. */
 export const isApprover = (connection: ConnectionHandle): boolean =>

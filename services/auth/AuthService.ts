@@ -87,6 +87,16 @@ export class AuthService extends Context.Service<AuthService, {
     clientAddress: string
   ) => Effect.Effect<Principal, Unauthorized | TooManyRequests | SqlError>
   /**
+   * Counts an `Unauthorized` failure of `attempt` (a credential checked by
+   * another authority, e.g. a scoped node token resolved by the pairing
+   * service) against `clientAddress`'s failed-authentication limit, exactly
+   * like {@link authenticateAttempt}: one limiter for every credential.
+   */
+  readonly countFailures: <A, E, R>(
+    attempt: Effect.Effect<A, E | Unauthorized, R>,
+    clientAddress: string
+  ) => Effect.Effect<A, E | Unauthorized | TooManyRequests, R>
+  /**
    * Issues a device token (201 body). Default lifetime 900 s; `persistent`
    * means no expiry. `issued_at` is the current time and `expires_at` exactly
    * `ttl_seconds` later, both with millisecond precision, so the token is
@@ -130,8 +140,14 @@ export class AuthService extends Context.Service<AuthService, {
         return authenticateDevice(token)
       }
 
-      const authenticateAttempt = (token: string, clientAddress: string) =>
-        Effect.catchTag(authenticate(token), "Unauthorized", (error) => Effect.andThen(limiter.hit(clientAddress), Effect.fail(error)))
+      const countFailures = <A, E, R>(attempt: Effect.Effect<A, E | Unauthorized, R>, clientAddress: string) =>
+        Effect.catchIf(
+          attempt,
+          (error): error is Unauthorized => error instanceof Unauthorized,
+          (error) => Effect.andThen(limiter.hit(clientAddress), Effect.fail(error))
+        ) as Effect.Effect<A, E | Unauthorized | TooManyRequests, R>
+
+      const authenticateAttempt = (token: string, clientAddress: string) => countFailures(authenticate(token), clientAddress)
 
       const issueDeviceToken = Effect.fn("AuthService.issueDeviceToken")(function*(request: DeviceTokenIssueRequest) {
         const now = yield* Clock.currentTimeMillis
@@ -183,6 +199,7 @@ export class AuthService extends Context.Service<AuthService, {
         isAdminToken,
         authenticate,
         authenticateAttempt,
+        countFailures,
         issueDeviceToken,
         revokeDeviceToken
       })

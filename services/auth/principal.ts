@@ -35,8 +35,20 @@ export interface DevicePrincipal {
   readonly scopes: ReadonlySet<string>
 }
 
+/**
+ * A scoped node token's principal (docs/pairing.md): the node whose pairing
+ * `pairingId` was approved. It authenticates only a WebSocket peer of role
+ * `node` whose proven device id is `nodeId`, holds no operator scope, and may
+ * send only the requests a node needs (declarations with `nodeToken: true`).
+ */
+export interface NodePrincipal {
+  readonly kind: "node"
+  readonly nodeId: string
+  readonly pairingId: number
+}
+
 /** An authenticated caller. */
-export type Principal = AdminPrincipal | DevicePrincipal
+export type Principal = AdminPrincipal | DevicePrincipal | NodePrincipal
 
 /** The shared admin principal value (no per-request allocation). */
 export const adminPrincipal: AdminPrincipal = { kind: "admin" }
@@ -52,7 +64,40 @@ export const CurrentPrincipal = Context.Reference<Principal | undefined>(
 
 /**
  * True when `principal` may use an operation that needs `scope`
- * (reference §2.3: admin bypasses; `*` grants all).
+ * (reference §2.3: admin bypasses; `*` grants all; a scoped node token holds none).
  */
-export const hasScope = (principal: Principal, scope: string): boolean =>
-  principal.kind === "admin" || principal.scopes.has(scope) || principal.scopes.has("*")
+export const hasScope = (principal: Principal, scope: string): boolean => {
+  switch (principal.kind) {
+    case "admin":
+      return true
+    case "device":
+      return principal.scopes.has(scope) || principal.scopes.has("*")
+    case "node":
+      return false
+  }
+}
+
+/** How `resolved_by` names a principal: `admin`, a device token's device id, a node token's node id. Never a token. */
+export const principalName = (principal: Principal | undefined): string | undefined => {
+  if (principal === undefined) return undefined
+  switch (principal.kind) {
+    case "admin":
+      return "admin"
+    case "device":
+      return principal.deviceId
+    case "node":
+      return principal.nodeId
+  }
+}
+
+/** Who acted, as a record's `resolved_by` shows it: the transport and the principal's name (absent when auth is off). */
+export interface ResolvedBy {
+  readonly kind: "http" | "ws"
+  readonly principal?: string
+}
+
+/** `resolved_by` of a decision made over `kind` by `principal` (never a token). */
+export const resolvedBy = (kind: "http" | "ws", principal: Principal | undefined): ResolvedBy => {
+  const name = principalName(principal)
+  return name === undefined ? { kind } : { kind, principal: name }
+}

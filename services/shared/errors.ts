@@ -108,3 +108,17 @@ export const errorInfo = (u: unknown): ErrorInfo | undefined => {
 
 /** True when `u` is a client-visible error (its class declares status and code). */
 export const isClientError = (u: unknown): u is ClientError => errorInfo(u) !== undefined
+
+/**
+ * Structured details of a client-visible error: its `details` field when it
+ * declares one holding a JSON object (e.g. `NodeTaskFailed`'s evidence).
+ * They travel as `error.details` over WebSocket and as extra fields of the
+ * HTTP body (`{...details, error, message}`; `error` and `message` win).
+ */
+export const errorDetails = (u: unknown): Readonly<Record<string, unknown>> | undefined => {
+  if (!isClientError(u)) return undefined
+  const details = (u as { readonly details?: unknown }).details
+  return typeof details === "object" && details !== null && !Array.isArray(details)
+    ? details as Readonly<Record<string, unknown>>
+    : undefined
+}

@@ -1,11 +1,10 @@
 /**
  * The WebSocket sessions subsystem as one layer: the registry of live
- * connections, the event bus, presence, node capabilities and
- * gateway-initiated requests, each built once (shared by every subsystem
+ * connections, the event bus, presence and gateway-initiated requests
+ * (node capabilities: services/nodes/), each built once (shared by every subsystem
  * that names them: layers are memoized).
  */
 import { Layer } from "effect"
-import { Capabilities } from "./Capabilities.ts"
 import { ConnectionRegistry } from "./ConnectionRegistry.ts"
 import { EventBus } from "./EventBus.ts"
 import { GatewayRequests } from "./GatewayRequests.ts"
@@ -16,6 +15,5 @@ export const WsSessionsLive = Layer.mergeAll(
   ConnectionRegistry.layer,
   EventBus.layer,
   Presence.layer,
-  Capabilities.layer,
   GatewayRequests.layer
 )

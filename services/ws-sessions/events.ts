@@ -1,7 +1,7 @@
-/** Events of the WebSocket sessions subsystem (presence and node capabilities; reference §5.2–5.3). */
+/** Events of the WebSocket sessions subsystem (presence; reference §5.2–5.3). */
 import { Schema } from "effect"
 import { make, OPERATORS_READ } from "./GatewayEvent.ts"
-import { CapabilityDescriptor, PresenceEntry } from "./schema.ts"
+import { PresenceEntry } from "./schema.ts"
 
 /** A device was seen (connect or beacon): `{entry}`. */
 export const PresenceUpserted = make("presence.upserted", {
@@ -15,15 +15,5 @@ export const PresencePruned = make("presence.pruned", {
   audience: OPERATORS_READ
 })
 
-/** A node declared capabilities ready: `{node_id, connection_id, capabilities}` (scope `{kind:"node", node_id}`). */
-export const CapabilityReadyEvent = make("capability.ready", {
-  payload: Schema.Struct({
-    node_id: Schema.String,
-    connection_id: Schema.String,
-    capabilities: Schema.Array(CapabilityDescriptor)
-  }),
-  audience: OPERATORS_READ
-})
-
-/** Every event type of this subsystem. */
-export const WsSessionEvents = [PresenceUpserted, PresencePruned, CapabilityReadyEvent] as const
+/** Every event type of this subsystem (node capability events: services/nodes/events.ts). */
+export const WsSessionEvents = [PresenceUpserted, PresencePruned] as const

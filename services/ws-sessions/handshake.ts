@@ -25,9 +25,10 @@ export interface AcceptedInit {
 
 /**
  * Checks `connect.init` for `principal`: the protocol revision (4005), that
- * `device_id` is derived from `pubkey` (4006), and that a device token is
- * used by the role and device it was issued to (4001). Issues a fresh
- * challenge (32 random bytes, base64url) when accepted.
+ * `device_id` is derived from `pubkey` (4006), that a device token is used by
+ * the role and device it was issued to (4001), and that a scoped node token is
+ * used by its paired node with role `node` (4008 `scoped token mismatch`).
+ * Issues a fresh challenge (32 random bytes, base64url) when accepted.
  */
 export const acceptInit = (init: WsConnectInitRequest, principal: Principal): AcceptedInit | HandshakeRefusal => {
   if (init.protocol_rev !== GATEWAY_PROTOCOL_REV) {
@@ -39,8 +40,19 @@ export const acceptInit = (init: WsConnectInitRequest, principal: Principal): Ac
   }
   const deviceId = deviceIdFromPubkey(init.device.pubkey)
   if (deviceId !== init.device.device_id) return { closeCode: WsCloseCode.deviceIdMismatch, reason: "device_id mismatch" }
-  if (principal.kind === "device" && (principal.role !== init.role || principal.deviceId !== deviceId)) {
-    return { closeCode: WsCloseCode.unauthorized, reason: "unauthorized" }
+  switch (principal.kind) {
+    case "admin":
+      break
+    case "device":
+      if (principal.role !== init.role || principal.deviceId !== deviceId) {
+        return { closeCode: WsCloseCode.unauthorized, reason: "unauthorized" }
+      }
+      break
+    case "node":
+      if (init.role !== "node" || principal.nodeId !== deviceId) {
+        return { closeCode: WsCloseCode.scopedTokenMismatch, reason: "scoped token mismatch" }
+      }
+      break
   }
   return { deviceId, challenge: randomBytes(32).toString("base64url") }
 }

@@ -21,7 +21,10 @@ export const WS_AUTH_SUBPROTOCOL_PREFIX = "svc-auth."
  * 1009 and 1013 are the standard "message too big" and "try again later".
  */
 export const WsCloseCode = {
-  /** Bad or missing credentials, or a device token bound to another role/device. */
+  /**
+   * Bad or missing credentials, or a device token bound to another role/device; also the node's pairing was
+   * revoked (`pairing revoked`) or denied (`pairing denied`): every live connection of that node is closed.
+   */
   unauthorized: 4001,
   /** `connect.proof` not completed within the handshake timeout (10 s default). */
   handshakeTimeout: 4002,
@@ -33,6 +36,8 @@ export const WsCloseCode = {
   deviceIdMismatch: 4006,
   /** The Ed25519 proof does not verify. */
   invalidProof: 4007,
+  /** A scoped node token used by another device than its paired node, or by a `client` peer (docs/pairing.md). */
+  scopedTokenMismatch: 4008,
   /** A message above the size limit (1 MiB default). */
   messageTooBig: 1009,
   /** The peer does not read fast enough: its outbound mailbox overflowed. */
@@ -147,14 +152,6 @@ export const WsConnectProofResult = Schema.Struct({
   role: WsPeerRole
 }).annotate({ identifier: "WsConnectProofResult" })
 export type WsConnectProofResult = typeof WsConnectProofResult.Type
-
-/** `capability.ready` payload (nodes only): the capabilities now ready; the ready set is this ∩ advertised. */
-export const WsCapabilityReadyRequest = Schema.Struct({
-  capabilities: Schema.Array(CapabilityDescriptor).check(
-    Schema.isMaxLength(MAX_CAPABILITIES, { expected: `at most ${MAX_CAPABILITIES} capabilities` })
-  )
-}).annotate({ identifier: "WsCapabilityReadyRequest" })
-export type WsCapabilityReadyRequest = typeof WsCapabilityReadyRequest.Type
 
 /**
  * `presence.beacon` payload (reference §5.3). Every field is bounded, so an

@@ -6,7 +6,9 @@
  * Plain TypeScript over `ws`: Promises for requests, listeners and an async
  * iterator for events. One instance owns at most one socket at a time and
  * reconnects (exponential backoff, full jitter) when an established
- * connection drops for a non-fatal reason.
+ * connection drops for a non-fatal reason. In node mode it keeps the scoped
+ * token of its pairing (`pairing.approved`) and switches between it and its
+ * bootstrap token (docs/websocket.md "Client SDK: node mode").
  */
 import { Duration, Effect, Exit, Random, Result, Schedule, Schema } from "effect"
 import { randomUUID } from "node:crypto"
@@ -23,7 +25,14 @@ import {
 } from "../../services/ws-sessions/schema.ts"
 import { signProof } from "./identity.ts"
 
-import { FATAL_CLOSE_CODES, GatewayClientError, GatewayRequestError, REPORTED_CLOSE_CODES } from "./errors.ts"
+import {
+  FATAL_CLOSE_CODES,
+  GatewayClientError,
+  GatewayRequestError,
+  REPORTED_CLOSE_CODES,
+  SCOPED_TOKEN_REFUSED_CLOSE_CODES
+} from "./errors.ts"
+import { memoryScopedTokenStore, type ScopedTokenStore } from "./scopedToken.ts"
 import { toWebSocketUrl, type UpgradeParams, upgradeParams } from "./transport.ts"
 import type {
   ApprovalListPage,
@@ -34,15 +43,23 @@ import type {
   GatewayClientEventMap,
   GatewayClientOptions,
   GatewayClientState,
+  GatewayCredentials,
   GatewayRequestHandler,
   GatewaySession,
+  PairingApprovePayload,
+  PairingDenyPayload,
+  PairingRecord,
+  PairingResolveResult,
+  PairingRevokePayload,
   RequestArgs,
   RequestOptions,
   ReconnectOptions,
-  RequestResult
+  RequestResult,
+  UnpairedInfo
 } from "./types.ts"
 
 export * from "./errors.ts"
+export * from "./scopedToken.ts"
 export * from "./transport.ts"
 export type * from "./types.ts"
 // ---------------------------------------------------------------------------
@@ -56,11 +73,21 @@ interface Pending {
   timer: NodeJS.Timeout | undefined
 }
 
+/** A node's scoped token and its upgrade parameters. */
+interface ScopedCredential {
+  readonly token: string
+  readonly upgrade: UpgradeParams
+}
+
 /** One socket and the requests sent on it. */
 interface Link {
   readonly socket: WebSocket
   readonly pending: Map<string, Pending>
+  /** The scoped token it authenticated with (`undefined`: the bootstrap token). */
+  readonly scoped: ScopedCredential | undefined
   closed: boolean
+  /** Closed by the client to reconnect with a newly received scoped token. */
+  switching: boolean
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -104,6 +131,20 @@ const rawToString = (data: RawData): string =>
       : Buffer.from(data).toString("utf8")
 
 const describeClose = (code: number, reason: string): string => (reason === "" ? `code ${code}` : `code ${code} ${reason}`)
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** How the gateway refused a scoped token (upgrade 401, close 4001/4008), or `undefined` for any other failure. */
+const scopedTokenRefusal = (error: unknown): Omit<UnpairedInfo, "fallback"> | undefined => {
+  if (!(error instanceof GatewayClientError)) return undefined
+  if (error.code === "upgrade_rejected" && error.httpStatus === 401) {
+    return { closeCode: undefined, closeReason: undefined, httpStatus: 401 }
+  }
+  if (error.code === "connection_closed" && error.closeCode !== undefined && SCOPED_TOKEN_REFUSED_CLOSE_CODES.has(error.closeCode)) {
+    return { closeCode: error.closeCode, closeReason: error.closeReason, httpStatus: undefined }
+  }
+  return undefined
+}
 
 /** `ok:false` error of a handler that threw: its string `code` (else `handler_error`), message and `details`. */
 const handlerError = (error: unknown): WsError => {
@@ -161,13 +202,19 @@ const matcher = (filter: EventFilter | undefined): ((event: WsEventEnvelope) => 
 export class GatewayClient {
   readonly #options: GatewayClientOptions
   readonly #url: URL
-  readonly #upgrade: UpgradeParams
+  readonly #credentials: GatewayCredentials
+  /** Upgrade parameters of the bootstrap `token` (`undefined`: a node relying on its stored scoped token). */
+  readonly #bootstrap: UpgradeParams | undefined
+  /** Node mode: where the scoped token is kept (`undefined` for clients). */
+  readonly #store: ScopedTokenStore | undefined
   readonly #requestTimeoutMs: number
   readonly #handshakeTimeoutMs: number
   readonly #reconnect: Required<ReconnectOptions> | undefined
 
   #state: GatewayClientState = "idle"
   #link: Link | undefined
+  #scoped: ScopedCredential | undefined
+  #storeLoaded: Promise<void> | undefined
   #session: GatewaySession | undefined
   #connecting: Promise<GatewaySession> | undefined
   #reconnectTimer: NodeJS.Timeout | undefined
@@ -182,16 +229,26 @@ export class GatewayClient {
     connected: new Set(),
     disconnected: new Set(),
     reconnecting: new Set(),
+    paired: new Set(),
+    unpaired: new Set(),
     error: new Set()
   }
   readonly #handlers = new Map<string, (payload: unknown, envelope: WsRequestEnvelope) => unknown>()
   readonly #streams = new Set<{ readonly end: () => void }>()
 
-  /** @throws GatewayClientError `invalid_options` for a bad URL, an empty token or a token unfit for the transport. */
+  /**
+   * @throws GatewayClientError `invalid_options` for a bad URL, an empty token, a token unfit for the transport,
+   *   or no `token` (which only a node with a `scopedTokens` store may omit).
+   */
   constructor(options: GatewayClientOptions) {
     this.#options = options
     this.#url = toWebSocketUrl(options.url)
-    this.#upgrade = upgradeParams(this.#url, options.token, options.credentials ?? "bearer")
+    this.#credentials = options.credentials ?? "bearer"
+    this.#bootstrap = options.token === undefined ? undefined : upgradeParams(this.#url, options.token, this.#credentials)
+    if (this.#bootstrap === undefined && (options.role !== "node" || options.scopedTokens === undefined)) {
+      throw new GatewayClientError("invalid_options", "token is required (only a node with a scopedTokens store may omit it)")
+    }
+    this.#store = options.role === "node" ? options.scopedTokens ?? memoryScopedTokenStore() : undefined
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.#handshakeTimeoutMs = options.handshakeTimeoutMs ?? 15_000
     this.#reconnect =
@@ -220,6 +277,14 @@ export class GatewayClient {
   }
 
   /**
+   * Node mode: whether the client holds the scoped token of an approved pairing (received in `pairing.approved`
+   * or loaded from `scopedTokens` by `connect()`); (re)connections then authenticate with it. Always false for clients.
+   */
+  get paired(): boolean {
+    return this.#scoped !== undefined
+  }
+
+  /**
    * Opens the socket and performs the handshake (`connect.init`, then `connect.proof`).
    * Resolves with `{client_id, device_id, role}`; resolves at once when already
    * connected, joins an attempt in progress, and while reconnecting waits for the
@@ -239,7 +304,7 @@ export class GatewayClient {
       return new Promise((resolve, reject) => this.#reconnectWaiters.push({ resolve, reject }))
     }
     this.#state = "connecting"
-    const attempt = this.#attempt().then(
+    const attempt = this.#loadScoped().then(() => this.#attemptWithFallback()).then(
       (session) => {
         this.#connecting = undefined
         return session
@@ -319,6 +384,28 @@ export class GatewayClient {
    */
   onApprovalRequest(handler: GatewayRequestHandler<"approval.request">): () => void {
     return this.onRequest("approval.request", handler)
+  }
+
+  /**
+   * `pairing.approve` (operator clients; device tokens need operator.pairing): approve a pending pairing with
+   * its `trust_level` and `capability_allowlist`. The gateway sends the node its scoped token (`pairing.approved`,
+   * to that node only) and `pairing.resolved {pairing}` to operators. `not_found` unless the pairing is pending.
+   */
+  approvePairing(payload: PairingApprovePayload, options?: RequestOptions): Promise<PairingResolveResult> {
+    return this.request("pairing.approve", payload, options)
+  }
+
+  /** `pairing.deny`: deny a pending pairing; the gateway closes the node's connections (4001 `pairing denied`). */
+  denyPairing(payload: PairingDenyPayload, options?: RequestOptions): Promise<PairingResolveResult> {
+    return this.request("pairing.deny", payload, options)
+  }
+
+  /**
+   * `pairing.revoke`: revoke an approved pairing; its scoped token stops working and the gateway closes the node's
+   * connections (4001 `pairing revoked`).
+   */
+  revokePairing(payload: PairingRevokePayload, options?: RequestOptions): Promise<PairingResolveResult> {
+    return this.request("pairing.revoke", payload, options)
   }
 
   /**
@@ -428,20 +515,89 @@ export class GatewayClient {
     }
   }
 
+  #isClosed(): boolean {
+    return this.#state === "closed"
+  }
+
+  /** Node mode: loads the stored scoped token once (when it is for this device and gateway). */
+  #loadScoped(): Promise<void> {
+    const store = this.#store
+    if (store === undefined) return Promise.resolve()
+    this.#storeLoaded ??= store.load().then(
+      (stored) => {
+        if (stored === undefined || this.#scoped !== undefined) return
+        if (stored.device_id !== this.#options.identity.device_id || stored.gateway !== this.#url.href) return
+        try {
+          this.#scoped = { token: stored.scoped_token, upgrade: upgradeParams(this.#url, stored.scoped_token, this.#credentials) }
+        } catch {
+          this.#emit("error", new GatewayClientError("token_store_error", "the stored scoped token is unfit for the credential transport"))
+        }
+      },
+      (error: unknown) =>
+        this.#emit(
+          "error",
+          new GatewayClientError("token_store_error", `cannot load the stored scoped token: ${messageOf(error)}`, { cause: error })
+        )
+    )
+    return this.#storeLoaded
+  }
+
+  /**
+   * One connection attempt; when it used the scoped token and the gateway refused it (401, 4001, 4008), the token
+   * is forgotten and, with a bootstrap token, a second attempt uses that.
+   */
+  async #attemptWithFallback(): Promise<GatewaySession> {
+    const scoped = this.#scoped
+    try {
+      return await this.#attempt()
+    } catch (error) {
+      const refusal = scoped === undefined || this.#scoped !== scoped || this.#isClosed() ? undefined : scopedTokenRefusal(error)
+      if (refusal === undefined) throw error
+      const fallback = this.#bootstrap !== undefined
+      await this.#forgetScoped(refusal, fallback)
+      if (!fallback || this.#isClosed()) throw error
+      return this.#attempt()
+    }
+  }
+
+  /** Drops the scoped token (memory and store) and tells the `unpaired` listeners. */
+  async #forgetScoped(refusal: Omit<UnpairedInfo, "fallback">, fallback: boolean): Promise<void> {
+    this.#scoped = undefined
+    try {
+      await this.#store?.clear()
+    } catch (error) {
+      this.#emit(
+        "error",
+        new GatewayClientError("token_store_error", `cannot clear the stored scoped token: ${messageOf(error)}`, { cause: error })
+      )
+    }
+    this.#emit("unpaired", { ...refusal, fallback })
+  }
+
   /** One connection attempt: socket, upgrade, handshake. Installs the link on success. */
   #attempt(): Promise<GatewaySession> {
     return new Promise<GatewaySession>((resolve, reject) => {
+      const scoped = this.#scoped
+      const upgrade = scoped?.upgrade ?? this.#bootstrap
+      if (upgrade === undefined) {
+        reject(
+          new GatewayClientError("invalid_options", "no credential: no token given and no scoped token stored for this device and gateway", {
+            fatal: true
+          })
+        )
+        return
+      }
       let socket: WebSocket
       try {
-        socket = new WebSocket(this.#url, this.#upgrade.protocols, {
-          ...this.#upgrade.options,
+        socket = new WebSocket(this.#url, upgrade.protocols, {
+          ...upgrade.options,
           handshakeTimeout: this.#handshakeTimeoutMs
         })
       } catch (cause) {
         reject(new GatewayClientError("invalid_options", "cannot open the WebSocket", { cause }))
         return
       }
-      const link: Link = { socket, pending: new Map(), closed: false }
+      const link: Link = { socket, pending: new Map(), scoped, closed: false, switching: false }
       this.#link = link
       let settled = false
       let httpStatus: number | undefined
@@ -508,7 +664,7 @@ export class GatewayClient {
         }
       })
       socket.on("open", () => {
-        if (this.#upgrade.protocols.length > 0 && socket.protocol !== WS_SUBPROTOCOL) {
+        if (upgrade.protocols.length > 0 && socket.protocol !== WS_SUBPROTOCOL) {
           fail(
             new GatewayClientError("protocol_error", `gateway negotiated subprotocol ${JSON.stringify(socket.protocol)}`, {
               fatal: true
@@ -533,7 +689,7 @@ export class GatewayClient {
             this.#reconnectDelays = undefined
             resolve(session)
             for (const waiter of this.#reconnectWaiters.splice(0)) waiter.resolve(session)
-            this.#emit("connected", { ...session, reconnected })
+            this.#emit("connected", { ...session, reconnected, paired: scoped !== undefined })
           },
           (error: Error) => fail(error)
         )
@@ -629,12 +785,63 @@ export class GatewayClient {
     }
     // Events carry event_id, responses ok; anything else with a type is a gateway-initiated request.
     const decoded = "event_id" in message
-      ? Result.map(decodeEvent(message), (event) => () => this.#emit("event", event))
+      ? Result.map(decodeEvent(message), (event) => () => this.#onEvent(link, event))
       : "ok" in message
       ? Result.map(decodeResponse(message), (response) => () => this.#onResponse(link, response))
       : Result.map(decodeRequest(message), (request) => () => void this.#onGatewayRequest(link, request))
     if (Result.isSuccess(decoded)) decoded.success()
     else this.#emit("error", new GatewayClientError("protocol_error", "gateway sent a message of unknown shape"))
+  }
+
+  #onEvent(link: Link, event: WsEventEnvelope): void {
+    if (event.type !== "pairing.approved") {
+      this.#emit("event", event)
+      return
+    }
+    // The scoped token is for the SDK alone: listeners (which may log events) get the event without it.
+    const { scoped_token: token, ...payload } = isRecord(event.payload) ? event.payload : {}
+    this.#emit("event", { ...event, payload })
+    if (this.#store !== undefined) void this.#onPairingApproved(link, payload["pairing"], token)
+  }
+
+  /** Node mode: stores the scoped token of `pairing.approved`, then reconnects with it. */
+  async #onPairingApproved(link: Link, pairing: unknown, token: unknown): Promise<void> {
+    const store = this.#store!
+    const deviceId = this.#options.identity.device_id
+    const node = isRecord(pairing) ? pairing["node"] : undefined
+    const nodeId = isRecord(node) ? node["node_id"] : undefined
+    if (typeof token !== "string" || token === "" || !isRecord(pairing) || (nodeId !== undefined && nodeId !== deviceId)) {
+      this.#emit("error", new GatewayClientError("protocol_error", "pairing.approved without a scoped_token for this device"))
+      return
+    }
+    let credential: ScopedCredential
+    try {
+      credential = { token, upgrade: upgradeParams(this.#url, token, this.#credentials) }
+    } catch {
+      this.#emit("error", new GatewayClientError("protocol_error", "pairing.approved carried a scoped_token unfit for the credential transport"))
+      return
+    }
+    this.#scoped = credential
+    const pairingId = pairing["pairing_id"]
+    let stored = true
+    try {
+      await store.save({
+        scoped_token: token,
+        device_id: deviceId,
+        gateway: this.#url.href,
+        ...(typeof pairingId === "number" ? { pairing_id: pairingId } : {})
+      })
+    } catch (error) {
+      stored = false
+      this.#emit("error", new GatewayClientError("token_store_error", `cannot store the scoped token: ${messageOf(error)}`, { cause: error }))
+    }
+    if (this.#isClosed()) return
+    this.#emit("paired", { pairing: pairing as unknown as PairingRecord, stored })
+    // Reconnect at once on the new credential; a connection that dropped meanwhile reconnects with it anyway.
+    if (this.#scoped === credential && this.#link === link && this.#state === "connected" && !link.closed) {
+      link.switching = true
+      link.socket.close(1000, "switching to the scoped token")
+    }
   }
 
   #onResponse(link: Link, response: WsResponseEnvelope): void {
@@ -681,6 +888,22 @@ export class GatewayClient {
     if (this.#link !== link || this.#state !== "connected") return
     this.#link = undefined
     this.#session = undefined
+    if (link.switching) {
+      this.#state = "reconnecting"
+      this.#emit("disconnected", { code, reason, fatal: false, willReconnect: true })
+      this.#reconnectNow()
+      return
+    }
+    if (link.scoped !== undefined && link.scoped === this.#scoped && SCOPED_TOKEN_REFUSED_CLOSE_CODES.has(code)) {
+      // The scoped token was refused (pairing revoked, token mismatch): back to the bootstrap token, if any.
+      const fallback = this.#bootstrap !== undefined
+      this.#state = fallback ? "reconnecting" : "idle"
+      this.#emit("disconnected", { code, reason, fatal: !fallback, willReconnect: fallback })
+      void this.#forgetScoped({ closeCode: code, closeReason: reason, httpStatus: undefined }, fallback).then(() => {
+        if (fallback) this.#reconnectNow()
+      })
+      return
+    }
     const fatal = FATAL_CLOSE_CODES.has(code)
     if (REPORTED_CLOSE_CODES.has(code)) {
       this.#emit(
@@ -724,21 +947,29 @@ export class GatewayClient {
     this.#emit("reconnecting", { attempt, delayMs })
     this.#reconnectTimer = setTimeout(() => {
       this.#reconnectTimer = undefined
-      if (this.#state !== "reconnecting") return
-      this.#attempt().then(
-        () => undefined,
-        (error: unknown) => {
-          if (this.#state !== "reconnecting") return
-          const failure = error instanceof Error ? error : new Error(String(error))
-          this.#emit("error", failure)
-          if ((failure as { fatal?: unknown }).fatal === true) {
-            this.#stopReconnecting(failure)
-            return
-          }
-          this.#scheduleReconnect()
-        }
-      )
+      this.#reconnectNow()
     }, delayMs)
+  }
+
+  /**
+   * A reconnect attempt now (also the client's own credential switches, which reconnect at once even with
+   * `reconnect: false`); a failure schedules the next one by the policy, or stops.
+   */
+  #reconnectNow(): void {
+    if (this.#state !== "reconnecting") return
+    this.#attemptWithFallback().then(
+      () => undefined,
+      (error: unknown) => {
+        if (this.#state !== "reconnecting") return
+        const failure = error instanceof Error ? error : new Error(String(error))
+        this.#emit("error", failure)
+        if ((failure as { fatal?: unknown }).fatal === true || this.#reconnect === undefined) {
+          this.#stopReconnecting(failure)
+          return
+        }
+        this.#scheduleReconnect()
+      }
+    )
   }
 }
 

@@ -38,7 +38,9 @@ export class GatewayRequestError extends Error {
  * - `protocol_error`: the gateway broke the protocol (bad JSON, wrong subprotocol, malformed handshake result);
  * - `reconnect_exhausted`: `maxAttempts` consecutive reconnect attempts failed;
  * - `listener_error`: a listener passed to `on()` threw (reported on `error`);
- * - `invalid_options`: bad client options (URL, token characters).
+ * - `invalid_options`: bad client options (URL, token characters), or no credential at all (no `token` and no
+ *   stored scoped token);
+ * - `token_store_error`: node mode: the scoped-token store failed to load, save or clear (reported on `error`).
  */
 export type GatewayClientErrorCode =
   | "timeout"
@@ -51,6 +53,7 @@ export type GatewayClientErrorCode =
   | "reconnect_exhausted"
   | "listener_error"
   | "invalid_options"
+  | "token_store_error"
 
 /**
  * A failure of the client itself rather than a gateway answer. `closeCode` and
@@ -87,8 +90,10 @@ export class GatewayClientError extends Error {
 }
 
 /**
- * Close codes after which the client never reconnects: 4001 unauthorized, 4002 handshake timeout,
- * 4003 protocol violation, 4005 protocol_rev mismatch, 4006 device_id mismatch, 4007 invalid proof.
+ * Close codes after which the client never reconnects: 4001 unauthorized (also `pairing revoked`,
+ * `pairing denied`), 4002 handshake timeout, 4003 protocol violation, 4005 protocol_rev mismatch,
+ * 4006 device_id mismatch, 4007 invalid proof, 4008 scoped token mismatch. (In node mode a refused
+ * scoped token — 4001, 4008 — is forgotten and the client reconnects with its bootstrap token instead.)
  */
 export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   WsCloseCode.unauthorized,
@@ -96,7 +101,14 @@ export const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   WsCloseCode.protocolViolation,
   WsCloseCode.protocolRevMismatch,
   WsCloseCode.deviceIdMismatch,
-  WsCloseCode.invalidProof
+  WsCloseCode.invalidProof,
+  WsCloseCode.scopedTokenMismatch
+])
+
+/** Close codes by which the gateway refuses a node's scoped token: 4001 (revoked, unknown) and 4008 (another device). */
+export const SCOPED_TOKEN_REFUSED_CLOSE_CODES: ReadonlySet<number> = new Set([
+  WsCloseCode.unauthorized,
+  WsCloseCode.scopedTokenMismatch
 ])
 
 /** Close codes reported on `error` before reconnecting (1013 slow consumer, 1009 too big). */

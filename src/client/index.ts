@@ -56,14 +56,32 @@ export {
   GatewayRequestError,
   type GatewayRequestMap,
   type GatewaySession,
+  type PairedInfo,
+  type PairingApprovePayload,
+  type PairingDenyPayload,
+  type PairingRecord,
+  type PairingResolveResult,
+  type PairingRevokePayload,
   type ReconnectingInfo,
   type ReconnectOptions,
   type RequestArgs,
   type RequestOptions,
   type RequestResult,
+  SCOPED_TOKEN_REFUSED_CLOSE_CODES,
   type TaskExecutePayload,
-  toWebSocketUrl
+  toWebSocketUrl,
+  type UnpairedInfo
 } from "./GatewayClient.ts"
+
+// Node mode: where a node keeps the scoped token of its pairing.
+export {
+  fileScopedTokenStore,
+  memoryScopedTokenStore,
+  type ScopedTokenStore,
+  ScopedTokenStoreError,
+  scopedTokenPathFor,
+  type StoredScopedToken
+} from "./scopedToken.ts"
 
 // The typed HTTP client, derived from the API declaration (src/http/api/).
 export { type GatewayHttpClientOptions, makeGatewayHttpClient } from "./http.ts"

@@ -4,6 +4,8 @@
  */
 import type { ApprovalEvents } from "../../services/approvals/events.ts"
 import type { EventMap } from "../../services/ws-sessions/GatewayEvent.ts"
+import type { NodeEvents } from "../../services/nodes/events.ts"
+import type { PairingEvents } from "../../services/pairing/events.ts"
 import type { WsSessionEvents } from "../../services/ws-sessions/events.ts"
 import type { PolicyBundleEvents } from "../../services/policy-bundle/events.ts"
 import type {
@@ -15,6 +17,7 @@ import type {
 } from "../../services/ws-sessions/schema.ts"
 import type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
 import type { DeviceIdentity } from "./identity.ts"
+import type { ScopedTokenStore } from "./scopedToken.ts"
 
 export type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
 
@@ -59,8 +62,11 @@ export interface GatewayClientOptions {
    * or the full WebSocket URL ending in `/ws`. http becomes ws and https becomes wss.
    */
   readonly url: string
-  /** Admin token or device token. Never logged nor put in error messages. */
-  readonly token: string
+  /**
+   * Admin token or device token. Never logged nor put in error messages. For a node this is the bootstrap
+   * credential: it may be omitted when `scopedTokens` holds a scoped token for this device and gateway.
+   */
+  readonly token?: string
   /** Credential transport (default `bearer`). */
   readonly credentials?: GatewayCredentials
   /** `client` (operator program) or `node` (capability provider). */
@@ -80,6 +86,11 @@ export interface GatewayClientOptions {
    * (default: enabled, with the defaults of {@link ReconnectOptions}); `false` disables it.
    */
   readonly reconnect?: false | ReconnectOptions
+  /**
+   * Node mode (role `node` only): where the scoped token of the node's pairing is kept (default: in memory, for
+   * the life of the client; `runDemoNode` uses a file next to the identity). See {@link GatewayClientEventMap.paired}.
+   */
+  readonly scopedTokens?: ScopedTokenStore
 }
 
 /** Result of the handshake (`connect.proof` result): the gateway's client id, the device id and the role. */
@@ -88,6 +99,26 @@ export type GatewaySession = WsConnectProofResult
 /** Payload of the `connected` listener: the session, and whether it replaces a dropped connection. */
 export interface ConnectedInfo extends GatewaySession {
   readonly reconnected: boolean
+  /** Whether this connection authenticated with the scoped token of the node's pairing (always false for clients). */
+  readonly paired: boolean
+}
+
+/** Payload of the `paired` listener: the approved pairing (the scoped token is never exposed). */
+export interface PairedInfo {
+  readonly pairing: PairingRecord
+  /** Whether the token reached the store (when not, the client still uses it until it is closed). */
+  readonly stored: boolean
+}
+
+/** Payload of the `unpaired` listener: how the gateway refused the scoped token. */
+export interface UnpairedInfo {
+  /** Close code of the refusal: 4001 (`pairing revoked`, `unauthorized`) or 4008 (`scoped token mismatch`). */
+  readonly closeCode: number | undefined
+  readonly closeReason: string | undefined
+  /** HTTP status of a refused upgrade (401). */
+  readonly httpStatus: number | undefined
+  /** Whether the client goes back to its bootstrap `token` (reconnecting as a pending node); `false`: it has none and stops. */
+  readonly fallback: boolean
 }
 
 /** Payload of the `disconnected` listener, after an established connection closed. */
@@ -118,6 +149,16 @@ export interface GatewayClientEventMap {
   /** A reconnect attempt is scheduled. */
   readonly reconnecting: (info: ReconnectingInfo) => void
   /**
+   * Node mode: `pairing.approved` arrived; the scoped token is stored and the client reconnects with it at once
+   * (the `event` listeners see that event without its `scoped_token`).
+   */
+  readonly paired: (info: PairedInfo) => void
+  /**
+   * Node mode: the gateway refused the scoped token (upgrade 401, close 4001 or 4008, e.g. after a revocation);
+   * it is forgotten (cleared from the store) and the client reconnects with its bootstrap `token`, if it has one.
+   */
+  readonly unpaired: (info: UnpairedInfo) => void
+  /**
    * A reported problem that is not the answer of a request: a failed reconnect attempt, close code
    * 1013 (slow consumer) or 1009 (message too big), an unparsable message, a listener that threw.
    */
@@ -139,10 +180,21 @@ export type TaskExecutePayload = GatewayInitiatedRequestMap["task.execute"]["pay
 /** `approval.request` payload (gateway → client; reference §3.4), as declared in src/ws/api/initiated.ts. */
 export type ApprovalRequestPayload = GatewayInitiatedRequestMap["approval.request"]["payload"]
 
-/** Payloads of the events the gateway sends, by event type (from the event declarations). */
-export type GatewayEventMap = EventMap<
-  (typeof WsSessionEvents)[number] | (typeof ApprovalEvents)[number] | (typeof PolicyBundleEvents)[number]
+type DeclaredEventMap = EventMap<
+  | (typeof WsSessionEvents)[number]
+  | (typeof ApprovalEvents)[number]
+  | (typeof PolicyBundleEvents)[number]
+  | (typeof PairingEvents)[number]
+  | (typeof NodeEvents)[number]
 >
+
+/**
+ * Payloads of the events the gateway sends, by event type (from the event declarations). `pairing.approved`
+ * reaches listeners without its `scoped_token`: the SDK keeps the token to itself (node mode).
+ */
+export type GatewayEventMap = Omit<DeclaredEventMap, "pairing.approved"> & {
+  readonly "pairing.approved": Omit<DeclaredEventMap["pairing.approved"], "scoped_token">
+}
 
 /** `approval.list` payload: filters, `limit` 1..500 and the `cursor` of the previous page. */
 export type ApprovalListPayload = GatewayRequestMap["approval.list"]["payload"]
@@ -158,6 +210,21 @@ export type ApprovalResolveResult = GatewayRequestMap["approval.resolve"]["resul
 
 /** The approval record, as `approval.*` results and events carry it. */
 export type ApprovalRecord = GatewayEventMap["approval.requested"]["approval"]
+
+/** `pairing.approve` payload: `{pairing_id, trust_level: "local" | "remote", capability_allowlist, reason?}`. */
+export type PairingApprovePayload = GatewayRequestMap["pairing.approve"]["payload"]
+
+/** `pairing.deny` payload: `{pairing_id, reason?}`. */
+export type PairingDenyPayload = GatewayRequestMap["pairing.deny"]["payload"]
+
+/** `pairing.revoke` payload: `{pairing_id, reason?}`. */
+export type PairingRevokePayload = GatewayRequestMap["pairing.revoke"]["payload"]
+
+/** `pairing.approve`, `pairing.deny` and `pairing.revoke` result: `{pairing}`. */
+export type PairingResolveResult = GatewayRequestMap["pairing.approve"]["result"]
+
+/** A pairing record (it never carries the scoped token), as `pairing.*` results and events carry it. */
+export type PairingRecord = GatewayEventMap["pairing.requested"]["pairing"]
 
 type KnownRequest = keyof GatewayRequestMap
 type KnownInitiated = keyof GatewayInitiatedRequestMap

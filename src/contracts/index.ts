@@ -1,7 +1,7 @@
 /**
  * The gateway's wire contracts in one module (`svc-gateway/contracts`): the
  * schemas and constants of the HTTP routes (policy check, authentication,
- * device tokens), the WebSocket API (envelopes, handshake, close codes), the
+ * device tokens, nodes), the WebSocket API (envelopes, handshake, close codes), the
  * device-identity proof, and the boundary decoding helpers.
  *
  * ```ts
@@ -22,4 +22,6 @@ export * from "../../services/policy/schema.ts"
 export * from "../../services/policy-bundle/schema.ts"
 export * from "../../services/planner/schema.ts"
 export * from "../../services/approvals/schema.ts"
+export * from "../../services/pairing/schema.ts"
+export * from "../../services/nodes/schema.ts"
 export * from "../../services/ws-sessions/schema.ts"

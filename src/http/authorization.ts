@@ -22,12 +22,15 @@ export const makeAccessMatcher = (entries: ReadonlyArray<RouteEntry>): AccessMat
 }
 
 const unmappedRoute = new Forbidden({ message: "route is not scope-authorized for scoped tokens" })
+const nodeToken = new Forbidden({ message: "scoped node tokens are for the WebSocket API only" })
 const adminTokenRequired = new Forbidden({ message: "admin token required" })
 const insufficient = new Map<string, Forbidden>()
 
 /** Why `principal` may not use a route with `access` (`undefined`: undeclared) and `method`, or `undefined` when it may. */
 export const authorizationFailure = (access: RouteAccess | undefined, method: string, principal: Principal): Forbidden | undefined => {
   if (principal.kind === "admin") return undefined
+  // Never reached today: AuthService.authenticate does not accept scoped node tokens (HTTP answers 401).
+  if (principal.kind === "node") return nodeToken
   if (access === undefined) return unmappedRoute
   if (access.kind === "admin-token") return adminTokenRequired
   const scope = requiredScope(access, method)

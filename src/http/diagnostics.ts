@@ -32,7 +32,7 @@ export const DiagnosticsHttp = handlers(GatewayApi, "diagnostics", Effect.gen(fu
             connected_at: c.connectedAt,
             remote_address: c.remoteAddress ?? null,
             token_kind: c.principal.kind,
-            scopes: c.principal.kind === "device" ? [...c.principal.scopes] : ["*"]
+            scopes: c.principal.kind === "device" ? [...c.principal.scopes] : c.principal.kind === "admin" ? ["*"] : []
           }
         })
         return { status: "ok", total: all.length, by_role: byRole, totalClients: all.length, capabilityCounts, connections } as const

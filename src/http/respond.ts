@@ -1,6 +1,7 @@
 /**
  * Response helpers and the ONE place where failures become HTTP responses
- * (design.md "Errors"): client errors are `{error, message}` with the status
+ * (design.md "Errors"): client errors are `{error, message}` (plus the error's
+ * `details`, if it declares any) with the status
  * from `services/shared/errors.ts`; anything else is a logged
  * `500 {error:"internal_error", message, request_id}`, never a stack trace.
  * An aborted request (the client closed its connection) is logged at debug
@@ -8,7 +9,7 @@
  */
 import { Cause, Effect, Option } from "effect"
 import { HttpServerError, HttpServerResponse } from "effect/http"
-import { errorInfo, TooManyRequests } from "../../services/shared/errors.ts"
+import { errorDetails, errorInfo, TooManyRequests } from "../../services/shared/errors.ts"
 
 const JSON_TYPE = "application/json"
 
@@ -38,7 +39,11 @@ export const failureResponse = (
     const e = error.value
     const info = errorInfo(e)
     if (info !== undefined) {
-      const response = errorJson(info.status, info.code, (e as { message: string }).message)
+      const details = errorDetails(e)
+      const message = (e as { message: string }).message
+      const response = details === undefined
+        ? errorJson(info.status, info.code, message)
+        : json({ ...details, error: info.code, message }, info.status)
       return Effect.succeed(
         e instanceof TooManyRequests
           ? HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds))

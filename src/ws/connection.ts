@@ -15,6 +15,7 @@ import type { WebSocket } from "ws"
 import type { Principal } from "../../services/auth/principal.ts"
 import type { ConnectionHandle, ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import type { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
+import { PAIRING_CLOSE_REASON, type Pairings } from "../../services/pairing/Pairings.ts"
 import type { Presence } from "../../services/ws-sessions/Presence.ts"
 import { makeDecoder } from "../../services/shared/decode.ts"
 import { acceptInit, checkProof, isRefusal } from "../../services/ws-sessions/handshake.ts"
@@ -39,6 +40,8 @@ export interface ConnectionEnv {
   readonly registry: ConnectionRegistry["Service"]
   readonly requests: GatewayRequests["Service"]
   readonly presence: Presence["Service"]
+  /** Told of every node that completed the handshake (its pairing is created, refreshed or reopened). */
+  readonly pairings: Pairings["Service"]
   readonly dispatch: (connection: ConnectionHandle, request: WsRequestEnvelope) => Effect.Effect<DispatchOutcome>
 }
 
@@ -250,6 +253,19 @@ export const runConnection = (
     )
     registeredId = handle.connectionId
     yield* env.registry.add(handle)
+    // A node's pairing (docs/pairing.md), after registering: an approval that follows at once finds this
+    // connection for its token, and a revocation that commits from here on closes it. A scoped-token
+    // connection whose pairing is no longer approved under that token is closed now.
+    if (handle.role === "node") {
+      const pairing = yield* env.pairings.nodeConnected({
+        node_id: handle.deviceId,
+        label: handle.device.label,
+        capabilities: handle.capabilities,
+        metadata: { platform: handle.device.platform, version: handle.device.version, mode: handle.device.mode, ip: remoteAddress },
+        scopedPairingId: principal.kind === "node" ? principal.pairingId : undefined
+      })
+      if (pairing === undefined) return yield* close(WsCloseCode.unauthorized, PAIRING_CLOSE_REASON.revoked)
+    }
     yield* env.presence.upsert({ deviceId: handle.deviceId, role: handle.role, reason: "connect", connectedAt: handle.connectedAt })
 
     // --- Envelopes --------------------------------------------------------------------------------

@@ -3,14 +3,15 @@
  * src/ws/api/ (one per request type: scope, roles, payload and result
  * schemas) and the handler groups bound to them (src/ws/<subsystem>.ts).
  * Per request: authorization (device tokens need the declared scope; an
- * undeclared type is forbidden to them, rule 6 + deny by default), roles,
+ * undeclared type is forbidden to them, rule 6 + deny by default; a scoped
+ * node token may send only the types declared `nodeToken: true`), roles,
  * payload decoding (compiled once), the handler. Failures carry the codes of
  * the errors' own declarations (services/shared/errors.ts), as over HTTP.
  */
 import { Context, Effect, Layer, Result, type Schema } from "effect"
 import { hasScope } from "../../services/auth/principal.ts"
 import { type Decoder, makeDecoder } from "../../services/shared/decode.ts"
-import { errorInfo, isClientError } from "../../services/shared/errors.ts"
+import { errorDetails, errorInfo, isClientError } from "../../services/shared/errors.ts"
 import type { ConnectionHandle } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import type { WsError, WsRequestEnvelope } from "../../services/ws-sessions/schema.ts"
 import type { AnyWsMessage } from "./api/message.ts"
@@ -51,11 +52,13 @@ export const handlers = <const Messages extends ReadonlyArray<AnyWsMessage>, R>(
   build: build as unknown as Effect.Effect<Readonly<Record<string, WsHandler<AnyWsMessage>>>, never, R>
 })
 
-/** `{ok:false}` error of a failure: a client-visible error by its declared code, anything else `internal_error`. */
+/** `{ok:false}` error of a failure: a client-visible error by its declared code (and `details`, if it has any), anything else `internal_error`. */
 export const toWsError = (error: unknown): WsError => {
   const info = errorInfo(error)
-  if (info !== undefined) return { code: info.code, message: (error as { message: string }).message }
-  return { code: "internal_error", message: "An unexpected error occurred" }
+  if (info === undefined) return { code: "internal_error", message: "An unexpected error occurred" }
+  const details = errorDetails(error)
+  const message = (error as { message: string }).message
+  return details === undefined ? { code: info.code, message } : { code: info.code, message, details }
 }
 
 /** Outcome of one request: `result` for ok, `error` otherwise. */
@@ -133,6 +136,9 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
           if (scope !== null && !hasScope(principal, scope)) {
             return Effect.succeed(failWith("forbidden", `insufficient scope: ${request.type} requires ${scope}`))
           }
+        } else if (principal.kind === "node" && entry?.message.nodeToken !== true) {
+          // A scoped node token may send only the types declared `nodeToken: true` (docs/pairing.md).
+          return Effect.succeed(failWith("forbidden", `${request.type} is not allowed with a scoped node token`))
         }
         if (entry !== undefined && !entry.message.roles.includes(connection.role)) {
           return Effect.succeed(failWith("unauthorized", `only ${entry.message.roles.join(" or ")} peers may send ${request.type}`))

@@ -4,9 +4,11 @@
  *
  * - Only `/ws` is upgraded; any other upgrade path is refused (404).
  * - Credentials: Bearer header, same-origin `svc_admin_token` cookie, or the
- *   `svc-auth.<base64url(token)>` subprotocol. Missing or invalid → 401 before
- *   the upgrade. Failed attempts count against the per-address auth rate
- *   limit (429 with Retry-After once exceeded); successful upgrades do not.
+ *   `svc-auth.<base64url(token)>` subprotocol: the admin token, a device token,
+ *   or a scoped node token (`svc-node.v1.…`, resolved by `Pairings`; WS only,
+ *   docs/pairing.md). Missing or invalid → 401 before the upgrade. Failed
+ *   attempts count against the per-address auth rate limit (429 with
+ *   Retry-After once exceeded); successful upgrades do not.
  * - Subprotocol: `svc-v1` when offered; an `svc-auth.*` entry is never echoed.
  * - Each accepted socket runs as one connection actor (`connection.ts`);
  *   closing the layer closes every connection (1001) and the WS server.
@@ -17,6 +19,8 @@ import type { Duplex } from "node:stream"
 import { WebSocketServer } from "ws"
 import { AuthService } from "../../services/auth/AuthService.ts"
 import { adminPrincipal, type Principal } from "../../services/auth/principal.ts"
+import { Pairings } from "../../services/pairing/Pairings.ts"
+import { isNodeToken } from "../../services/pairing/token.ts"
 import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import { Presence } from "../../services/ws-sessions/Presence.ts"
@@ -48,8 +52,9 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
   const registry = yield* ConnectionRegistry
   const requests = yield* GatewayRequests
   const presence = yield* Presence
+  const pairings = yield* Pairings
   const { dispatch } = yield* WsDispatch
-  const env = { settings, registry, requests, presence, dispatch }
+  const env = { settings, registry, requests, presence, pairings, dispatch }
 
   const fibers = yield* FiberSet.make<void>()
   const run = yield* FiberSet.runtime(fibers)<never>()
@@ -76,7 +81,13 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
         refuse(socket, 401, "unauthorized", "Provide a token via Authorization: Bearer, the svc_admin_token cookie (same origin) or the svc-auth subprotocol")
       )
     }
-    return auth.authenticateAttempt(credential.token, request.socket.remoteAddress ?? "unknown").pipe(
+    const clientAddress = request.socket.remoteAddress ?? "unknown"
+    // A scoped node token (docs/pairing.md) is resolved by the pairing service; its failures count against the
+    // same limit as every other credential's. (An admin token that happens to share the prefix stays the admin's.)
+    const attempt = isNodeToken(credential.token) && !auth.isAdminToken(credential.token)
+      ? auth.countFailures(pairings.authenticateToken(credential.token), clientAddress)
+      : auth.authenticateAttempt(credential.token, clientAddress)
+    return attempt.pipe(
       Effect.matchEffect({
         onFailure: (error) => {
           switch (error._tag) {

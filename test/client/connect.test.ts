@@ -19,7 +19,7 @@ describe("credential transports", () => {
     const connected = nextEmit(client, "connected")
     const session = await client.connect()
     expect(session).toEqual({ client_id: gateway.peers[0]!.clientId, device_id: identity.device_id, role: "client" })
-    expect(await connected).toEqual({ ...session, reconnected: false })
+    expect(await connected).toEqual({ ...session, reconnected: false, paired: false })
     expect(client.state).toBe("connected")
     expect(client.session).toEqual(session)
     const [upgrade] = gateway.upgrades

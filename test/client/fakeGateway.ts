@@ -136,6 +136,8 @@ const sameOrigin = (origin: string | undefined, host: string | undefined): boole
 /** The fake gateway server. */
 export class FakeGateway {
   readonly upgrades: Array<UpgradeRecord> = []
+  /** Tokens of upgrades refused with 401 (see `unauthorizedTokens`). */
+  readonly refusedUpgrades: Array<string> = []
   /** Requests answered by a handler so far (a sync point: later answers on a socket arrive after earlier ones). */
   answered = 0
   readonly peers: Array<FakePeer> = []
@@ -145,6 +147,10 @@ export class FakeGateway {
   rejectUpgrades: { count: number; status: number } = { count: 0, status: 503 }
   /** When set, `connect.init` is answered `ok:false` with this error. */
   refuseInit: WsError | undefined
+  /** Further accepted tokens (e.g. a node's scoped token), besides `token`. */
+  readonly acceptedTokens = new Set<string>()
+  /** Tokens refused with HTTP 401 before the upgrade (as the gateway refuses a revoked scoped token). */
+  readonly unauthorizedTokens = new Set<string>()
   readonly #peerWaiters: Array<(peer: FakePeer) => void> = []
 
   private constructor(
@@ -190,11 +196,17 @@ export class FakeGateway {
         for (const protocol of protocols) if (!protocol.startsWith(WS_AUTH_SUBPROTOCOL_PREFIX)) return protocol
         return false
       },
-      verifyClient: (_info, callback) => {
+      verifyClient: (info, callback) => {
         const reject = self?.rejectUpgrades
         if (reject !== undefined && reject.count > 0) {
           reject.count -= 1
           callback(false, reject.status)
+        } else if (self !== undefined && self.unauthorizedTokens.size > 0) {
+          const token = self.authenticate(info.req).token
+          if (token !== undefined && self.unauthorizedTokens.has(token)) {
+            self.refusedUpgrades.push(token)
+            callback(false, 401)
+          } else callback(true)
         } else callback(true)
       }
     })
@@ -229,7 +241,8 @@ export class FakeGateway {
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
   }
 
-  #authenticate(request: IncomingMessage): UpgradeRecord {
+  /** @internal What the upgrade request carries. */
+  authenticate(request: IncomingMessage): UpgradeRecord {
     const authorization = request.headers.authorization
     const cookie = request.headers.cookie
     const origin = request.headers.origin
@@ -269,9 +282,9 @@ export class FakeGateway {
   }
 
   #onConnection(socket: WebSocket, request: IncomingMessage): void {
-    const upgrade = this.#authenticate(request)
+    const upgrade = this.authenticate(request)
     this.upgrades.push(upgrade)
-    if (upgrade.token !== this.token) {
+    if (upgrade.token !== this.token && (upgrade.token === undefined || !this.acceptedTokens.has(upgrade.token))) {
       socket.close(WsCloseCode.unauthorized, "unauthorized")
       return
     }

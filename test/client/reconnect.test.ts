@@ -100,7 +100,8 @@ describe("reconnect", () => {
     [4002, "handshake timeout"],
     [4003, "invalid json"],
     [4005, "protocol_rev mismatch"],
-    [4006, "device_id mismatch"]
+    [4006, "device_id mismatch"],
+    [4008, "scoped token mismatch"]
   ])("does not reconnect after close code %i (%s)", async (code, reason) => {
     const gateway = await startFake()
     const client = makeClient(gateway, { reconnect: { initialDelayMs: 1, maxDelayMs: 1 } })

@@ -282,7 +282,8 @@ describe("authorization of device tokens", () => {
     ["operator.read may not read /auth/pins", ["operator.read"], "GET", "/auth/pins", 403],
     ["operator.approvals for GET /approvals", ["operator.approvals"], "GET", "/approvals", 200],
     ["operator.read may not GET /approvals", ["operator.read"], "GET", "/approvals", 403],
-    ["operator.pairing for POST /pairings/:id/approve", ["operator.pairing"], "POST", "/pairings/7/approve", 404],
+    ["operator.pairing passes authz on POST /pairings/:id/approve (not a valid approval: 400)", ["operator.pairing"], "POST", "/pairings/7/approve", 400],
+    ["operator.read may not POST /pairings/:id/approve", ["operator.read"], "POST", "/pairings/7/approve", 403],
     ["operator.admin for GET /routing/config", ["operator.admin"], "GET", "/routing/config", 404],
     ["routes outside the table are denied (deny by default)", ["operator.admin", "operator.read", "operator.write"], "GET", "/unmapped", 403],
     ["app-style routes are denied", ["operator.admin"], "POST", "/api/account/delete", 403]

@@ -1,7 +1,7 @@
 /**
  * The client SDK against the real gateway: every credential transport, typed
- * requests, events, the demo node answering a gateway-initiated task.execute,
- * and the error a device token with too few scopes gets.
+ * requests, events, the (unpaired) demo node answering a gateway-initiated
+ * task.execute, and the error a device token with too few scopes gets.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { eventually } from "../support/eventually.ts"
@@ -47,15 +47,19 @@ describe("GatewayClient against the gateway", () => {
     await other.close()
   })
 
-  it("runs the demo node: it advertises demo.echo, declares it ready and answers task.execute", async () => {
-    const node = await runDemoNode({ url: gw.url, token: gw.adminToken, identityPath: join(mkdtempSync(join(tmpdir(), "svc-node-")), "id.json"), log: () => {} })
+  it("runs the demo node: on its bootstrap token it advertises demo.echo, waits for approval, and answers task.execute", async () => {
+    const lines: Array<string> = []
+    const node = await runDemoNode({ url: gw.url, token: gw.adminToken, identityPath: join(mkdtempSync(join(tmpdir(), "svc-node-")), "id.json"), log: (l) => lines.push(l) })
     try {
-      let connection: { connectionId: string; readyCapabilities: Set<string> } | undefined
+      let connection: { connectionId: string; capabilities: ReadonlyArray<{ id: string }>; readyCapabilities: Set<string> } | undefined
       await eventually(async () => {
         connection = await gw.run(Effect.map(ConnectionRegistry, (r) => r.all().find((c) => c.role === "node")))
-        return connection !== undefined && connection.readyCapabilities.size > 0
-      }, "the demo node to declare demo.echo ready")
-      expect([...connection!.readyCapabilities]).toEqual(["demo.echo"])
+        return connection !== undefined
+      }, "the demo node to connect")
+      expect(connection!.capabilities.map((c) => c.id)).toEqual(["demo.echo"])
+      // Not paired: pending operator approval, nothing declared ready (test/ws/node-pairing-sdk.test.ts pairs it).
+      expect([...connection!.readyCapabilities]).toEqual([])
+      expect(lines.at(-1)).toMatch(/^\[node\] pending operator approval/)
       const answer = await gw.run(Effect.flatMap(GatewayRequests, (r) => r.request(connection!.connectionId, "task.execute", { action: "hello" })))
       expect(answer).toEqual({ result: { echoed: { action: "hello" } } })
     } finally {

@@ -23,7 +23,7 @@ export const ConnectionSummary = Schema.Struct({
   ready_capabilities: Schema.Array(Schema.String),
   connected_at: Schema.String,
   remote_address: Schema.NullOr(Schema.String),
-  token_kind: Schema.Literals(["admin", "device"]),
+  token_kind: Schema.Literals(["admin", "device", "node"]),
   scopes: Schema.Array(Schema.String)
 }).annotate({ identifier: "ConnectionSummary" })
 export type ConnectionSummary = typeof ConnectionSummary.Type

@@ -19,9 +19,17 @@ export type ErrorClass = Schema.Top & { readonly identifier: string }
 
 const cache = new WeakMap<object, Schema.Top>()
 
+/** The fields of a class's `details` struct, when it declares one: they are extra fields of its HTTP body. */
+const detailFields = (errorClass: ErrorClass): Schema.Struct.Fields => {
+  const details = (errorClass as { readonly fields?: Schema.Struct.Fields }).fields?.details
+  const fields = (details as { readonly fields?: Schema.Struct.Fields } | undefined)?.fields
+  return fields ?? {}
+}
+
 /**
- * `{error: <code>, message}` with the class's status, for `HttpApiEndpoint`
- * `error` lists. Throws at declaration time if the class declares no
+ * `{error: <code>, message}` (plus the fields of the class's `details`, if it
+ * declares any) with the class's status, for `HttpApiEndpoint` `error` lists.
+ * Throws at declaration time if the class declares no
  * `httpApiStatus`/`errorCode` (a programming error).
  */
 export const wire = (errorClass: ErrorClass): Schema.Top => {
@@ -34,6 +42,7 @@ export const wire = (errorClass: ErrorClass): Schema.Top => {
     throw new Error(`${errorClass.identifier} declares no httpApiStatus/errorCode`)
   }
   const schema = Schema.Struct({
+    ...detailFields(errorClass),
     error: Schema.Literal(code).annotate({ description: "Stable error code." }),
     message: Schema.String.annotate({ description: "Human-readable explanation." })
   }).annotate({

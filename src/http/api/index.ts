@@ -13,6 +13,8 @@ import { AuthApi } from "./auth.ts"
 import { DiagnosticsApi } from "./diagnostics.ts"
 import { DocsApi } from "./docs.ts"
 import { HealthApi } from "./health.ts"
+import { NodesApi } from "./nodes.ts"
+import { PairingApi } from "./pairing.ts"
 import { PlanApi } from "./plan.ts"
 import { PolicyApi } from "./policy.ts"
 import { PolicyBundleApi } from "./policyBundle.ts"
@@ -28,6 +30,8 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(AuthApi)
   .add(DiagnosticsApi)
   .add(ApprovalsApi)
+  .add(PairingApi)
+  .add(NodesApi)
   .add(DocsApi)
   .add(UiApi)
   .add(PlanApi)

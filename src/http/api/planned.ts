@@ -32,12 +32,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["GET", "/contracts/jsonschema/:file"],
     ["GET", "/usage"]
   ]))
-  .add(group("pairings", scope("operator.pairing"), [
-    ["GET", "/pairings"],
-    ["POST", "/pairings/:id/approve"],
-    ["POST", "/pairings/:id/deny"],
-    ["POST", "/pairings/:id/revoke"]
-  ]))
   .add(group("authProfiles", ADMIN, [
     ["GET", "/auth/profiles"],
     ["POST", "/auth/profiles"],

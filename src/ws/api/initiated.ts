@@ -5,24 +5,17 @@
  */
 import { Schema } from "effect"
 import { ApprovalRequestPayload, WsApprovalDecision } from "../../../services/approvals/schema.ts"
+import { WsTaskExecutePayload, WsTaskExecuteResult } from "../../../services/nodes/schema.ts"
 import { initiated, NODE, CLIENT, ANY_ROLE } from "./message.ts"
 
 /** `ping` from the gateway (the JSON heartbeat): any answer will do. */
 export const PingPeer = initiated("ping", { roles: ANY_ROLE, payload: Schema.Unknown, result: Schema.Unknown })
 
-/** `task.execute` (to nodes): run an action; answer `{result?, evidence?}` or an error with `details.evidence`. */
+/** `task.execute` (to nodes; request_id `task-<uuid>`): run an action; answer `{result?, evidence?}` or an error with `details.evidence` (docs/nodes.md). */
 export const TaskExecute = initiated("task.execute", {
   roles: NODE,
-  payload: Schema.StructWithRest(
-    Schema.Struct({
-      run_id: Schema.String,
-      step_id: Schema.String,
-      attempt_id: Schema.String,
-      action: Schema.Unknown.annotate({ description: "The ActionPrimitive to perform." })
-    }),
-    [Schema.Record(Schema.String, Schema.Unknown)]
-  ),
-  result: Schema.Struct({ result: Schema.optionalKey(Schema.Unknown), evidence: Schema.optionalKey(Schema.Unknown) })
+  payload: WsTaskExecutePayload,
+  result: WsTaskExecuteResult
 })
 
 /**

@@ -19,6 +19,11 @@ export interface WsMessage<
   readonly scope: string | null
   /** Roles allowed to send it. */
   readonly roles: ReadonlyArray<WsPeerRole>
+  /**
+   * True when a node authenticated by its scoped node token may send it (docs/pairing.md); every other type is
+   * `forbidden` to such a node. Default false.
+   */
+  readonly nodeToken: boolean
   /** Schema of `payload` (an absent payload is decoded as `{}`). */
   readonly payload: Payload
   /** Schema of `result`; `Schema.Void` when the response carries none (`{ok: true}`). */
@@ -45,6 +50,8 @@ export const make = <
   options: {
     readonly scope: string | null
     readonly roles: ReadonlyArray<WsPeerRole>
+    /** A scoped node token may send it (default false). */
+    readonly nodeToken?: boolean | undefined
     readonly payload?: Payload | undefined
     readonly result?: Result | undefined
   }
@@ -52,6 +59,7 @@ export const make = <
   type,
   scope: options.scope,
   roles: options.roles,
+  nodeToken: options.nodeToken ?? false,
   payload: (options.payload ?? Schema.Unknown) as Payload,
   result: (options.result ?? Schema.Void) as Result
 })

@@ -5,7 +5,7 @@
  * lands, its types move from here to src/ws/api/<subsystem>.ts with full
  * payload and result schemas.
  */
-import { CLIENT, make, NODE } from "./message.ts"
+import { CLIENT, make } from "./message.ts"
 
 const READ = "operator.read"
 const WRITE = "operator.write"
@@ -14,10 +14,6 @@ const client = (type: string, scope: string) => make(type, { scope, roles: CLIEN
 
 /** Declared, not yet handled. */
 export const PlannedWsMessages = [
-  make("attempt.evidence", { scope: null, roles: NODE }),
-  client("pairing.approve", "operator.pairing"),
-  client("pairing.deny", "operator.pairing"),
-  client("pairing.revoke", "operator.pairing"),
   client("session.send", WRITE),
   client("command.execute", "operator.admin"),
   client("subagent.spawn", WRITE),

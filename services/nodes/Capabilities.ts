@@ -2,13 +2,14 @@
  * Node capabilities (gateway-api.md "capability.ready"; reference §5.3): a
  * node advertises capabilities in `connect.init` and declares which are
  * ready with `capability.ready`; its ready set is the intersection of the
- * two (by id). Each declaration is announced to operators.
+ * two (by id), kept on its connection (`ConnectionHandle.readyCapabilities`).
+ * Each declaration is announced to operators.
  */
 import { Context, Effect, Layer } from "effect"
-import type { ConnectionHandle } from "./ConnectionRegistry.ts"
-import { EventBus } from "./EventBus.ts"
+import type { ConnectionHandle } from "../ws-sessions/ConnectionRegistry.ts"
+import { EventBus } from "../ws-sessions/EventBus.ts"
+import type { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { CapabilityReadyEvent } from "./events.ts"
-import type { CapabilityDescriptor } from "./schema.ts"
 
 /** The advertised descriptors whose id is among `declared` (advertised order, advertised versions). */
 export const readyCapabilities = (
@@ -18,6 +19,10 @@ export const readyCapabilities = (
   const ids = new Set(declared.map((c) => c.id))
   return advertised.filter((c) => ids.has(c.id))
 }
+
+/** The ready descriptors of a live connection (advertised descriptors whose id is in its ready set). */
+export const readyDescriptors = (connection: ConnectionHandle): ReadonlyArray<CapabilityDescriptor> =>
+  connection.capabilities.filter((c) => connection.readyCapabilities.has(c.id))
 
 /** Capability bookkeeping of live node connections. */
 export class Capabilities extends Context.Service<Capabilities, {
@@ -30,7 +35,7 @@ export class Capabilities extends Context.Service<Capabilities, {
     connection: ConnectionHandle,
     declared: ReadonlyArray<CapabilityDescriptor>
   ) => Effect.Effect<ReadonlyArray<CapabilityDescriptor>>
-}>()("svc-gateway/ws-sessions/Capabilities") {
+}>()("svc-gateway/nodes/Capabilities") {
   /** Needs {@link EventBus}. */
   static readonly layerNoDeps = Layer.effect(
     Capabilities,

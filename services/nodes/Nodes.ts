@@ -1,0 +1,83 @@
+/**
+ * The nodes subsystem (docs/nodes.md): node listing (`GET /nodes`, an
+ * addition to the spec) and {@link NodesLive}, every service of the
+ * subsystem wired (capabilities, dispatch, listing).
+ */
+import { Context, Effect, Layer } from "effect"
+import { Pairings } from "../pairing/Pairings.ts"
+import { type ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
+import type { CapabilityDescriptor } from "../ws-sessions/schema.ts"
+import { Capabilities, readyDescriptors } from "./Capabilities.ts"
+import { NodeDispatch } from "./NodeDispatch.ts"
+import type { NodeListResponse, NodeSummary } from "./schema.ts"
+
+/** The distinct ready descriptors of a node's live connections (first connection first). */
+const readyUnion = (connections: ReadonlyArray<ConnectionHandle>): ReadonlyArray<CapabilityDescriptor> => {
+  const seen = new Set<string>()
+  const out: Array<CapabilityDescriptor> = []
+  for (const connection of connections) {
+    for (const c of readyDescriptors(connection)) {
+      const key = `${c.id}@${c.version ?? ""}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(c)
+    }
+  }
+  return out
+}
+
+/** Nodes as operators see them. */
+export class Nodes extends Context.Service<Nodes, {
+  /**
+   * Every node with a pairing record (any status), in the pairing list's
+   * order, with its live state on this instance: connections, tasks in
+   * flight, ready capabilities.
+   */
+  readonly list: Effect.Effect<NodeListResponse>
+}>()("svc-gateway/nodes/Nodes") {
+  /** Needs {@link Pairings}, {@link ConnectionRegistry} and {@link NodeDispatch}. */
+  static readonly layerNoDeps = Layer.effect(
+    Nodes,
+    Effect.gen(function*() {
+      const pairings = yield* Pairings
+      const registry = yield* ConnectionRegistry
+      const dispatch = yield* NodeDispatch
+      const list = Effect.gen(function*() {
+        const all = yield* pairings.list()
+        const byNode = new Map<string, Array<ConnectionHandle>>()
+        for (const connection of registry.all()) {
+          if (connection.role !== "node") continue
+          const list = byNode.get(connection.deviceId)
+          if (list === undefined) byNode.set(connection.deviceId, [connection])
+          else list.push(connection)
+        }
+        const nodes = all.map((pairing): NodeSummary => {
+          const connections = byNode.get(pairing.node.node_id) ?? []
+          return {
+            node_id: pairing.node.node_id,
+            ...(pairing.node.label !== undefined ? { label: pairing.node.label } : {}),
+            pairing_id: pairing.pairing_id,
+            pairing_status: pairing.status,
+            trust_level: pairing.trust_level,
+            connected: connections.length > 0,
+            connections: connections.length,
+            in_flight: connections.reduce((n, c) => n + dispatch.inFlight(c.connectionId), 0),
+            ready_capabilities: readyUnion(connections),
+            capability_allowlist: pairing.capability_allowlist,
+            last_seen_at: pairing.node.last_seen_at
+          }
+        })
+        return { status: "ok", nodes } as const
+      }).pipe(Effect.withSpan("Nodes.list"))
+      return Nodes.of({ list })
+    })
+  )
+
+  /** Wired: on the pairing store, the connection registry and {@link NodeDispatch.layer}. */
+  static readonly layer = Nodes.layerNoDeps.pipe(
+    Layer.provide(Layer.mergeAll(Pairings.layer, ConnectionRegistry.layer, NodeDispatch.layer))
+  )
+}
+
+/** Every service of the nodes subsystem, wired: {@link Capabilities}, {@link NodeDispatch}, {@link Nodes}. */
+export const NodesLive = Layer.mergeAll(Capabilities.layer, NodeDispatch.layer, Nodes.layer)

@@ -1,0 +1,139 @@
+/**
+ * Where a node keeps the scoped token of its pairing (gateway-api.md
+ * "Pairing (node enrollment)"; reference §4): the gateway sends it once, in
+ * the `pairing.approved` event, when an operator approves the node, and the
+ * node authenticates with it from then on.
+ *
+ * The default file store keeps it next to the device identity, in
+ * `<identity file>.token` (mode 0600). A store never puts the token in an
+ * error message.
+ */
+import { randomBytes } from "node:crypto"
+import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises"
+import { dirname } from "node:path"
+
+/** A scoped token and what it is valid for. */
+export interface StoredScopedToken {
+  /** The token (`svc-node.v1.<base64url>`). Secret: never logged. */
+  readonly scoped_token: string
+  /** The device it was issued to: it authenticates role `node` with this device id only. */
+  readonly device_id: string
+  /** WebSocket URL of the gateway that issued it; the SDK sends it nowhere else. */
+  readonly gateway: string
+  /** The pairing it belongs to, when the `pairing.approved` event named it. */
+  readonly pairing_id?: number
+}
+
+/**
+ * Persistence of a node's scoped token (see {@link fileScopedTokenStore},
+ * {@link memoryScopedTokenStore}). `load` resolves `undefined` when none is
+ * stored; errors must not contain the token.
+ */
+export interface ScopedTokenStore {
+  readonly load: () => Promise<StoredScopedToken | undefined>
+  readonly save: (token: StoredScopedToken) => Promise<void>
+  readonly clear: () => Promise<void>
+}
+
+/** A scoped-token file that cannot be used (corrupt, unknown version). The message never contains the token. */
+export class ScopedTokenStoreError extends Error {
+  override readonly name = "ScopedTokenStoreError"
+  readonly path: string
+
+  constructor(path: string, message: string) {
+    super(`scoped token file ${path}: ${message}`)
+    this.path = path
+  }
+}
+
+/** Where {@link fileScopedTokenStore} keeps the token of the device whose identity is at `identityPath`: `<identityPath>.token`. */
+export const scopedTokenPathFor = (identityPath: string): string => `${identityPath}.token`
+
+/** A store in memory only (the default of `GatewayClient`): the token lives as long as the client object. */
+export const memoryScopedTokenStore = (initial?: StoredScopedToken): ScopedTokenStore => {
+  let current = initial
+  return {
+    load: () => Promise.resolve(current),
+    save: (token) => {
+      current = token
+      return Promise.resolve()
+    },
+    clear: () => {
+      current = undefined
+      return Promise.resolve()
+    }
+  }
+}
+
+const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
+
+const parseStored = (path: string, text: string): StoredScopedToken => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // JSON.parse's message quotes the text: no cause, so the token cannot leak through it.
+    throw new ScopedTokenStoreError(path, "not valid JSON (corrupt file?)")
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ScopedTokenStoreError(path, "expected a JSON object")
+  }
+  const record = parsed as Record<string, unknown>
+  if (record["v"] !== 1) throw new ScopedTokenStoreError(path, "unsupported or missing format version v (expected 1)")
+  for (const field of ["scoped_token", "device_id", "gateway"] as const) {
+    if (typeof record[field] !== "string" || record[field] === "") {
+      throw new ScopedTokenStoreError(path, `${field} must be a non-empty string`)
+    }
+  }
+  const pairingId = record["pairing_id"]
+  return {
+    scoped_token: record["scoped_token"] as string,
+    device_id: record["device_id"] as string,
+    gateway: record["gateway"] as string,
+    ...(typeof pairingId === "number" ? { pairing_id: pairingId } : {})
+  }
+}
+
+/**
+ * A store in the JSON file `path`: `{v: 1, scoped_token, device_id, gateway, pairing_id?, saved_at}`, written
+ * atomically (a 0600 temporary file renamed over it; the directory, when created, gets 0700). A file readable
+ * by group or others is reset to 0600 when loaded. `clear` deletes the file.
+ *
+ * `load` rejects with {@link ScopedTokenStoreError} for a corrupt file; file-system errors propagate as is.
+ */
+export const fileScopedTokenStore = (path: string): ScopedTokenStore => ({
+  load: async () => {
+    let text: string
+    try {
+      text = await readFile(path, "utf8")
+    } catch (error) {
+      if (isMissing(error)) return undefined
+      throw error
+    }
+    const stored = parseStored(path, text)
+    const info = await stat(path)
+    if ((info.mode & 0o077) !== 0) await chmod(path, 0o600).catch(() => undefined)
+    return stored
+  },
+  save: async (token) => {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 })
+    const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
+    const body = { v: 1, ...token, saved_at: new Date().toISOString() }
+    try {
+      await writeFile(temporary, JSON.stringify(body, null, 2) + "\n", { mode: 0o600, flag: "wx" })
+      // `mode` is filtered by the umask; make sure the result is exactly 0600.
+      await chmod(temporary, 0o600)
+      await rename(temporary, path)
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined)
+      throw error
+    }
+  },
+  clear: async () => {
+    try {
+      await unlink(path)
+    } catch (error) {
+      if (!isMissing(error)) throw error
+    }
+  }
+})

@@ -1,0 +1,28 @@
+/**
+ * Node request types (gateway-api.md "WebSocket API"; reference §5.3;
+ * docs/nodes.md): `capability.ready` and `attempt.evidence`, nodes only, no
+ * device scope needed (as the spec says); a node may send both with its
+ * scoped node token.
+ */
+import { WsAttemptEvidenceRequest, WsCapabilityReadyRequest } from "../../../services/nodes/schema.ts"
+import { make, NODE } from "./message.ts"
+
+/** `capability.ready` (nodes): the ready set becomes advertised ∩ declared; broadcasts `capability.ready`. */
+export const CapabilityReady = make("capability.ready", {
+  scope: null,
+  roles: NODE,
+  nodeToken: true,
+  payload: WsCapabilityReadyRequest
+})
+
+/**
+ * `attempt.evidence` (nodes): evidence of an attempt this node is executing (256 KiB characters at most);
+ * broadcast as the `attempt.evidence` event. `not_found` for an attempt not executing, `forbidden` for
+ * another node's attempt, `invalid_request` with `details {max_chars, actual_chars}` when too large.
+ */
+export const AttemptEvidence = make("attempt.evidence", {
+  scope: null,
+  roles: NODE,
+  nodeToken: true,
+  payload: WsAttemptEvidenceRequest
+})

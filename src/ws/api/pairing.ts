@@ -1,0 +1,37 @@
+/**
+ * Node pairing over WebSocket (gateway-api.md message table; docs/pairing.md):
+ * `pairing.approve`, `pairing.deny`, `pairing.revoke`, operator clients only,
+ * device tokens need operator.pairing. Results are the same pairing record as
+ * over HTTP.
+ */
+import {
+  WsPairingApproveRequest,
+  WsPairingDenyRequest,
+  WsPairingResolveResult,
+  WsPairingRevokeRequest
+} from "../../../services/pairing/schema.ts"
+import { CLIENT, make } from "./message.ts"
+
+/** `pairing.approve` (pending only, else `not_found`): result `{pairing}`; the token goes to the node alone. */
+export const PairingApprove = make("pairing.approve", {
+  scope: "operator.pairing",
+  roles: CLIENT,
+  payload: WsPairingApproveRequest,
+  result: WsPairingResolveResult
+})
+
+/** `pairing.deny` (pending only, else `not_found`): result `{pairing}`; the node's connections close 4001. */
+export const PairingDeny = make("pairing.deny", {
+  scope: "operator.pairing",
+  roles: CLIENT,
+  payload: WsPairingDenyRequest,
+  result: WsPairingResolveResult
+})
+
+/** `pairing.revoke` (any but revoked, else `not_found`): result `{pairing}`; the node's connections close 4001. */
+export const PairingRevoke = make("pairing.revoke", {
+  scope: "operator.pairing",
+  roles: CLIENT,
+  payload: WsPairingRevokeRequest,
+  result: WsPairingResolveResult
+})

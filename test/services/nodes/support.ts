@@ -1,0 +1,102 @@
+/**
+ * Stand-ins for the nodes service tests: an in-memory `Pairings` (only
+ * `findByNode` and `list`), fake node and operator connections that record
+ * what they are sent, and the nodes services wired on the real WS sessions
+ * services (registry, event bus, gateway requests).
+ */
+import { Effect, Layer } from "effect"
+import { adminPrincipal, type Principal } from "../../../services/auth/principal.ts"
+import { Capabilities } from "../../../services/nodes/Capabilities.ts"
+import { NodeDispatch } from "../../../services/nodes/NodeDispatch.ts"
+import { Nodes } from "../../../services/nodes/Nodes.ts"
+import { Pairings } from "../../../services/pairing/Pairings.ts"
+import type { Pairing, PairingStatus } from "../../../services/pairing/schema.ts"
+import { type ConnectionHandle, ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
+import { EventBus } from "../../../services/ws-sessions/EventBus.ts"
+import { GatewayRequests } from "../../../services/ws-sessions/GatewayRequests.ts"
+import type { CapabilityDescriptor } from "../../../services/ws-sessions/schema.ts"
+
+const EPOCH = new Date(0).toISOString()
+
+/** A pairing record of `nodeId`. */
+export const pairing = (
+  id: number,
+  nodeId: string,
+  status: PairingStatus,
+  allowlist: ReadonlyArray<CapabilityDescriptor> = []
+): Pairing => ({
+  pairing_id: id,
+  status,
+  trust_level: status === "approved" ? "local" : null,
+  requested_at: EPOCH,
+  node: { node_id: nodeId, label: `label-${nodeId}`, capabilities: [], last_seen_at: EPOCH },
+  capability_allowlist: allowlist,
+  resolution: null,
+  resolved_at: null
+})
+
+/** The pairing records the fake `Pairings` serves (mutable: tests may change a status mid-test). */
+export type PairingStore = Map<string, Pairing>
+
+/** `Pairings` over `store`: `findByNode` and `list` (newest pairing id first). Other methods are not used here. */
+export const fakePairings = (store: PairingStore) =>
+  Layer.succeed(Pairings, {
+    findByNode: (nodeId: string) => Effect.sync(() => store.get(nodeId)),
+    list: () => Effect.sync(() => [...store.values()].sort((a, b) => b.pairing_id - a.pairing_id))
+  } as unknown as Pairings["Service"])
+
+/** A live connection whose outbound messages are parsed into `received`. */
+export const fakeConnection = (options: {
+  readonly id: string
+  readonly deviceId?: string
+  readonly role?: "client" | "node"
+  readonly principal?: Principal
+  readonly advertised?: ReadonlyArray<CapabilityDescriptor>
+  readonly ready?: ReadonlyArray<string>
+  /** Called with every request the gateway sends it (after it is recorded). */
+  readonly onRequest?: (request: any) => void
+}) => {
+  const received: Array<any> = []
+  const handle: ConnectionHandle = {
+    connectionId: options.id,
+    role: options.role ?? "node",
+    deviceId: options.deviceId ?? `dev_${options.id}`,
+    device: {},
+    principal: options.principal ?? adminPrincipal,
+    capabilities: options.advertised ?? [],
+    readyCapabilities: new Set(options.ready ?? []),
+    connectedAt: EPOCH,
+    remoteAddress: undefined,
+    send: (text) => {
+      const message = JSON.parse(text)
+      received.push(message)
+      if (!("event_id" in message) && options.onRequest !== undefined) options.onRequest(message)
+      return true
+    },
+    close: () => {}
+  }
+  return {
+    handle,
+    received,
+    /** Requests (not events) of `type` it was sent. */
+    requests: (type = "task.execute") => received.filter((m) => m.type === type && !("event_id" in m)),
+    events: (type: string) => received.filter((m) => m.type === type && "event_id" in m)
+  }
+}
+
+/** The nodes services with the real WS sessions services and a fake `Pairings` over `store`. */
+export const nodesLayer = (store: PairingStore) =>
+  Layer.mergeAll(Capabilities.layerNoDeps, Nodes.layerNoDeps).pipe(
+    Layer.provideMerge(NodeDispatch.layerNoDeps),
+    Layer.provideMerge(fakePairings(store)),
+    Layer.provideMerge(GatewayRequests.layerNoDeps),
+    Layer.provideMerge(EventBus.layerNoDeps),
+    Layer.provideMerge(ConnectionRegistry.layer)
+  )
+
+/** Lets forked fibers run (the TestClock does not move) until `check` holds, or fails after 1,000 yields. */
+export const until = (check: () => boolean, what = "a condition") =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 1000 && !check(); i++) yield* Effect.yieldNow
+    if (!check()) return yield* Effect.die(new Error(`never saw ${what}`))
+  })
