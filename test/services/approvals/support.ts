@@ -11,38 +11,20 @@ import type { Principal } from "../../../services/auth/principal.ts"
 import { PolicyOverrides, type PolicyOverrideCreateInput } from "../../../services/policy-bundle/PolicyOverrides.ts"
 import type { PolicyOverride } from "../../../services/policy-bundle/schema.ts"
 import { InvalidRequest } from "../../../services/shared/errors.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
+import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../../../services/ws-sessions/EventBus.ts"
 import { GatewayRequests } from "../../../services/ws-sessions/GatewayRequests.ts"
+import { devicePrincipal, fakeConnection as connection } from "../../support/connections.ts"
 import type { TestDatabase } from "../../support/databases.ts"
 
 /** A device-token principal with `scopes`. */
-export const device = (deviceId: string, scopes: ReadonlyArray<string>, role: "client" | "node" = "client"): Principal => ({
-  kind: "device",
-  tokenId: `t-${deviceId}`,
-  deviceId,
-  role,
-  scopes: new Set(scopes)
-})
+export const device = devicePrincipal
 
-/** A live connection whose outbound messages are parsed into `received`. */
-export const fakeConnection = (id: string, principal: Principal, role: "client" | "node" = "client") => {
-  const received: Array<any> = []
-  const handle: ConnectionHandle = {
-    connectionId: id,
-    role,
-    deviceId: principal.kind === "device" ? principal.deviceId : `dev_${id}`,
-    device: {},
-    principal,
-    capabilities: [],
-    readyCapabilities: new Set(),
-    connectedAt: new Date(0).toISOString(),
-    remoteAddress: undefined,
-    send: (text) => (received.push(JSON.parse(text)), true),
-    close: () => {}
-  }
-  return { handle, received, events: (type: string) => received.filter((m) => m.type === type && "event_id" in m) }
-}
+/** A live connection (its device is the principal's) that records what it is sent. */
+export const fakeConnection = (id: string, principal: Principal, role: "client" | "node" = "client") =>
+  connection({ id, principal, role, deviceId: principal.kind === "device" ? principal.deviceId : `dev_${id}` })
+
+
 
 /** What the fake `PolicyOverrides` was asked to create. */
 export const createdOverrides: Array<PolicyOverrideCreateInput> = []

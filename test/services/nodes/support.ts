@@ -5,13 +5,13 @@
  * services (registry, event bus, gateway requests).
  */
 import { Effect, Layer } from "effect"
-import { adminPrincipal, type Principal } from "../../../services/auth/principal.ts"
 import { Capabilities } from "../../../services/nodes/Capabilities.ts"
 import { NodeDispatch } from "../../../services/nodes/NodeDispatch.ts"
 import { Nodes } from "../../../services/nodes/Nodes.ts"
 import { Pairings } from "../../../services/pairing/Pairings.ts"
 import type { Pairing, PairingStatus } from "../../../services/pairing/schema.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
+import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
+import { fakeConnection as connection, type FakeConnectionOptions } from "../../support/connections.ts"
 import { EventBus } from "../../../services/ws-sessions/EventBus.ts"
 import { GatewayRequests } from "../../../services/ws-sessions/GatewayRequests.ts"
 import type { CapabilityDescriptor } from "../../../services/ws-sessions/schema.ts"
@@ -45,44 +45,9 @@ export const fakePairings = (store: PairingStore) =>
     list: () => Effect.sync(() => [...store.values()].sort((a, b) => b.pairing_id - a.pairing_id))
   } as unknown as Pairings["Service"])
 
-/** A live connection whose outbound messages are parsed into `received`. */
-export const fakeConnection = (options: {
-  readonly id: string
-  readonly deviceId?: string
-  readonly role?: "client" | "node"
-  readonly principal?: Principal
-  readonly advertised?: ReadonlyArray<CapabilityDescriptor>
-  readonly ready?: ReadonlyArray<string>
-  /** Called with every request the gateway sends it (after it is recorded). */
-  readonly onRequest?: (request: any) => void
-}) => {
-  const received: Array<any> = []
-  const handle: ConnectionHandle = {
-    connectionId: options.id,
-    role: options.role ?? "node",
-    deviceId: options.deviceId ?? `dev_${options.id}`,
-    device: {},
-    principal: options.principal ?? adminPrincipal,
-    capabilities: options.advertised ?? [],
-    readyCapabilities: new Set(options.ready ?? []),
-    connectedAt: EPOCH,
-    remoteAddress: undefined,
-    send: (text) => {
-      const message = JSON.parse(text)
-      received.push(message)
-      if (!("event_id" in message) && options.onRequest !== undefined) options.onRequest(message)
-      return true
-    },
-    close: () => {}
-  }
-  return {
-    handle,
-    received,
-    /** Requests (not events) of `type` it was sent. */
-    requests: (type = "task.execute") => received.filter((m) => m.type === type && !("event_id" in m)),
-    events: (type: string) => received.filter((m) => m.type === type && "event_id" in m)
-  }
-}
+
+/** A live connection; nodes tests default to role `node`. */
+export const fakeConnection = (options: FakeConnectionOptions) => connection({ role: "node", ...options })
 
 /** The nodes services with the real WS sessions services and a fake `Pairings` over `store`. */
 export const nodesLayer = (store: PairingStore) =>

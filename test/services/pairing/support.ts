@@ -7,38 +7,19 @@ import { Clock, Layer } from "effect"
 import type { Principal } from "../../../services/auth/principal.ts"
 import { Pairings } from "../../../services/pairing/Pairings.ts"
 import { PairingsRepo } from "../../../services/pairing/PairingsRepo.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
+import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../../../services/ws-sessions/EventBus.ts"
+import { devicePrincipal, fakeConnection as connection } from "../../support/connections.ts"
 import type { TestDatabase } from "../../support/databases.ts"
 
 /** A device-token principal with `scopes`. */
-export const device = (deviceId: string, scopes: ReadonlyArray<string>, role: "client" | "node" = "client"): Principal => ({
-  kind: "device",
-  tokenId: `t-${deviceId}`,
-  deviceId,
-  role,
-  scopes: new Set(scopes)
-})
+export const device = devicePrincipal
 
-/** A live connection of `deviceId` whose outbound messages are parsed into `received` and whose closes are recorded. */
-export const fakeConnection = (id: string, deviceId: string, principal: Principal, role: "client" | "node" = "client") => {
-  const received: Array<any> = []
-  const closes: Array<{ code: number; reason: string }> = []
-  const handle: ConnectionHandle = {
-    connectionId: id,
-    role,
-    deviceId,
-    device: {},
-    principal,
-    capabilities: [],
-    readyCapabilities: new Set(),
-    connectedAt: new Date(0).toISOString(),
-    remoteAddress: undefined,
-    send: (text) => (received.push(JSON.parse(text)), true),
-    close: (code, reason) => void closes.push({ code, reason })
-  }
-  return { handle, received, closes, events: (type: string) => received.filter((m) => m.type === type && "event_id" in m) }
-}
+/** A live connection of `deviceId` that records what it is sent and how it was closed. */
+export const fakeConnection = (id: string, deviceId: string, principal: Principal, role: "client" | "node" = "client") =>
+  connection({ id, deviceId, principal, role })
+
+
 
 /** The pairing service with its repository and the WS sessions services, on a fresh `db`. */
 export const pairingsLayer = (db: TestDatabase) =>

@@ -3,27 +3,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { adminPrincipal, type Principal } from "../../../services/auth/principal.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
+import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus, inAudience } from "../../../services/ws-sessions/EventBus.ts"
 import { Presence, PresenceConfig } from "../../../services/ws-sessions/Presence.ts"
+import { fakeConnection as connection } from "../../support/connections.ts"
 
-const fakeConnection = (id: string, principal: Principal, role: "client" | "node" = "client") => {
-  const received: Array<any> = []
-  const handle: ConnectionHandle = {
-    connectionId: id,
-    role,
-    deviceId: `dev_${id}`,
-    device: {},
-    principal,
-    capabilities: [],
-    readyCapabilities: new Set(),
-    connectedAt: new Date(0).toISOString(),
-    remoteAddress: undefined,
-    send: (text) => (received.push(JSON.parse(text)), true),
-    close: () => {}
-  }
-  return { handle, received }
-}
+
+const fakeConnection = (id: string, principal: Principal, role: "client" | "node" = "client") => connection({ id, principal, role })
 
 const device = (scopes: ReadonlyArray<string>): Principal => ({ kind: "device", tokenId: "t", deviceId: "d", role: "client", scopes: new Set(scopes) })
 
