@@ -26,6 +26,10 @@
  * | SVC_MAX_CONNECTIONS          | --max-connections       | 4096                 |
  * | SVC_APPROVAL_TTL_S           | --approval-ttl          | 86400 (seconds)      |
  * | SVC_POLICY_BUNDLE_PATH       | --policy-bundle-path    | built-in bundle      |
+ * | SVC_OAUTH_PROVIDERS_CONFIG   | --oauth-providers-config | $SVC_HOME/oauth-providers.yml if present |
+ * | SVC_AUTH_PROFILES            | --auth-profiles         | on                   |
+ * | SVC_SECRET_PROVIDER          | --secret-provider       | db                   |
+ * | SVC_SECRETS_MASTER_KEY_PATH  | --secrets-master-key-path | $SVC_HOME/secrets.master.key |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -89,6 +93,14 @@ export interface GatewaySettings {
   readonly approvalTtlSeconds: number
   /** Deployment policy bundle file (YAML or JSON); `undefined`: the built-in bundle (docs/policy-bundle.md). */
   readonly policyBundlePath: string | undefined
+  /** OAuth providers file (YAML or JSON); `undefined`: `$home/oauth-providers.yml` if it exists (docs/provider-oauth.md). */
+  readonly oauthProvidersConfig: string | undefined
+  /** Auth profiles and session pins (`SVC_AUTH_PROFILES`, default on); off: their routes answer 404 (docs/auth-profiles.md). */
+  readonly authProfilesEnabled: boolean
+  /** The secret provider (`SVC_SECRET_PROVIDER`): `db` (encrypted in the database, the default) or `env` (docs/secrets.md). */
+  readonly secretProvider: "db" | "env"
+  /** The `db` provider's master key file; `undefined`: `$home/secrets.master.key` (docs/secrets.md). */
+  readonly secretsMasterKeyPath: string | undefined
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -118,6 +130,14 @@ export interface RawSettings {
   readonly approvalTtlSeconds: number
   /** `SVC_POLICY_BUNDLE_PATH`; absent, none or blank: the built-in bundle. */
   readonly policyBundlePath?: Option.Option<string> | undefined
+  /** `SVC_OAUTH_PROVIDERS_CONFIG`; absent, none or blank: `$SVC_HOME/oauth-providers.yml` if present. */
+  readonly oauthProvidersConfig?: Option.Option<string> | undefined
+  /** `SVC_AUTH_PROFILES`; absent: `on`. */
+  readonly authProfiles?: "on" | "off" | undefined
+  /** `SVC_SECRET_PROVIDER`; absent: `db`. */
+  readonly secretProvider?: "db" | "env" | undefined
+  /** `SVC_SECRETS_MASTER_KEY_PATH`; absent, none or blank: `$home/secrets.master.key`. */
+  readonly secretsMasterKeyPath?: Option.Option<string> | undefined
 }
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
@@ -205,6 +225,10 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       maxConnections: raw.maxConnections,
       approvalTtlSeconds: raw.approvalTtlSeconds,
       policyBundlePath: Option.getOrUndefined(raw.policyBundlePath ?? Option.none())?.trim() || undefined,
+      oauthProvidersConfig: Option.getOrUndefined(raw.oauthProvidersConfig ?? Option.none())?.trim() || undefined,
+      authProfilesEnabled: raw.authProfiles !== "off",
+      secretProvider: raw.secretProvider ?? "db",
+      secretsMasterKeyPath: Option.getOrUndefined(raw.secretsMasterKeyPath ?? Option.none())?.trim() || undefined,
       isExposed: exposed
     }
   }
@@ -243,8 +267,11 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     home: Option.fromUndefinedOr(o.home),
     databaseUrl: Option.fromUndefinedOr(o.databaseUrl),
     policyBundlePath: Option.fromUndefinedOr(o.policyBundlePath),
+    oauthProvidersConfig: Option.fromUndefinedOr(o.oauthProvidersConfig),
+    secretsMasterKeyPath: Option.fromUndefinedOr(o.secretsMasterKeyPath),
     adminToken: token,
-    auth: o.authEnabled === false ? "off" : "on"
+    auth: o.authEnabled === false ? "off" : "on",
+    authProfiles: o.authProfilesEnabled === false ? "off" : "on"
   })
   if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
   return result.settings

@@ -17,6 +17,9 @@
  *   │     pairing   services/pairing       Pairings.layer         src/http/pairing.ts      src/ws/pairing.ts
  *   │     nodes     services/nodes         NodesLive (capabilities, dispatch, listing)  src/http/nodes.ts  src/ws/nodes.ts
  *   │     planner   services/planner       Planner.layer          src/http/plan.ts
+ *   │     secrets   services/secrets       SecretStore.layer (+ Secrets, SecretResolver; provider layers/secrets)  src/http/secrets.ts
+ *   │     auth-profiles services/auth-profiles AuthProfiles.layer (+ SecretStore, SecretResolver)  src/http/authProfiles.ts
+ *   │     provider-oauth services/provider-oauth ProviderOAuth.layer (+ AuthProfiles, SecretStore, SecretResolver)  src/http/providerOAuth.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
  *   │
@@ -39,15 +42,20 @@ import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import { Approvals } from "../services/approvals/Approvals.ts"
 import { AuthService } from "../services/auth/AuthService.ts"
+import { AuthProfileReferencesLive, AuthProfiles } from "../services/auth-profiles/AuthProfiles.ts"
+import { ProviderOAuth } from "../services/provider-oauth/ProviderOAuth.ts"
 import { NodesLive } from "../services/nodes/Nodes.ts"
 import { Pairings } from "../services/pairing/Pairings.ts"
 import { Planner } from "../services/planner/Planner.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
 import { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
+import { SecretStore } from "../services/secrets/SecretStore.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { ApprovalsHttp } from "../src/http/approvals.ts"
 import { AuthHttp } from "../src/http/auth.ts"
+import { AuthProfilesHttp } from "../src/http/authProfiles.ts"
+import { ProviderOAuthHttp } from "../src/http/providerOAuth.ts"
 import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
 import { DocsHttp } from "../src/http/docs.ts"
 import { HealthHttp } from "../src/http/health.ts"
@@ -57,6 +65,7 @@ import { gatewayMiddleware } from "../src/http/middleware.ts"
 import { PlanHttp } from "../src/http/plan.ts"
 import { PolicyHttp } from "../src/http/policy.ts"
 import { PolicyBundleHttp } from "../src/http/policyBundle.ts"
+import { SecretsHttp } from "../src/http/secrets.ts"
 import * as HttpRoutes from "../src/http/router.ts"
 import { UiHttp } from "../src/http/ui.ts"
 import { PlannedWsMessages, WsMessages } from "../src/ws/api/index.ts"
@@ -74,6 +83,7 @@ import { type DatabaseInfo, StorageLive } from "./storage/Storage.ts"
 
 export { Approvals, ApprovalsConfig } from "../services/approvals/Approvals.ts"
 export { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
+export { AuthProfileReferences, AuthProfileReferencesLive, AuthProfiles } from "../services/auth-profiles/AuthProfiles.ts"
 export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 export { RateLimiter } from "../services/auth/RateLimiter.ts"
 export { Pairings } from "../services/pairing/Pairings.ts"
@@ -106,6 +116,30 @@ export { DatabaseInfo, StorageLive, StorageMemoryTest } from "./storage/Storage.
 export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> => Layer.succeed(GatewayConfig, settings)
 
 /**
+ * The secrets subsystem (docs/secrets.md): `Secrets`, `SecretStore` and
+ * `SecretResolver` over the provider the settings choose, told about
+ * rotation and revocation by the auth profiles (`AuthProfileReferencesLive`,
+ * inside the same transaction). Secrets and auth profiles use each other (a
+ * profile references handles; rotating a handle repoints profiles), so the
+ * two are wired here rather than inside either folder. Layer values are built
+ * once per graph, so every row that names one shares one instance.
+ */
+export const SecretsLive = SecretStore.layer.pipe(Layer.provide(AuthProfileReferencesLive))
+
+/** Auth profiles and session pins (docs/auth-profiles.md) over {@link SecretsLive}. */
+export const AuthProfilesLive = AuthProfiles.layer.pipe(Layer.provide(SecretsLive))
+
+/**
+ * Provider OAuth (docs/provider-oauth.md): with auth profiles on,
+ * `ProviderOAuth.layer` over the auth profiles and the secret store; off,
+ * authorize answers 404 for every provider.
+ */
+const ProviderOAuthLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
+  settings.authProfilesEnabled
+    ? ProviderOAuth.layer.pipe(Layer.provide(AuthProfilesLive), Layer.provide(SecretsLive))
+    : ProviderOAuth.disabled("auth profiles are disabled (SVC_AUTH_PROFILES=off)")))
+
+/**
  * Every subsystem, in one row each: its service layer (wired for production:
  * it provides its own dependencies and needs only `GatewayConfig` and the
  * storage) and the handlers it serves over HTTP and WebSocket. Adding a
@@ -120,6 +154,9 @@ export const Subsystems = [
   { name: "pairing", layer: Pairings.layer, http: [PairingHttp], ws: [PairingWs] },
   { name: "nodes", layer: NodesLive, http: [NodesHttp], ws: [NodesWs] },
   { name: "planner", layer: Planner.layer, http: [PlanHttp], ws: [] },
+  { name: "secrets", layer: SecretsLive, http: [SecretsHttp], ws: [] },
+  { name: "auth-profiles", layer: AuthProfilesLive, http: [AuthProfilesHttp], ws: [] },
+  { name: "provider-oauth", layer: ProviderOAuthLive, http: [ProviderOAuthHttp], ws: [] },
   { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
 ] as const
 

@@ -49,6 +49,26 @@ export const settingsFlags = {
     Flag.withFallbackConfig(Config.String("SVC_POLICY_BUNDLE_PATH")),
     Flag.optional
   ),
+  oauthProvidersConfig: Flag.String("oauth-providers-config").pipe(
+    Flag.withDescription("OAuth providers file, YAML or JSON; unset = $SVC_HOME/oauth-providers.yml if present (SVC_OAUTH_PROVIDERS_CONFIG)"),
+    Flag.withFallbackConfig(Config.String("SVC_OAUTH_PROVIDERS_CONFIG")),
+    Flag.optional
+  ),
+  authProfiles: Flag.Literals("auth-profiles", ["on", "off"] as const).pipe(
+    Flag.withDescription("Auth profiles and session pins (SVC_AUTH_PROFILES); off removes their routes (404)"),
+    Flag.withFallbackConfig(Config.Literals(["on", "off"] as const, "SVC_AUTH_PROFILES")),
+    Flag.withDefault("on" as const)
+  ),
+  secretProvider: Flag.Literals("secret-provider", ["db", "env"] as const).pipe(
+    Flag.withDescription("Secret provider: db (encrypted in the database) or env (environment variables) (SVC_SECRET_PROVIDER)"),
+    Flag.withFallbackConfig(Config.Literals(["db", "env"] as const, "SVC_SECRET_PROVIDER")),
+    Flag.withDefault("db" as const)
+  ),
+  secretsMasterKeyPath: Flag.String("secrets-master-key-path").pipe(
+    Flag.withDescription("Master key of the db secret provider; generated on first start (SVC_SECRETS_MASTER_KEY_PATH, default $SVC_HOME/secrets.master.key)"),
+    Flag.withFallbackConfig(Config.String("SVC_SECRETS_MASTER_KEY_PATH")),
+    Flag.optional
+  ),
   adminToken: Flag.Redacted("admin-token").pipe(
     Flag.withDescription("Admin token (SVC_ADMIN_TOKEN); default: $SVC_HOME/admin-token, generated on first start"),
     Flag.withFallbackConfig(Config.Redacted("SVC_ADMIN_TOKEN")),

@@ -37,11 +37,12 @@ const isSchemaOnly = (target: string): boolean =>
   /^services\/shared\/(decode|json|errors)\.ts$/.test(target)
 
 describe("dependency direction", () => {
-  it("services import only services and shared infrastructure (settings, storage, rate-limit store)", () => {
+  it("services import only services and shared infrastructure (settings, storage, rate-limit store, secret providers)", () => {
     const files = all.filter((f) => f.startsWith("services/"))
     expect(files.length).toBeGreaterThan(10)
     const sharedInfrastructure = (t: string) =>
-      t === "layers/config.ts" || t.startsWith("layers/storage/") || t.startsWith("layers/ratelimit/")
+      t === "layers/config.ts" || t.startsWith("layers/storage/") || t.startsWith("layers/ratelimit/") ||
+      t.startsWith("layers/secrets/")
     expect(violations(files, (t) => t.startsWith("services/") || sharedInfrastructure(t))).toEqual([])
   })
 

@@ -219,19 +219,26 @@ const MAX_JSON_REASON = 120
  * Parses a request body as JSON.
  *
  * - empty or whitespace-only text → `Result.fail("request body is empty")`
- * - invalid JSON → `Result.fail("malformed JSON: <parser reason, at most 120 chars>")`
+ * - invalid JSON → `Result.fail("malformed JSON: <parser reason, at most 120 chars>")`; the reason never
+ *   quotes the body (V8 puts a snippet of the text in some messages, and a body may hold a secret)
  * - otherwise → `Result.succeed(value)` (any JSON value; shape checks belong to the decoder)
  *
  * The happy path is a single `JSON.parse`; the emptiness test only runs after a failure.
  */
+/** The parser's reason without any quoted part of the input (`Unexpected token 's', "…" is not valid JSON`). */
+const jsonErrorReason = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  const reason = message
+    .replace(/,\s*[\s\S]*is not valid JSON$/, " (not valid JSON)")
+    .replace(/^Unexpected token '[\s\S]'/, "Unexpected character")
+  return reason.length > MAX_JSON_REASON ? `${reason.slice(0, MAX_JSON_REASON - 1)}…` : reason
+}
+
 export const parseJsonBody = (text: string): Result.Result<unknown, string> => {
   try {
     return Result.succeed(JSON.parse(text))
   } catch (error) {
     if (text.trim() === "") return Result.fail("request body is empty")
-    const reason = error instanceof Error ? error.message : String(error)
-    return Result.fail(
-      `malformed JSON: ${reason.length > MAX_JSON_REASON ? `${reason.slice(0, MAX_JSON_REASON - 1)}…` : reason}`
-    )
+    return Result.fail(`malformed JSON: ${jsonErrorReason(error)}`)
   }
 }

@@ -22,6 +22,25 @@ export * from "../../services/policy/schema.ts"
 export * from "../../services/policy-bundle/schema.ts"
 export * from "../../services/planner/schema.ts"
 export * from "../../services/approvals/schema.ts"
+export {
+  AuthProfile,
+  AuthProfileCreateRequest,
+  AuthProfileCreateResponse,
+  AuthProfileDisableRequest,
+  AuthProfileEnableRequest,
+  AuthProfileListResponse,
+  type AuthProfileRecord,
+  AuthProfileResponse,
+  AuthProfileSecretHandles,
+  AuthProfileStatus,
+  AuthProfileType,
+  AuthProfileUpdateRequest,
+  SessionProviderPin,
+  SessionProviderPinClearResponse,
+  SessionProviderPinListResponse,
+  SessionProviderPinSetRequest,
+  SessionProviderPinSetResponse
+} from "../../services/auth-profiles/schema.ts"
 export * from "../../services/pairing/schema.ts"
 export * from "../../services/nodes/schema.ts"
 export * from "../../services/ws-sessions/schema.ts"

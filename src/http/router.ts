@@ -41,10 +41,18 @@ export type GroupHandlers<Endpoints extends HttpApiEndpoint.ConstraintRequest> =
 
 type AnyHandler = (request: unknown) => Effect.Effect<unknown, unknown>
 
+/**
+ * What a group's `build` returns to leave its routes unserved (a subsystem
+ * switched off by a setting): they answer 404 `not_found` "route not found"
+ * after authorization, like the planned routes.
+ */
+export const NotServed: unique symbol = Symbol.for("svc-gateway/http/NotServed")
+export type NotServed = typeof NotServed
+
 /** A group's handlers, built from its services when the routes are registered. */
 export interface HttpHandlerGroup<R> {
   readonly group: string
-  readonly build: Effect.Effect<Readonly<Record<string, AnyHandler>>, never, R>
+  readonly build: Effect.Effect<Readonly<Record<string, AnyHandler>> | NotServed, never, R>
 }
 
 /**
@@ -68,13 +76,13 @@ export const handlers = <
   _api: HttpApi.HttpApi<Id, Groups>,
   name: Name,
   build: Effect.Effect<
-    GroupHandlers<Extract<HttpApiGroup.EndpointsWithIdentifier<Groups, Name>, HttpApiEndpoint.ConstraintRequest>>,
+    GroupHandlers<Extract<HttpApiGroup.EndpointsWithIdentifier<Groups, Name>, HttpApiEndpoint.ConstraintRequest>> | NotServed,
     never,
     R
   >
 ): HttpHandlerGroup<R> => ({
   group: name,
-  build: build as unknown as Effect.Effect<Readonly<Record<string, AnyHandler>>, never, R>
+  build: build as unknown as Effect.Effect<Readonly<Record<string, AnyHandler>> | NotServed, never, R>
 })
 
 /** Any HTTP API declaration. */
@@ -199,7 +207,7 @@ export const layer = <const Groups extends ReadonlyArray<HttpHandlerGroup<any>>>
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | GroupServices<Groups>> =>
   Layer.effectDiscard(Effect.gen(function*() {
     const router = yield* HttpRouter.HttpRouter
-    const built = new Map<string, Readonly<Record<string, AnyHandler>>>()
+    const built = new Map<string, Readonly<Record<string, AnyHandler>> | NotServed>()
     for (const group of groups) built.set(group.group, yield* group.build)
     const routes: Array<HttpRouter.Route<unknown, unknown>> = []
     const problems: Array<string> = []
@@ -210,7 +218,9 @@ export const layer = <const Groups extends ReadonlyArray<HttpHandlerGroup<any>>>
         if (!built.has(group.identifier)) problems.push(`HTTP group ${group.identifier} has no handlers`)
       },
       onEndpoint: ({ endpoint, group, successes }) => {
-        const handler = built.get(group.identifier)?.[endpoint.identifier]
+        const handlers = built.get(group.identifier)
+        if (handlers === NotServed) return
+        const handler = handlers?.[endpoint.identifier]
         if (handler === undefined) return void problems.push(`HTTP endpoint ${group.identifier}.${endpoint.identifier} has no handler`)
         routes.push(HttpRouter.route(endpoint.method as "GET", endpoint.path as `/${string}`, makeRoute(endpoint, successStatus(successes), handler)))
       }

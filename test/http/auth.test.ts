@@ -57,11 +57,15 @@ describe("authentication", () => {
       expect(ui.status).toBe(404)
       expect((await readJson(ui)).error).toBe("operator_ui_assets_unavailable")
     }
-    for (const path of ["/ui/app.js", "/ui/settings/tokens", "/providers/github/oauth/callback?state=x&code=y"]) {
+    for (const path of ["/ui/app.js", "/ui/settings/tokens"]) {
       const res = await gw.fetch(path)
       expect(res.status).toBe(404)
       expect(await readJson(res)).toEqual({ error: "not_found", message: "route not found" })
     }
+    // The OAuth callback is served now (docs/provider-oauth.md): public, an unknown state is the 400 HTML page.
+    const callback = await gw.fetch("/providers/github/oauth/callback?state=x&code=y")
+    expect(callback.status).toBe(400)
+    expect(callback.headers.get("content-type")).toMatch(/^text\/html/)
   })
 
   it("ignores tokens in the query string", async () => {

@@ -10,6 +10,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApprovalsApi } from "./approvals.ts"
 import { AuthApi } from "./auth.ts"
+import { AuthProfilesApi } from "./authProfiles.ts"
 import { DiagnosticsApi } from "./diagnostics.ts"
 import { DocsApi } from "./docs.ts"
 import { HealthApi } from "./health.ts"
@@ -18,6 +19,8 @@ import { PairingApi } from "./pairing.ts"
 import { PlanApi } from "./plan.ts"
 import { PolicyApi } from "./policy.ts"
 import { PolicyBundleApi } from "./policyBundle.ts"
+import { SecretsApi } from "./secrets.ts"
+import { ProviderOAuthApi } from "./providerOAuth.ts"
 import { UiApi } from "./ui.ts"
 
 export { PlannedApi } from "./planned.ts"
@@ -35,6 +38,9 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(DocsApi)
   .add(UiApi)
   .add(PlanApi)
+  .add(SecretsApi)
+  .add(ProviderOAuthApi)
+  .add(AuthProfilesApi)
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:

@@ -2,8 +2,8 @@
  * Every other route of gateway-api.md "Endpoints", declared with its access
  * rule but not served yet. Declaring them keeps authorization exact before
  * they exist: a device token without the route's scope gets 403, with it the
- * route answers 404 `not_found`; public ones (`/ui/*`, the OAuth callback)
- * answer 404 without a token. When a subsystem lands, its routes move from
+ * route answers 404 `not_found`; public ones (`/ui/*`) answer 404 without a
+ * token. When a subsystem lands, its routes move from
  * here into its own group with full schemas (src/http/api/<subsystem>.ts).
  * They are not part of the OpenAPI document or the typed client.
  */
@@ -22,7 +22,7 @@ const ADMIN = scope("operator.admin")
 
 /** The spec's routes that are declared but not implemented yet, by area. */
 export const PlannedApi = HttpApi.make("svc-gateway-planned")
-  .add(group("public", PUBLIC, [["GET", "/ui/*"], ["GET", "/providers/:provider/oauth/callback"]]))
+  .add(group("public", PUBLIC, [["GET", "/ui/*"]]))
   // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
   .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
   .add(group("runtime", READ, [
@@ -32,23 +32,7 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["GET", "/contracts/jsonschema/:file"],
     ["GET", "/usage"]
   ]))
-  .add(group("authProfiles", ADMIN, [
-    ["GET", "/auth/profiles"],
-    ["POST", "/auth/profiles"],
-    ["PATCH", "/auth/profiles/:id"],
-    ["POST", "/auth/profiles/:id/disable"],
-    ["POST", "/auth/profiles/:id/enable"],
-    ["GET", "/auth/pins"],
-    ["POST", "/auth/pins"]
-  ]))
-  .add(group("providers", ADMIN, [["POST", "/providers/:provider/oauth/authorize"]]))
   .add(group("routing", ADMIN, [["GET", "/routing/config"], ["PUT", "/routing/config"], ["POST", "/routing/config/revert"]]))
-  .add(group("secrets", ADMIN, [
-    ["POST", "/secrets"],
-    ["GET", "/secrets"],
-    ["DELETE", "/secrets/:id"],
-    ["POST", "/secrets/:id/rotate"]
-  ]))
   .add(group("snapshots", ADMIN, [["GET", "/snapshot/export"], ["POST", "/snapshot/import"]]))
   .add(group("memoryExports", READ, [["GET", "/memory/exports/:id"]]))
   .add(group("models", READ, [

@@ -1,0 +1,312 @@
+/**
+ * The secret store (gateway-api.md "Secrets"; reference §7.1).
+ *
+ * @module
+ */
+import { Cause, Clock, Context, Effect, Layer, Option, type Redacted, Result } from "effect"
+import type { SqlError } from "effect/sql/SqlError"
+import { randomBytes } from "node:crypto"
+import { SecretProviderFromSettings } from "../../layers/secrets/index.ts"
+import { type SecretRef, SecretProvider, type SecretProviderError } from "../../layers/secrets/SecretProvider.ts"
+import { InvalidRequest, NotFound } from "../shared/errors.ts"
+import { RotationPropagationFailed } from "./errors.ts"
+import { type SecretHandle, DEFAULT_AGENT_ID, type SecretRotateResponse } from "./schema.ts"
+import { type ResolutionOutcome, type SecretHandleRow, SecretsRepo, toSecretHandle } from "./SecretsRepo.ts"
+
+/** What storing a secret needs (the body of `POST /secrets`). */
+export interface SecretStoreInput {
+  readonly scope: string
+  /** Required by the `db` provider; never logged or returned. */
+  readonly value?: Redacted.Redacted<string> | undefined
+  /** When given, must name the configured provider. */
+  readonly provider?: string | undefined
+  /** The agent the secret belongs to (default `default`). */
+  readonly agent_id?: string | undefined
+}
+
+/**
+ * Resolves handles to values, in-process only (webhook signatures, OAuth,
+ * agent providers). Every resolution is recorded (handle, purpose, time; never
+ * the value).
+ */
+export class SecretResolver extends Context.Service<SecretResolver, {
+  /**
+   * The value of an active handle, for `purpose` (e.g. `webhook.signature`,
+   * `oauth.refresh`; at most 256 characters are recorded). `NotFound` when
+   * the handle is unknown or revoked, belongs to another provider, or the
+   * provider has no value (an unset environment variable). A provider
+   * failure (e.g. a value that does not decrypt) is a defect. Each call is
+   * recorded in `secret_resolutions` with its outcome.
+   */
+  readonly resolve: (handleId: string, purpose: string) => Effect.Effect<Redacted.Redacted<string>, NotFound>
+}>()("svc-gateway/secrets/SecretResolver") {
+  /** Needs {@link SecretsRepo} and `SecretProvider`. */
+  static readonly layerNoDeps: Layer.Layer<SecretResolver, never, SecretsRepo | SecretProvider> = Layer.effect(
+    SecretResolver,
+    Effect.gen(function*() {
+      const repo = yield* SecretsRepo
+      const provider = yield* SecretProvider
+      const record = (handleId: string, purpose: string, outcome: ResolutionOutcome) =>
+        Effect.flatMap(Clock.currentTimeMillis, (ms) =>
+          repo.recordResolution({ handle_id: handleId, purpose: purpose.slice(0, 256), outcome, resolved_at: new Date(ms).toISOString() }))
+      const resolve = (handleId: string, purpose: string) =>
+        Effect.gen(function*() {
+          const fail = (outcome: ResolutionOutcome, message: string) =>
+            Effect.andThen(record(handleId, purpose, outcome), Effect.fail(new NotFound({ message })))
+          const row = yield* repo.get(handleId)
+          if (row === undefined) return yield* fail("not_found", `secret handle ${handleId} not found`)
+          if (row.revoked_at !== null) return yield* fail("revoked", `secret handle ${handleId} is revoked`)
+          if (row.provider !== provider.kind) {
+            return yield* fail("unavailable", `secret handle ${handleId} belongs to the ${row.provider} secret provider, which is not configured`)
+          }
+          const value = yield* provider.resolve(refOf(row)).pipe(
+            Effect.tapError(() => Effect.ignore(record(handleId, purpose, "failed")))
+          )
+          if (Option.isNone(value)) {
+            return yield* fail(
+              "unavailable",
+              provider.kind === "env" ? `secret handle ${handleId}: environment variable ${row.scope} is not set` : `secret handle ${handleId} has no value`
+            )
+          }
+          yield* record(handleId, purpose, "resolved")
+          return value.value
+        }).pipe(orDie)
+      return SecretResolver.of({ resolve })
+    })
+  )
+}
+
+/**
+ * What references secret handles (auth profiles), told about rotation and
+ * revocation inside the secret store's transaction, so a failure rolls both
+ * back. Implemented by the auth-profiles subsystem.
+ */
+export class SecretReferences extends Context.Service<SecretReferences, {
+  /** Points every reference to `oldHandleId` at `newHandleId`; returns how many changed. */
+  readonly repoint: (oldHandleId: string, newHandleId: string) => Effect.Effect<number>
+  /** The handle was revoked: disables whatever references it; returns how many. */
+  readonly handleRevoked: (handleId: string) => Effect.Effect<number>
+}>()("svc-gateway/secrets/SecretReferences") {}
+
+/**
+ * The secrets subsystem's full service (the HTTP routes use it): the
+ * {@link SecretStore} operations plus listing, revocation and rotation.
+ * Storage and provider failures are defects (500 `internal_error`, logged
+ * without any value).
+ */
+export class Secrets extends Context.Service<Secrets, {
+  /** The configured provider's kind (`db`, `env`, …). */
+  readonly provider: string
+  /** Stores a secret and returns its handle (`InvalidRequest` for a bad scope, a missing value or another provider). */
+  readonly store: (input: SecretStoreInput) => Effect.Effect<SecretHandle, InvalidRequest>
+  /** The active handle, or `NotFound`. */
+  readonly get: (handleId: string) => Effect.Effect<SecretHandle, NotFound>
+  /** The active handles of an agent (default `default`), by creation time. */
+  readonly list: (agentId?: string) => Effect.Effect<ReadonlyArray<SecretHandle>>
+  /**
+   * Revokes an active handle, erases its value and disables what references
+   * it (`SecretReferences.handleRevoked`), in one transaction; `NotFound`
+   * when it is unknown or already revoked.
+   */
+  readonly revoke: (handleId: string) => Effect.Effect<void, NotFound>
+  /**
+   * Stores `value` as a new handle (same agent, provider and scope, next
+   * version), repoints every reference from the old handle to it and revokes
+   * the old one, in one transaction. `InvalidRequest` when the provider is
+   * not rotatable (env) or is not the handle's; `RotationPropagationFailed`
+   * when repointing failed (nothing changed).
+   */
+  readonly rotate: (
+    handleId: string,
+    value: Redacted.Redacted<string>
+  ) => Effect.Effect<SecretRotateResponse, NotFound | InvalidRequest | RotationPropagationFailed>
+}>()("svc-gateway/secrets/Secrets") {
+  /** Needs {@link SecretsRepo}, `SecretProvider` and {@link SecretReferences}. */
+  static readonly layerNoDeps: Layer.Layer<Secrets, never, SecretsRepo | SecretProvider | SecretReferences> = Layer.effect(
+    Secrets,
+    Effect.gen(function*() {
+      const repo = yield* SecretsRepo
+      const provider = yield* SecretProvider
+      const references = yield* SecretReferences
+      const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+      const invalid = (message: string) => Effect.fail(new InvalidRequest({ message }))
+      const notFound = (handleId: string) => new NotFound({ message: `secret handle ${handleId} not found` })
+      const active = (handleId: string) =>
+        Effect.flatMap(repo.get(handleId), (row) =>
+          row === undefined || row.revoked_at !== null ? Effect.fail(notFound(handleId)) : Effect.succeed(row))
+
+      /** A new handle for (agent, scope) at the next version, with `value` stored by the provider. */
+      const create = (agentId: string, scope: string, value: Redacted.Redacted<string> | undefined) =>
+        Effect.gen(function*() {
+          const row: SecretHandleRow = {
+            handle_id: `sec_${randomBytes(16).toString("hex")}`,
+            agent_id: agentId,
+            provider: provider.kind,
+            scope,
+            version: yield* repo.nextVersion(agentId, provider.kind, scope),
+            created_at: yield* now,
+            revoked_at: null,
+            replaced_by: null
+          }
+          yield* repo.insert(row)
+          yield* provider.put(refOf(row), value)
+          return row
+        })
+
+      const store = (input: SecretStoreInput) =>
+        Effect.gen(function*() {
+          const agentId = input.agent_id ?? DEFAULT_AGENT_ID
+          const agentProblem = checkAgentId(agentId)
+          if (agentProblem !== undefined) return yield* invalid(`agent_id: ${agentProblem}`)
+          if (input.provider !== undefined && input.provider !== provider.kind) {
+            return yield* invalid(`provider: ${JSON.stringify(input.provider.slice(0, 64))} is not the configured secret provider (${provider.kind})`)
+          }
+          if (input.scope.length === 0 || input.scope.length > 256) return yield* invalid("scope: expected 1 to 256 characters")
+          const scopeProblem = provider.checkScope(input.scope)
+          if (scopeProblem !== undefined) return yield* invalid(`scope: ${scopeProblem}`)
+          if (provider.value === "required" && input.value === undefined) {
+            return yield* invalid(`value: required by the ${provider.kind} secret provider`)
+          }
+          if (provider.value === "forbidden" && input.value !== undefined) {
+            return yield* invalid(`value: not accepted by the ${provider.kind} secret provider (it reads the value itself)`)
+          }
+          const row = yield* repo.transaction(create(agentId, input.scope, input.value)).pipe(orDie)
+          yield* Effect.logInfo("secret stored").pipe(annotate(row))
+          return toSecretHandle(row)
+        })
+
+      const revoke = (handleId: string) =>
+        Effect.gen(function*() {
+          const disabled = yield* repo.transaction(Effect.gen(function*() {
+            const row = yield* active(handleId)
+            if (!(yield* repo.revoke(handleId, yield* now, null))) return yield* notFound(handleId)
+            if (row.provider === provider.kind) yield* provider.remove(refOf(row))
+            return yield* references.handleRevoked(handleId)
+          })).pipe(orDie)
+          yield* Effect.logInfo("secret revoked").pipe(Effect.annotateLogs({ handle_id: handleId, references_disabled: disabled }))
+        })
+
+      const rotate = (handleId: string, value: Redacted.Redacted<string>) =>
+        Effect.gen(function*() {
+          const result = yield* repo.transaction(Effect.gen(function*() {
+            const old = yield* active(handleId)
+            if (old.provider !== provider.kind) {
+              return yield* invalid(`secret handle ${handleId} belongs to the ${old.provider} secret provider, not the configured one (${provider.kind})`)
+            }
+            if (!provider.rotatable) {
+              return yield* invalid(
+                `secrets of the ${provider.kind} provider cannot be rotated: change the environment variable ${old.scope} instead`
+              )
+            }
+            const created = yield* create(old.agent_id, old.scope, value)
+            const repointed = yield* references.repoint(handleId, created.handle_id).pipe(
+              Effect.catchCause((cause) =>
+                Effect.logError("secret rotation propagation failed; rolled back").pipe(
+                  Effect.annotateLogs({ handle_id: handleId, new_handle_id: created.handle_id, cause: Cause.pretty(cause) }),
+                  Effect.andThen(Effect.fail(new RotationPropagationFailed({ message: "rotation propagation failed; nothing was changed" })))
+                )
+              )
+            )
+            if (!(yield* repo.revoke(handleId, yield* now, created.handle_id))) return yield* notFound(handleId)
+            yield* provider.remove(refOf(old))
+            return { created, repointed }
+          })).pipe(orDie)
+          yield* Effect.logInfo("secret rotated").pipe(
+            annotate(result.created),
+            Effect.annotateLogs({ replaced: handleId, references_repointed: result.repointed })
+          )
+          return { revoked: true, handle: toSecretHandle(result.created) }
+        })
+
+      return Secrets.of({
+        provider: provider.kind,
+        store,
+        get: (handleId) => Effect.map(orDie(active(handleId)), toSecretHandle),
+        list: (agentId) => Effect.map(orDie(repo.listActive(agentId ?? DEFAULT_AGENT_ID)), (rows) => rows.map(toSecretHandle)),
+        revoke,
+        rotate
+      })
+    })
+  )
+
+}
+
+
+/** The secret store over the configured provider (what other subsystems use to store secrets). */
+export class SecretStore extends Context.Service<SecretStore, {
+  /** Stores a secret and returns its handle (`InvalidRequest` for a bad scope, a missing value or another provider). */
+  readonly store: (input: SecretStoreInput) => Effect.Effect<SecretHandle, InvalidRequest>
+  /** The active handle, or `NotFound`. */
+  readonly get: (handleId: string) => Effect.Effect<SecretHandle, NotFound>
+}>()("svc-gateway/secrets/SecretStore") {
+  /** The store operations of {@link Secrets}. */
+  static readonly layerNoDeps = Layer.effect(SecretStore, Effect.map(Secrets, (s) => SecretStore.of({ store: s.store, get: s.get })))
+
+  /**
+   * Wired: {@link Secrets}, {@link SecretStore} and {@link SecretResolver} on
+   * one {@link SecretsRepo} (migrated) and the provider the settings choose
+   * (`SVC_SECRET_PROVIDER`). Needs `GatewayConfig`, a `SqlClient` and
+   * {@link SecretReferences} (the auth-profiles subsystem). Fails at start
+   * with `SecretsKeyMismatch` or `SecretsKeyUnreadable` (the `db` provider's
+   * master key).
+   */
+  static readonly layer = Layer.mergeAll(SecretStore.layerNoDeps, SecretResolver.layerNoDeps).pipe(
+    Layer.provideMerge(Secrets.layerNoDeps),
+    Layer.provide(SecretsRepo.layer),
+    Layer.provide(SecretProviderFromSettings)
+  )
+}
+
+/**
+ * Stand-in {@link SecretReferences} for a gateway without auth profiles:
+ * nothing references a handle (repoint and revoke report 0). The
+ * composition root replaces it with the auth-profiles implementation.
+ */
+export const SecretReferencesNone = Layer.succeed(SecretReferences, SecretReferences.of({
+  repoint: () => Effect.succeed(0),
+  handleRevoked: () => Effect.succeed(0)
+}))
+
+const refOf = (row: SecretHandleRow): SecretRef => ({
+  handle_id: row.handle_id,
+  agent_id: row.agent_id,
+  scope: row.scope,
+  version: row.version
+})
+
+const annotate = (row: SecretHandleRow) =>
+  Effect.annotateLogs({ handle_id: row.handle_id, agent_id: row.agent_id, provider: row.provider, scope: row.scope, version: row.version })
+
+const AGENT_ID = /^[A-Za-z0-9_.-]{1,64}$/
+
+/** Why `agentId` is not an agent id (1–64 letters, digits, `_`, `-`, `.`), or `undefined`. */
+export const checkAgentId = (agentId: string): string | undefined =>
+  AGENT_ID.test(agentId) ? undefined : "expected an agent id (1 to 64 letters, digits, _, - or .)"
+
+/**
+ * The agent a request selects: the `agent_id` query, else the
+ * `x-svc-agent-id` header, else `default`; both given and different is an
+ * error (docs/secrets.md "Agents").
+ */
+export const selectAgent = (query: string | undefined, header: string | undefined): Result.Result<string, string> => {
+  if (header !== undefined) {
+    const problem = checkAgentId(header)
+    if (problem !== undefined) return Result.fail(`x-svc-agent-id: ${problem}`)
+    if (query !== undefined && query !== header) return Result.fail("agent_id: the query and the x-svc-agent-id header select different agents")
+  }
+  if (query !== undefined) {
+    const problem = checkAgentId(query)
+    if (problem !== undefined) return Result.fail(`agent_id: ${problem}`)
+  }
+  return Result.succeed(query ?? header ?? DEFAULT_AGENT_ID)
+}
+
+/** Storage and provider failures are defects (500, logged without any value). */
+const orDie = <A, E, R>(effect: Effect.Effect<A, E | SqlError | SecretProviderError, R>): Effect.Effect<A, Exclude<E, SqlError | SecretProviderError>, R> =>
+  Effect.catchIf(
+    effect,
+    (e): e is SqlError | SecretProviderError =>
+      typeof e === "object" && e !== null && ((e as { _tag?: unknown })._tag === "SqlError" || (e as { _tag?: unknown })._tag === "SecretProviderError"),
+    Effect.die
+  ) as Effect.Effect<A, Exclude<E, SqlError | SecretProviderError>, R>
