@@ -7,21 +7,13 @@
  * @module
  */
 import { Schema } from "effect"
+import { AgentId } from "../shared/agent.ts"
 
 /** A string of 1..`max` characters. */
 const text = (max: number) =>
   Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(max, { expected: `1 to ${max} characters` }))
 
-/** The agent of a profile or pin when none is given. */
-export const DEFAULT_AGENT_ID = "default"
-
-/** 1–64 letters, digits, `_`, `-` or `.`. */
-export const AGENT_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
-
-/** An agent id: 1–64 letters, digits, `_`, `-` or `.`. */
-export const AgentId = Schema.String.check(
-  Schema.isPattern(AGENT_ID_PATTERN, { expected: "1 to 64 letters, digits, _, - or ." })
-)
+export { AGENT_ID_PATTERN, AgentId, DEFAULT_AGENT_ID } from "../shared/agent.ts"
 
 /** A provider id (`openai`, `anthropic`, …): 1–64 characters. */
 export const ProviderId = text(64)

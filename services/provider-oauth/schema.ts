@@ -5,19 +5,14 @@
  * @module
  */
 import { Schema } from "effect"
+import { AgentId } from "../shared/agent.ts"
 
 /** A provider id: letters, digits, `.`, `_`, `-` (1–64); it is part of paths and secret scopes. */
 export const ProviderId = Schema.String.check(
   Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { expected: "1 to 64 letters, digits, _, - or . (not first)" })
 )
 
-/** An agent id (default `default`): 1–64 letters, digits, `_`, `-` or `.` (as auth profiles); part of secret scopes. */
-export const AgentId = Schema.String.check(
-  Schema.isPattern(/^[A-Za-z0-9_.-]{1,64}$/, { expected: "1 to 64 letters, digits, _, - or ." })
-)
-
-/** Agent of an authorization when the request names none. */
-export const DEFAULT_AGENT_ID = "default"
+export { AgentId, DEFAULT_AGENT_ID } from "../shared/agent.ts"
 
 /** `POST /providers/:provider/oauth/authorize` body. */
 export const OAuthAuthorizeRequest = Schema.Struct({

@@ -10,7 +10,8 @@ import { SecretProviderFromSettings } from "../../layers/secrets/index.ts"
 import { type SecretRef, SecretProvider, type SecretProviderError } from "../../layers/secrets/SecretProvider.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { RotationPropagationFailed } from "./errors.ts"
-import { type SecretHandle, DEFAULT_AGENT_ID, type SecretRotateResponse } from "./schema.ts"
+import { agentIdProblem, DEFAULT_AGENT_ID } from "../shared/agent.ts"
+import { type SecretHandle, type SecretRotateResponse } from "./schema.ts"
 import { type ResolutionOutcome, type SecretHandleRow, SecretsRepo, toSecretHandle } from "./SecretsRepo.ts"
 
 /** What storing a secret needs (the body of `POST /secrets`). */
@@ -278,11 +279,8 @@ const refOf = (row: SecretHandleRow): SecretRef => ({
 const annotate = (row: SecretHandleRow) =>
   Effect.annotateLogs({ handle_id: row.handle_id, agent_id: row.agent_id, provider: row.provider, scope: row.scope, version: row.version })
 
-const AGENT_ID = /^[A-Za-z0-9_.-]{1,64}$/
-
-/** Why `agentId` is not an agent id (1–64 letters, digits, `_`, `-`, `.`), or `undefined`. */
-export const checkAgentId = (agentId: string): string | undefined =>
-  AGENT_ID.test(agentId) ? undefined : "expected an agent id (1 to 64 letters, digits, _, - or .)"
+/** Why `agentId` is not an agent id (services/shared/agent.ts), or `undefined`. */
+export const checkAgentId = agentIdProblem
 
 /**
  * The agent a request selects: the `agent_id` query, else the

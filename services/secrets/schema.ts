@@ -15,13 +15,7 @@ export const SecretHandle = Schema.Struct({
 }).annotate({ identifier: "SecretHandle" })
 export type SecretHandle = typeof SecretHandle.Type
 
-/** An agent id: 1–64 letters, digits, `_`, `-`, `.` (the default agent is `default`). */
-export const AgentId = Schema.String.check(
-  Schema.isPattern(/^[A-Za-z0-9_.-]{1,64}$/, { expected: "an agent id (1 to 64 letters, digits, _, - or .)" })
-)
-
-/** The default agent. */
-export const DEFAULT_AGENT_ID = "default"
+export { AgentId, DEFAULT_AGENT_ID } from "../shared/agent.ts"
 
 /** Largest secret value: 64 KiB of characters. */
 export const MAX_SECRET_VALUE = 65_536
