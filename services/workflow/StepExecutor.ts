@@ -1,0 +1,47 @@
+/**
+ * What runs one step's action (issue 12 "Executors"): one implementation per
+ * action kind, each a layer, behind this one service so the engine does not
+ * know the kinds. Policy gating, budgets, retries and pauses are the
+ * engine's; an executor only performs one attempt.
+ *
+ * @module
+ */
+import { Context, Data, type Effect } from "effect"
+import type { ActionPrimitive } from "../planner/schema.ts"
+
+/** Where an attempt runs. */
+export interface AttemptContext {
+  readonly run_id: string
+  readonly step_index: number
+  readonly step_id: string
+  readonly attempt_id: string
+  /** 1-based. */
+  readonly attempt: number
+  /** The attempt's time limit in milliseconds. */
+  readonly timeout_ms: number
+}
+
+/** A finished attempt: the action's result (JSON) and any evidence. */
+export interface AttemptOutcome {
+  readonly result: unknown
+  readonly evidence?: unknown
+}
+
+/**
+ * A failed attempt. `code`: `unsupported_action` (no executor for the kind),
+ * `timeout`, `postcondition_failed`, `http_status`, `network_error`,
+ * `exit_code`, `node_*` (from NodeDispatch), `invalid_action`, … —
+ * `message` is for operators and never holds a secret.
+ */
+export class AttemptFailed extends Data.TaggedError("AttemptFailed")<{
+  readonly code: string
+  readonly message: string
+  readonly result?: unknown
+  readonly evidence?: unknown
+}> {}
+
+/** Performs single attempts of actions. */
+export class StepExecutor extends Context.Service<StepExecutor, {
+  /** Runs one attempt of `action`. */
+  readonly execute: (action: ActionPrimitive, context: AttemptContext) => Effect.Effect<AttemptOutcome, AttemptFailed>
+}>()("svc-gateway/workflow/StepExecutor") {}

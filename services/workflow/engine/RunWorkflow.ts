@@ -1,0 +1,159 @@
+/**
+ * The durable run of a plan's steps (issue 12) as an `effect/workflow`
+ * workflow: every step is an `Activity` calling `StepExecutor.execute`, so a
+ * completed step is recorded by the engine and never executed again on a
+ * replay (after a resume, a restart or a crash). A `Confirm` step pauses the
+ * run on a `DurableDeferred` named after the step until it is completed with
+ * a {@link ConfirmDecision}.
+ *
+ * Foundation only: policy gates, budgets, retries and run/step records are
+ * layered on top by the next session (see docs/workflow-engine-notes.md).
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Activity from "effect/workflow/Activity"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
+import * as Workflow from "effect/workflow/Workflow"
+import { ActionPrimitive } from "../../planner/schema.ts"
+import { type AttemptContext, StepExecutor } from "../StepExecutor.ts"
+
+/** Default time limit of one attempt, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 60_000
+
+/** The payload of a run: its id (the workflow's idempotency key) and its steps. */
+export const RunPayload = Schema.Struct({
+  run_id: Schema.String,
+  steps: Schema.Array(ActionPrimitive)
+})
+export type RunPayload = typeof RunPayload.Type
+
+/** What an operator decided at a `Confirm` pause. */
+export const ConfirmDecision = Schema.Struct({
+  approved: Schema.Boolean,
+  /** Who resolved the pause (an approval id, a token path…), for the records. */
+  resolved_by: Schema.optionalKey(Schema.String)
+})
+export type ConfirmDecision = typeof ConfirmDecision.Type
+
+/** One step's recorded outcome (the activity's success). */
+export const StepOutcome = Schema.Struct({
+  step_index: Schema.Number,
+  result: Schema.Unknown,
+  evidence: Schema.optionalKey(Schema.Unknown)
+})
+export type StepOutcome = typeof StepOutcome.Type
+
+/** A step's attempt failed (the activity's declared error: `AttemptFailed` as a schema). */
+export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
+  step_index: Schema.Number,
+  code: Schema.String,
+  message: Schema.String,
+  result: Schema.optionalKey(Schema.Unknown),
+  evidence: Schema.optionalKey(Schema.Unknown)
+}) {}
+
+/** An operator denied a `Confirm` pause: the run ends without running the rest. */
+export class RunDenied extends Schema.TaggedError<RunDenied>()("RunDenied", {
+  step_index: Schema.Number,
+  resolved_by: Schema.optionalKey(Schema.String)
+}) {}
+
+/** A finished run: the outcome of every step, in order. */
+export const RunResult = Schema.Struct({
+  run_id: Schema.String,
+  steps: Schema.Array(StepOutcome)
+})
+export type RunResult = typeof RunResult.Type
+
+/** The workflow. Its execution id is derived from `run_id` only (see {@link executionIdFor}). */
+export const RunWorkflow = Workflow.make("svc-gateway/workflow/Run", {
+  payload: RunPayload,
+  idempotencyKey: (payload) => payload.run_id,
+  success: RunResult,
+  error: Schema.Union([StepFailed, RunDenied])
+})
+
+/** The deferred a `Confirm` step at `step_index` waits on. */
+export const confirmDeferred = (step_index: number) =>
+  DurableDeferred.make(`confirm/${step_index}`, { success: ConfirmDecision })
+
+/** Name of the activity of step `step_index` (stable across replays: it keys the recorded result). */
+export const stepActivityName = (step_index: number): string => `step/${step_index}`
+
+/** The attempt context of a step, derived only from the run id and the step index (replay-safe). */
+export const attemptContext = (run_id: string, step_index: number, step: ActionPrimitive, attempt: number): AttemptContext => {
+  const timeout = (step as { readonly timeout_ms?: unknown }).timeout_ms
+  return {
+    run_id,
+    step_index,
+    step_id: `${run_id}:${step_index}`,
+    attempt_id: `${run_id}:${step_index}:${attempt}`,
+    attempt,
+    timeout_ms: typeof timeout === "number" && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS
+  }
+}
+
+/**
+ * The workflow's execution id for `run_id`: it depends only on the workflow
+ * tag and `run_id` (the idempotency key), so the steps are not needed.
+ */
+export const executionIdFor = (run_id: string): Effect.Effect<string> =>
+  RunWorkflow.executionId({ run_id, steps: [] })
+
+const stepActivity = (run_id: string, step_index: number, step: ActionPrimitive) =>
+  Activity.make({
+    name: stepActivityName(step_index),
+    success: StepOutcome,
+    error: StepFailed,
+    execute: Effect.gen(function*() {
+      const executor = yield* StepExecutor
+      const attempt = yield* Activity.CurrentAttempt
+      const outcome = yield* executor.execute(step, attemptContext(run_id, step_index, step, attempt)).pipe(
+        Effect.mapError((e) =>
+          new StepFailed({
+            step_index,
+            code: e.code,
+            message: e.message,
+            ...(e.result === undefined ? {} : { result: e.result }),
+            ...(e.evidence === undefined ? {} : { evidence: e.evidence })
+          })
+        )
+      )
+      return {
+        step_index,
+        result: outcome.result ?? null,
+        ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence })
+      }
+    })
+  })
+
+/**
+ * The workflow body: steps in order; a `Confirm` step waits for its
+ * decision (approved → the step is done with the decision as its result;
+ * denied → {@link RunDenied}); any other step runs once as an activity.
+ */
+export const runSteps = (payload: RunPayload) =>
+  Effect.gen(function*() {
+    const outcomes: Array<StepOutcome> = []
+    for (let step_index = 0; step_index < payload.steps.length; step_index++) {
+      const step = payload.steps[step_index]!
+      if (step.type === "Confirm") {
+        const decision = yield* DurableDeferred.await(confirmDeferred(step_index))
+        if (!decision.approved) {
+          return yield* new RunDenied({
+            step_index,
+            ...(decision.resolved_by === undefined ? {} : { resolved_by: decision.resolved_by })
+          })
+        }
+        outcomes.push({ step_index, result: decision })
+        continue
+      }
+      outcomes.push(yield* stepActivity(payload.run_id, step_index, step))
+    }
+    return { run_id: payload.run_id, steps: outcomes }
+  })
+
+/** Registers the workflow with the engine in the environment; needs a `StepExecutor`. */
+export const RunWorkflowLayer = RunWorkflow.toLayer(runSteps)

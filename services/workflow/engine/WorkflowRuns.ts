@@ -1,0 +1,108 @@
+/**
+ * The engine behind `services/workflow/`: start, resume, cancel and poll
+ * runs of {@link RunWorkflow}. Callers only see run ids; the engine's
+ * deferred tokens are derivable from the run id, so they are built here,
+ * server side, and never leave this module (issue 12 "Resume tokens").
+ *
+ * @module
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
+import * as Workflow from "effect/workflow/Workflow"
+import { WorkflowEngine } from "effect/workflow/WorkflowEngine"
+import type { ActionPrimitive } from "../../planner/schema.ts"
+import {
+  confirmDeferred,
+  type ConfirmDecision,
+  executionIdFor,
+  type RunDenied,
+  type RunResult,
+  RunWorkflow,
+  RunWorkflowLayer,
+  type StepFailed
+} from "./RunWorkflow.ts"
+import type { StepExecutor } from "../StepExecutor.ts"
+
+/**
+ * What the engine knows about a run:
+ * - `unknown`: no reply recorded — never started, or started and running
+ *   (the engine does not tell them apart; the run records do);
+ * - `suspended`: waiting on a deferred (a `Confirm` pause);
+ * - `succeeded` / `failed` (a step failed, or a pause was denied) /
+ *   `interrupted` (cancelled) / `died` (a defect).
+ */
+export type RunEngineStatus =
+  | { readonly status: "unknown" }
+  | { readonly status: "suspended" }
+  | { readonly status: "succeeded"; readonly result: RunResult }
+  | { readonly status: "failed"; readonly error: StepFailed | RunDenied }
+  | { readonly status: "interrupted" }
+  | { readonly status: "died"; readonly message: string }
+
+/** Starts, resumes, cancels and polls durable runs. */
+export class WorkflowRuns extends Context.Service<WorkflowRuns, {
+  /** Starts `run_id` without waiting for it; starting an existing run id joins it (no second run). */
+  readonly start: (run_id: string, steps: ReadonlyArray<ActionPrimitive>) => Effect.Effect<void>
+  /** Completes the `Confirm` pause at `step_index` with `decision`, which resumes the run. */
+  readonly resume: (run_id: string, step_index: number, decision: ConfirmDecision) => Effect.Effect<void>
+  /** Interrupts the run (no effect on a finished or unknown run). */
+  readonly cancel: (run_id: string) => Effect.Effect<void>
+  /** The engine's view of the run. */
+  readonly status: (run_id: string) => Effect.Effect<RunEngineStatus>
+  /** Waits until the run is no longer running: finished, or suspended. Polls every `interval` (default 50 ms). */
+  readonly awaitSettled: (run_id: string, interval?: number) => Effect.Effect<RunEngineStatus>
+}>()("svc-gateway/workflow/WorkflowRuns") {}
+
+const toStatus = (result: Option.Option<Workflow.Result<RunResult, StepFailed | RunDenied>>): RunEngineStatus => {
+  if (Option.isNone(result)) return { status: "unknown" }
+  const value = result.value
+  if (value._tag === "Suspended") return { status: "suspended" }
+  const exit = value.exit
+  if (Exit.isSuccess(exit)) return { status: "succeeded", result: exit.value }
+  const failure = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(failure)) return { status: "failed", error: failure.value }
+  if (Cause.hasInterruptsOnly(exit.cause)) return { status: "interrupted" }
+  return { status: "died", message: Cause.pretty(exit.cause) }
+}
+
+/** `WorkflowRuns` over the `WorkflowEngine` in the environment (registers {@link RunWorkflow}). */
+export const WorkflowRunsLive: Layer.Layer<WorkflowRuns, never, WorkflowEngine | StepExecutor> = Layer.effect(
+  WorkflowRuns,
+  Effect.gen(function*() {
+    const engine = yield* WorkflowEngine
+    const provide = Effect.provideService(WorkflowEngine, engine)
+
+    const status = (run_id: string) =>
+      executionIdFor(run_id).pipe(
+        Effect.flatMap((executionId) => RunWorkflow.poll(executionId)),
+        Effect.map(toStatus),
+        provide
+      )
+
+    return WorkflowRuns.of({
+      start: (run_id, steps) => Effect.asVoid(provide(RunWorkflow.execute({ run_id, steps }, { discard: true }))),
+      resume: (run_id, step_index, decision) =>
+        Effect.gen(function*() {
+          const deferred = confirmDeferred(step_index)
+          const executionId = yield* executionIdFor(run_id)
+          const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: RunWorkflow, executionId })
+          yield* DurableDeferred.succeed(deferred, { token, value: decision })
+        }).pipe(provide),
+      cancel: (run_id) => executionIdFor(run_id).pipe(Effect.flatMap((id) => RunWorkflow.interrupt(id)), provide),
+      status,
+      awaitSettled: (run_id, interval = 50) =>
+        Effect.gen(function*() {
+          while (true) {
+            const current = yield* status(run_id)
+            if (current.status !== "unknown") return current
+            yield* Effect.sleep(interval)
+          }
+        })
+    })
+  })
+).pipe(Layer.provideMerge(RunWorkflowLayer))

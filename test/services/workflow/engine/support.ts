@@ -1,0 +1,102 @@
+/**
+ * Test support for the workflow engine: a fake `StepExecutor` counting calls
+ * per run in a module-level map (it outlives runtimes, so a test can check
+ * that a rebuilt engine does not execute finished steps again), and
+ * databases that survive a runtime (so a second runtime opens the same one).
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as SqlClient from "effect/sql/SqlClient"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as PgClient from "../../../../layers/storage/PgClient.ts"
+import { storageLayer } from "../../../../layers/storage/Storage.ts"
+import type { ActionPrimitive } from "../../../../services/planner/schema.ts"
+import { makeWorkflowEngineLayer } from "../../../../services/workflow/engine/WorkflowEngineLive.ts"
+import { WorkflowRuns, WorkflowRunsLive } from "../../../../services/workflow/engine/WorkflowRuns.ts"
+import { AttemptFailed, StepExecutor } from "../../../../services/workflow/StepExecutor.ts"
+import { postgresUrl } from "../../../support/databases.ts"
+
+/** Step indexes executed, per run id, in call order. */
+export const calls = new Map<string, Array<number>>()
+export const callsOf = (run_id: string): ReadonlyArray<number> => calls.get(run_id) ?? []
+
+/** Records each call; a step with `args.fail` fails with that code. */
+export const FakeExecutor = Layer.succeed(StepExecutor)({
+  execute: (action, context) =>
+    Effect.suspend(() => {
+      const list = calls.get(context.run_id) ?? []
+      list.push(context.step_index)
+      calls.set(context.run_id, list)
+      const fail = action.args["fail"]
+      return typeof fail === "string"
+        ? Effect.fail(new AttemptFailed({ code: fail, message: `step ${context.step_index} failed` }))
+        : Effect.succeed({ result: { step: context.step_index, attempt_id: context.attempt_id } })
+    })
+})
+
+export const step = (type: ActionPrimitive["type"], args: Record<string, unknown> = {}): ActionPrimitive => ({
+  type,
+  args
+})
+
+/** A database that outlives runtimes: `storage()` opens it, `drop()` removes it. */
+export interface DurableTestDatabase {
+  readonly name: string
+  /** PostgreSQL: the schema holding the tables. */
+  readonly schema?: string
+  readonly kind: "sqlite" | "postgres"
+  readonly storage: () => Layer.Layer<SqlClient.SqlClient, unknown>
+  readonly drop: () => Promise<void>
+}
+
+export const sqliteFileDatabase = (): DurableTestDatabase => {
+  const directory = mkdtempSync(join(tmpdir(), "svc-wf-"))
+  return {
+    name: "sqlite (file)",
+    kind: "sqlite",
+    storage: () => storageLayer({ kind: "sqlite", filename: join(directory, "test.db") }),
+    drop: async () => rmSync(directory, { recursive: true, force: true })
+  }
+}
+
+const withAdmin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.provide(PgClient.layer({ url, maxConnections: 1 }))))
+
+export const postgresSchemaDatabase = async (url: string): Promise<DurableTestDatabase> => {
+  const schema = `svc_test_${randomBytes(6).toString("hex")}`
+  await withAdmin(url, (sql) => sql`CREATE SCHEMA ${sql(schema)}`)
+  return {
+    name: "postgresql",
+    kind: "postgres",
+    schema,
+    storage: () => storageLayer({ kind: "postgres", url, searchPath: schema }),
+    drop: () => withAdmin(url, (sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`).then(() => undefined)
+  }
+}
+
+/** The backends: a SQLite file always, PostgreSQL when `SVC_TEST_DATABASE_URL` is set. */
+export const backends: ReadonlyArray<{ readonly name: string; readonly open: () => Promise<DurableTestDatabase> }> = [
+  { name: "sqlite (file)", open: async () => sqliteFileDatabase() },
+  ...(postgresUrl === undefined ? [] : [{ name: "postgresql", open: () => postgresSchemaDatabase(postgresUrl!) }])
+]
+
+/**
+ * A runtime with `WorkflowRuns` on `db`. Advisory shard locks are off:
+ * PostgreSQL advisory locks are per database, not per schema, so test
+ * schemas in one database would contend for the same shards; the table
+ * locks live in the schema.
+ */
+export const makeRuntime = (db: DurableTestDatabase) =>
+  ManagedRuntime.make(
+    WorkflowRunsLive.pipe(
+      Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true })),
+      Layer.provide(FakeExecutor),
+      Layer.provide(Layer.orDie(db.storage()))
+    )
+  )
+
+export { WorkflowRuns }
