@@ -30,6 +30,8 @@
  * | SVC_AUTH_PROFILES            | --auth-profiles         | on                   |
  * | SVC_SECRET_PROVIDER          | --secret-provider       | db                   |
  * | SVC_SECRETS_MASTER_KEY_PATH  | --secrets-master-key-path | $SVC_HOME/secrets.master.key |
+ * | SVC_ENGINE_API_ENABLED       | --engine-api            | 0 (1: the /workflow/* HTTP routes) |
+ * | SVC_CLI_ENABLED              | --cli-steps             | 0 (1: CLI workflow steps run) |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -101,6 +103,10 @@ export interface GatewaySettings {
   readonly secretProvider: "db" | "env"
   /** The `db` provider's master key file; `undefined`: `$home/secrets.master.key` (docs/secrets.md). */
   readonly secretsMasterKeyPath: string | undefined
+  /** The workflow engine's HTTP routes (`SVC_ENGINE_API_ENABLED=1`); off: they answer 404 (WebSocket `workflow.*` always work). */
+  readonly engineApiEnabled: boolean
+  /** `CLI` workflow steps run (`SVC_CLI_ENABLED=1`); off: they fail with `unsupported_action`. */
+  readonly cliEnabled: boolean
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -138,6 +144,10 @@ export interface RawSettings {
   readonly secretProvider?: "db" | "env" | undefined
   /** `SVC_SECRETS_MASTER_KEY_PATH`; absent, none or blank: `$home/secrets.master.key`. */
   readonly secretsMasterKeyPath?: Option.Option<string> | undefined
+  /** `SVC_ENGINE_API_ENABLED`; absent: `0`. */
+  readonly engineApi?: "0" | "1" | undefined
+  /** `SVC_CLI_ENABLED`; absent: `0`. */
+  readonly cliSteps?: "0" | "1" | undefined
 }
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
@@ -229,6 +239,8 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       authProfilesEnabled: raw.authProfiles !== "off",
       secretProvider: raw.secretProvider ?? "db",
       secretsMasterKeyPath: Option.getOrUndefined(raw.secretsMasterKeyPath ?? Option.none())?.trim() || undefined,
+      engineApiEnabled: raw.engineApi === "1",
+      cliEnabled: raw.cliSteps === "1",
       isExposed: exposed
     }
   }
@@ -271,7 +283,9 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     secretsMasterKeyPath: Option.fromUndefinedOr(o.secretsMasterKeyPath),
     adminToken: token,
     auth: o.authEnabled === false ? "off" : "on",
-    authProfiles: o.authProfilesEnabled === false ? "off" : "on"
+    authProfiles: o.authProfilesEnabled === false ? "off" : "on",
+    engineApi: o.engineApiEnabled === true ? "1" : "0",
+    cliSteps: o.cliEnabled === true ? "1" : "0"
   })
   if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
   return result.settings

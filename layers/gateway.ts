@@ -20,6 +20,7 @@
  *   │     secrets   services/secrets       SecretStore.layer (+ Secrets, SecretResolver; provider layers/secrets)  src/http/secrets.ts
  *   │     auth-profiles services/auth-profiles AuthProfiles.layer (+ SecretStore, SecretResolver)  src/http/authProfiles.ts
  *   │     provider-oauth services/provider-oauth ProviderOAuth.layer (+ AuthProfiles, SecretStore, SecretResolver)  src/http/providerOAuth.ts
+ *   │     workflow  services/workflow      WorkflowLive (engine, executors, run records, approvals)  src/http/workflow.ts  src/ws/workflow.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
  *   │
@@ -51,6 +52,7 @@ import { PolicyService } from "../services/policy/PolicyService.ts"
 import { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
 import { SecretStore } from "../services/secrets/SecretStore.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
+import { WorkflowLive } from "../services/workflow/Workflow.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { ApprovalsHttp } from "../src/http/approvals.ts"
 import { AuthHttp } from "../src/http/auth.ts"
@@ -68,6 +70,7 @@ import { PolicyBundleHttp } from "../src/http/policyBundle.ts"
 import { SecretsHttp } from "../src/http/secrets.ts"
 import * as HttpRoutes from "../src/http/router.ts"
 import { UiHttp } from "../src/http/ui.ts"
+import { WorkflowHttp } from "../src/http/workflow.ts"
 import { PlannedWsMessages, WsMessages } from "../src/ws/api/index.ts"
 import { WsConfig } from "../src/ws/config.ts"
 import * as WsDispatch from "../src/ws/dispatch.ts"
@@ -76,6 +79,7 @@ import { NodesWs } from "../src/ws/nodes.ts"
 import { PairingWs } from "../src/ws/pairing.ts"
 import { WsServerLive } from "../src/ws/server.ts"
 import { SessionsWs } from "../src/ws/sessions.ts"
+import { WorkflowWs } from "../src/ws/workflow.ts"
 import { GatewayConfig, type GatewaySettings } from "./config.ts"
 import * as LeanNodeHttpServer from "./http/LeanNodeHttpServer.ts"
 import * as NodeServer from "./http/NodeServer.ts"
@@ -157,6 +161,7 @@ export const Subsystems = [
   { name: "secrets", layer: SecretsLive, http: [SecretsHttp], ws: [] },
   { name: "auth-profiles", layer: AuthProfilesLive, http: [AuthProfilesHttp], ws: [] },
   { name: "provider-oauth", layer: ProviderOAuthLive, http: [ProviderOAuthHttp], ws: [] },
+  { name: "workflow", layer: WorkflowLive, http: [WorkflowHttp], ws: [WorkflowWs] },
   { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
 ] as const
 

@@ -64,6 +64,16 @@ export const settingsFlags = {
     Flag.withFallbackConfig(Config.Literals(["db", "env"] as const, "SVC_SECRET_PROVIDER")),
     Flag.withDefault("db" as const)
   ),
+  engineApi: Flag.Literals("engine-api", ["0", "1"] as const).pipe(
+    Flag.withDescription("1 serves the workflow engine's HTTP routes, /workflow/* (SVC_ENGINE_API_ENABLED); 0: they answer 404"),
+    Flag.withFallbackConfig(Config.Literals(["0", "1"] as const, "SVC_ENGINE_API_ENABLED")),
+    Flag.withDefault("0" as const)
+  ),
+  cliSteps: Flag.Literals("cli-steps", ["0", "1"] as const).pipe(
+    Flag.withDescription("1 lets workflow CLI steps run commands (SVC_CLI_ENABLED); 0: they fail with unsupported_action"),
+    Flag.withFallbackConfig(Config.Literals(["0", "1"] as const, "SVC_CLI_ENABLED")),
+    Flag.withDefault("0" as const)
+  ),
   secretsMasterKeyPath: Flag.String("secrets-master-key-path").pipe(
     Flag.withDescription("Master key of the db secret provider; generated on first start (SVC_SECRETS_MASTER_KEY_PATH, default $SVC_HOME/secrets.master.key)"),
     Flag.withFallbackConfig(Config.String("SVC_SECRETS_MASTER_KEY_PATH")),

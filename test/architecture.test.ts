@@ -33,7 +33,8 @@ const violations = (files: ReadonlyArray<string>, allowed: (target: string) => b
 
 /** Modules the client SDK and the declarations may load: schemas (error classes are schemas too) and pure helpers. */
 const isSchemaOnly = (target: string): boolean =>
-  /^services\/[^/]+\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
+  // A subsystem's schema files, also one folder down (services/workflow/runs/schema.ts).
+  /^services\/[^/]+(\/[^/]+)?\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
   /^services\/shared\/(decode|json|errors)\.ts$/.test(target)
 
 describe("dependency direction", () => {

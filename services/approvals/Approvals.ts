@@ -102,6 +102,14 @@ export class Approvals extends Context.Service<Approvals, {
   readonly cancelForPlan: (planId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
   /** Cancels the pending approvals of a run; returns them, each announced. */
   readonly cancelForRun: (runId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  /**
+   * Registers `listener`, called with every approval that leaves `pending`
+   * (once per transition, after it is persisted and `approval.resolved` is
+   * published), in the resolver's fiber. The workflow engine uses it to
+   * continue or cancel a paused run. A failure of the listener is logged,
+   * never the resolver's.
+   */
+  readonly onResolved: (listener: (approval: Approval) => Effect.Effect<void>) => Effect.Effect<void>
 }>()("svc-gateway/approvals/Approvals") {
   /** Needs {@link ApprovalsRepo}, {@link ApprovalsConfig}, `PolicyOverrides`, `EventBus`, `ConnectionRegistry`, `GatewayRequests`. */
   static readonly layerNoDeps = Layer.effect(
@@ -117,12 +125,19 @@ export class Approvals extends Context.Service<Approvals, {
       const eventScope = (approval: Approval) =>
         approval.scope?.run_id !== undefined ? { kind: "run", run_id: approval.scope.run_id } : undefined
 
+      const listeners: Array<(approval: Approval) => Effect.Effect<void>> = []
+
       // Every transition ends here: its open approval.request asks are dropped (after the grace period) and it is
       // announced. (`fanout`, built below from `respond`, exists before anything can call this.)
       const announceResolved = (approvals: ReadonlyArray<Approval>) =>
         Effect.forEach(approvals, (approval) => {
           fanout.settled(approval.id)
-          return events.publish(ApprovalResolved, { approval }, eventScope(approval))
+          return events.publish(ApprovalResolved, { approval }, eventScope(approval)).pipe(
+            Effect.andThen(Effect.forEach(listeners, (listener) =>
+              listener(approval).pipe(
+                Effect.catchCause((cause) => Effect.logWarning("approval listener failed", cause))
+              ), { discard: true }))
+          )
         }, { discard: true })
 
       const expireDue = Effect.gen(function*() {
@@ -239,7 +254,8 @@ export class Approvals extends Context.Service<Approvals, {
         list,
         respond,
         cancelForPlan: (planId, reason) => cancel({ planId }, reason),
-        cancelForRun: (runId, reason) => cancel({ runId }, reason)
+        cancelForRun: (runId, reason) => cancel({ runId }, reason),
+        onResolved: (listener) => Effect.sync(() => void listeners.push(listener))
       })
     })
   )

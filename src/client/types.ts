@@ -3,6 +3,7 @@
  * the typed request maps (gateway-api.md "WebSocket API").
  */
 import type { ApprovalEvents } from "../../services/approvals/events.ts"
+import type { WorkflowEvents } from "../../services/workflow/events.ts"
 import type { EventMap } from "../../services/ws-sessions/GatewayEvent.ts"
 import type { NodeEvents } from "../../services/nodes/events.ts"
 import type { PairingEvents } from "../../services/pairing/events.ts"
@@ -186,6 +187,7 @@ type DeclaredEventMap = EventMap<
   | (typeof PolicyBundleEvents)[number]
   | (typeof PairingEvents)[number]
   | (typeof NodeEvents)[number]
+  | (typeof WorkflowEvents)[number]
 >
 
 /**

@@ -6,18 +6,23 @@
  * run on a `DurableDeferred` named after the step until it is completed with
  * a {@link ConfirmDecision}.
  *
- * Foundation only: policy gates, budgets, retries and run/step records are
- * layered on top by the next session (see docs/workflow-engine-notes.md).
+ * Run records and pauses: every state change calls the optional
+ * {@link RunHooks} from inside an activity (`started`, the step activity,
+ * `paused/<i>`, `confirmed/<i>`, `finished`), so it is recorded by the
+ * engine and made once. Policy gates, budgets and retries are still to come
+ * (see docs/workflow-engine-notes.md).
  *
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Activity from "effect/workflow/Activity"
 import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
 import { ActionPrimitive } from "../../planner/schema.ts"
 import { type AttemptContext, StepExecutor } from "../StepExecutor.ts"
+import { type RunEnd, RunHooks } from "./RunHooks.ts"
 
 /** Default time limit of one attempt, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 60_000
@@ -102,6 +107,14 @@ export const attemptContext = (run_id: string, step_index: number, step: ActionP
 export const executionIdFor = (run_id: string): Effect.Effect<string> =>
   RunWorkflow.executionId({ run_id, steps: [] })
 
+/** Calls a {@link RunHooks} callback when the service is in the environment. */
+const hook = (f: (hooks: RunHooks["Service"]) => Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(RunHooks), (hooks) => (Option.isSome(hooks) ? f(hooks.value) : Effect.void))
+
+/** A recorded call of hooks (an activity named `name`: made once per run, not again on replay). */
+const hookActivity = (name: string, f: (hooks: RunHooks["Service"]) => Effect.Effect<void>) =>
+  Activity.make({ name, success: Schema.Void, execute: hook(f) })
+
 const stepActivity = (run_id: string, step_index: number, step: ActionPrimitive) =>
   Activity.make({
     name: stepActivityName(step_index),
@@ -110,7 +123,18 @@ const stepActivity = (run_id: string, step_index: number, step: ActionPrimitive)
     execute: Effect.gen(function*() {
       const executor = yield* StepExecutor
       const attempt = yield* Activity.CurrentAttempt
+      yield* hook((h) => h.stepStarted(run_id, step_index, attempt))
       const outcome = yield* executor.execute(step, attemptContext(run_id, step_index, step, attempt)).pipe(
+        Effect.tapError((e) =>
+          hook((h) =>
+            h.stepEnded(run_id, step_index, attempt, {
+              ok: false,
+              code: e.code,
+              message: e.message,
+              ...(e.result === undefined ? {} : { result: e.result })
+            })
+          )
+        ),
         Effect.mapError((e) =>
           new StepFailed({
             step_index,
@@ -121,6 +145,7 @@ const stepActivity = (run_id: string, step_index: number, step: ActionPrimitive)
           })
         )
       )
+      yield* hook((h) => h.stepEnded(run_id, step_index, attempt, { ok: true, result: outcome.result ?? null }))
       return {
         step_index,
         result: outcome.result ?? null,
@@ -129,6 +154,11 @@ const stepActivity = (run_id: string, step_index: number, step: ActionPrimitive)
     })
   })
 
+const endOf = (error: StepFailed | RunDenied): RunEnd =>
+  error._tag === "RunDenied"
+    ? { status: "denied", step_index: error.step_index }
+    : { status: "failed", step_index: error.step_index, code: error.code, message: error.message }
+
 /**
  * The workflow body: steps in order; a `Confirm` step waits for its
  * decision (approved → the step is done with the decision as its result;
@@ -136,10 +166,13 @@ const stepActivity = (run_id: string, step_index: number, step: ActionPrimitive)
  */
 export const runSteps = (payload: RunPayload) =>
   Effect.gen(function*() {
+    const run_id = payload.run_id
+    yield* hookActivity("started", (h) => h.started(run_id))
     const outcomes: Array<StepOutcome> = []
     for (let step_index = 0; step_index < payload.steps.length; step_index++) {
       const step = payload.steps[step_index]!
       if (step.type === "Confirm") {
+        yield* hookActivity(`paused/${step_index}`, (h) => h.paused(run_id, step_index))
         const decision = yield* DurableDeferred.await(confirmDeferred(step_index))
         if (!decision.approved) {
           return yield* new RunDenied({
@@ -147,13 +180,17 @@ export const runSteps = (payload: RunPayload) =>
             ...(decision.resolved_by === undefined ? {} : { resolved_by: decision.resolved_by })
           })
         }
+        yield* hookActivity(`confirmed/${step_index}`, (h) => h.confirmed(run_id, step_index))
         outcomes.push({ step_index, result: decision })
         continue
       }
-      outcomes.push(yield* stepActivity(payload.run_id, step_index, step))
+      outcomes.push(yield* stepActivity(run_id, step_index, step))
     }
-    return { run_id: payload.run_id, steps: outcomes }
-  })
+    yield* hookActivity("finished", (h) => h.finished(run_id, { status: "succeeded" }))
+    return { run_id, steps: outcomes }
+  }).pipe(
+    Effect.tapError((error) => hookActivity("finished", (h) => h.finished(payload.run_id, endOf(error))))
+  )
 
 /** Registers the workflow with the engine in the environment; needs a `StepExecutor`. */
 export const RunWorkflowLayer = RunWorkflow.toLayer(runSteps)

@@ -9,6 +9,7 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApprovalsApi } from "./approvals.ts"
+import { WorkflowApi } from "./workflow.ts"
 import { AuthApi } from "./auth.ts"
 import { AuthProfilesApi } from "./authProfiles.ts"
 import { DiagnosticsApi } from "./diagnostics.ts"
@@ -33,6 +34,7 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(AuthApi)
   .add(DiagnosticsApi)
   .add(ApprovalsApi)
+  .add(WorkflowApi)
   .add(PairingApi)
   .add(NodesApi)
   .add(DocsApi)

@@ -51,7 +51,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["PATCH", "/plugins/:id/rpc/*"],
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
-  .add(group("workflow", OPERATOR, [["POST", "/workflow/run"], ["POST", "/workflow/resume"], ["POST", "/workflow/cancel"]]))
   .add(group("playbooks", OPERATOR, [
     ["GET", "/playbooks"],
     ["GET", "/playbooks/:id"],

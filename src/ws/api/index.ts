@@ -8,6 +8,7 @@
  */
 import { ApprovalList, ApprovalResolve } from "./approvals.ts"
 import { ApprovalRequest, PingPeer, TaskExecute } from "./initiated.ts"
+import { WorkflowCancel, WorkflowResume, WorkflowRun } from "./workflow.ts"
 import type { InitiatedMap, RequestMap } from "./message.ts"
 import { PairingApprove, PairingDeny, PairingRevoke } from "./pairing.ts"
 import { AttemptEvidence, CapabilityReady } from "./nodes.ts"
@@ -16,7 +17,7 @@ import { Ping, PresenceBeacon } from "./sessions.ts"
 export { PlannedWsMessages } from "./planned.ts"
 
 /** Handled request types. Add a subsystem's declarations here. */
-export const WsMessages = [Ping, PresenceBeacon, CapabilityReady, AttemptEvidence, ApprovalList, ApprovalResolve, PairingApprove, PairingDeny, PairingRevoke] as const
+export const WsMessages = [Ping, PresenceBeacon, CapabilityReady, AttemptEvidence, ApprovalList, ApprovalResolve, PairingApprove, PairingDeny, PairingRevoke, WorkflowRun, WorkflowResume, WorkflowCancel] as const
 
 /** Requests the gateway sends to peers. */
 export const WsInitiatedRequests = [PingPeer, TaskExecute, ApprovalRequest] as const

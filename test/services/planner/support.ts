@@ -48,7 +48,8 @@ export const InMemoryApprovals = Layer.effect(
       list: unused,
       respond: unused,
       cancelForPlan: unused,
-      cancelForRun: unused
+      cancelForRun: unused,
+      onResolved: () => Effect.void
     })
   })
 ).pipe(Layer.provideMerge(Layer.effect(CreatedApprovals, Ref.make<ReadonlyArray<ApprovalCreateInput>>([]))))

@@ -1,0 +1,123 @@
+/**
+ * The workflow service over the durable engine (fake executor) on a SQLite
+ * file: run records follow the engine, a `Confirm` step pauses into a
+ * workflow_step approval and a `run.paused` event with a single-use resume
+ * token, approving the approval continues the run, denying or cancelling
+ * ends it.
+ */
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Approvals } from "../../../services/approvals/Approvals.ts"
+import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
+import { makeWorkflowEngineLayer } from "../../../services/workflow/engine/WorkflowEngineLive.ts"
+import { WorkflowRunsLive } from "../../../services/workflow/engine/WorkflowRuns.ts"
+import { RunsRepo } from "../../../services/workflow/runs/RunsRepo.ts"
+import { RunRecorderLive, Workflow, WorkflowNoDeps } from "../../../services/workflow/Workflow.ts"
+import { fakeConnection } from "../../support/connections.ts"
+import { sqliteFile } from "../../support/databases.ts"
+import { eventually } from "../../support/eventually.ts"
+import { approvalsLayer } from "../approvals/support.ts"
+import { callsOf, FakeExecutor } from "./engine/support.ts"
+
+const makeRuntime = () => {
+  const base = approvalsLayer(sqliteFile)
+  const repo = RunsRepo.layer
+  const engineRuns = WorkflowRunsLive.pipe(
+    Layer.provide(RunRecorderLive),
+    Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true })),
+    Layer.provide(FakeExecutor)
+  )
+  return ManagedRuntime.make(
+    WorkflowNoDeps.pipe(Layer.provide(engineRuns), Layer.provideMerge(repo), Layer.provideMerge(base), Layer.orDie)
+  )
+}
+
+describe("Workflow service on sqlite (file)", () => {
+  let runtime: ReturnType<typeof makeRuntime>
+  const watcher = fakeConnection({ id: "watcher" })
+
+  beforeAll(async () => {
+    runtime = makeRuntime()
+    await runtime.runPromise(Effect.flatMap(ConnectionRegistry, (registry) => registry.add(watcher.handle)))
+  })
+  afterAll(async () => {
+    await runtime?.dispose()
+  })
+
+  const use = <A, E>(f: (wf: Workflow["Service"]) => Effect.Effect<A, E>) =>
+    runtime.runPromise(Effect.flatMap(Workflow.useSync((x) => x), f))
+  const detail = (run_id: string) => use((wf) => wf.get(run_id))
+  const runStatus = async (run_id: string) => (await detail(run_id)).run.status
+  const pausedEvent = (run_id: string) => watcher.events("run.paused").find((e) => e.payload.run_id === run_id)
+  const start = (types: ReadonlyArray<"Http" | "Confirm" | "Llm">) =>
+    use((wf) => wf.run({ key: "agent:default:main", lane: "main", steps: types.map((type) => ({ type, args: {}, max_attempts: 3, timeout_ms: 60_000 })) }))
+
+  it("runs two steps to completion and records them", async () => {
+    const started = await start(["Http", "Llm"])
+    expect(started).toMatchObject({ status: "ok", key: "agent:default:main", lane: "main", steps_count: 2 })
+    expect(started.plan_id).toMatch(/^plan-/)
+    expect(started.request_id).toMatch(/^req-/)
+    await eventually(async () => (await runStatus(started.run_id)) === "succeeded", "run succeeded", 20_000)
+    const run = await detail(started.run_id)
+    expect(run.steps.map((s) => s.status)).toEqual(["succeeded", "succeeded"])
+    expect(run.steps.map((s) => s.attempts.map((a) => a.status))).toEqual([["succeeded"], ["succeeded"]])
+    expect(callsOf(started.run_id)).toEqual([0, 1])
+    const listed = await use((wf) => wf.list({ key: "agent:default:main" }))
+    expect(listed.runs.some((r) => r.run_id === started.run_id)).toBe(true)
+  })
+
+  it("pauses at Confirm; the token resumes once", async () => {
+    const started = await start(["Http", "Confirm", "Llm"])
+    await eventually(() => pausedEvent(started.run_id) !== undefined, "run.paused", 20_000)
+    const event = pausedEvent(started.run_id)!
+    expect(event.payload).toMatchObject({ step_index: 1, reason: "approval" })
+    expect(await runStatus(started.run_id)).toBe("paused")
+    const approval = await runtime.runPromise(Effect.flatMap(Approvals.useSync((x) => x), (a) => a.get(event.payload.approval_id)))
+    expect(approval).toMatchObject({ kind: "workflow_step", status: "pending", scope: { run_id: started.run_id, step_index: 1 } })
+    expect(JSON.stringify(approval)).not.toContain(event.payload.resume_token)
+
+    expect(await use((wf) => wf.resume(event.payload.resume_token))).toEqual({ status: "ok", run_id: started.run_id })
+    await eventually(async () => (await runStatus(started.run_id)) === "succeeded", "run succeeded", 20_000)
+    expect(callsOf(started.run_id)).toEqual([0, 2])
+    const resolved = await runtime.runPromise(Effect.flatMap(Approvals.useSync((x) => x), (a) => a.get(event.payload.approval_id)))
+    expect(resolved.status).toBe("approved")
+    expect(resolved.resolution?.resolved_by).toEqual({ kind: "system", principal: "resume_token" })
+    const again = await runtime.runPromise(Effect.flip(Effect.flatMap(Workflow.useSync((x) => x), (wf) => wf.resume(event.payload.resume_token))))
+    expect(again._tag).toBe("NotFound")
+  })
+
+  it("continues when the approval is approved, and the token is then revoked", async () => {
+    const started = await start(["Confirm", "Llm"])
+    await eventually(() => pausedEvent(started.run_id) !== undefined, "run.paused", 20_000)
+    const event = pausedEvent(started.run_id)!
+    await runtime.runPromise(Effect.flatMap(Approvals.useSync((x) => x), (a) => a.respond(event.payload.approval_id, { decision: "approved" }, { kind: "http" })))
+    await eventually(async () => (await runStatus(started.run_id)) === "succeeded", "run succeeded", 20_000)
+    const late = await runtime.runPromise(Effect.flip(Effect.flatMap(Workflow.useSync((x) => x), (wf) => wf.resume(event.payload.resume_token))))
+    expect(late._tag).toBe("NotFound")
+  })
+
+  it("a denied approval cancels the run", async () => {
+    const started = await start(["Confirm", "Llm"])
+    await eventually(() => pausedEvent(started.run_id) !== undefined, "run.paused", 20_000)
+    const event = pausedEvent(started.run_id)!
+    await runtime.runPromise(Effect.flatMap(Approvals.useSync((x) => x), (a) => a.respond(event.payload.approval_id, { decision: "denied" }, { kind: "http" })))
+    await eventually(async () => (await runStatus(started.run_id)) === "cancelled", "run cancelled", 20_000)
+    expect((await detail(started.run_id)).steps.map((s) => s.status)).toEqual(["cancelled", "cancelled"])
+    expect(callsOf(started.run_id)).toEqual([])
+  })
+
+  it("cancel of a paused run cancels it, its approval and its token", async () => {
+    const started = await start(["Confirm", "Llm"])
+    await eventually(() => pausedEvent(started.run_id) !== undefined, "run.paused", 20_000)
+    const event = pausedEvent(started.run_id)!
+    expect(await use((wf) => wf.cancel(started.run_id, "no longer needed"))).toEqual({ status: "ok", run_id: started.run_id, cancelled: true })
+    expect(await runStatus(started.run_id)).toBe("cancelled")
+    const approval = await runtime.runPromise(Effect.flatMap(Approvals.useSync((x) => x), (a) => a.get(event.payload.approval_id)))
+    expect(approval.status).toBe("cancelled")
+    const late = await runtime.runPromise(Effect.flip(Effect.flatMap(Workflow.useSync((x) => x), (wf) => wf.resume(event.payload.resume_token))))
+    expect(late._tag).toBe("NotFound")
+    expect(await use((wf) => wf.cancel(started.run_id))).toEqual({ status: "ok", run_id: started.run_id, cancelled: false })
+    const unknown = await runtime.runPromise(Effect.flip(Effect.flatMap(Workflow.useSync((x) => x), (wf) => wf.cancel("run-nope"))))
+    expect(unknown._tag).toBe("NotFound")
+  })
+})
