@@ -38,6 +38,7 @@ import {
   type ApprovalStatus,
   DEFAULT_APPROVAL_PAGE
 } from "./schema.ts"
+import { isoTime as iso } from "../shared/time.ts"
 
 export { principalName, resolvedBy } from "./requestFanout.ts"
 
@@ -71,7 +72,6 @@ export class ApprovalsConfig extends Context.Service<ApprovalsConfig, {
 /** Longest lifetime a creator may ask for: 10 years. */
 const MAX_TTL_SECONDS = 10 * 365 * 86_400
 
-const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The approvals service. */
 export class Approvals extends Context.Service<Approvals, {
@@ -179,6 +179,7 @@ export class Approvals extends Context.Service<Approvals, {
       const fanout = makeRequestFanout({
         registry: yield* ConnectionRegistry,
         requests: yield* GatewayRequests,
+        events,
         grace: config.requestGrace,
         decide: respond
       })

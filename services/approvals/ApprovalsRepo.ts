@@ -17,6 +17,7 @@ import {
   ApprovalResolvedBy,
   ApprovalStatus
 } from "./schema.ts"
+import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
 
 /** A stored approval. `context` and `resolved_by` are JSON text; the `scope_*` columns make up `scope`. */
 export const ApprovalRow = Schema.Struct({
@@ -132,9 +133,9 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
         Result: ApprovalRow,
         execute: (id) => sql`SELECT * FROM approvals WHERE id = ${id}`
       })
-      const decodeRows = Schema.decodeUnknownEffect(Schema.Array(ApprovalRow))
+      const decodeRows = rowDecoder(ApprovalRow)
       const rows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-        Effect.map(Effect.flatMap(statement, decodeRows), (decoded) => sorted(decoded.map(toApproval)))
+        Effect.map(decodeRows(statement), (decoded) => sorted(decoded.map(toApproval)))
 
       const list = (filter: ApprovalFilter) => {
         const clauses: Array<Statement.Fragment> = [sql`status = ${filter.status}`]
@@ -174,8 +175,6 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
       )
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      const orDieOnSchema = <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>): Effect.Effect<A, SqlError, R> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
 
       return ApprovalsRepo.of({
         insert: (row) =>

@@ -15,6 +15,8 @@
 import { Clock, Deferred, Duration, Effect, Result, Schema } from "effect"
 import { hasScope, resolvedBy } from "../auth/principal.ts"
 import type { ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
+import type { EventBus } from "../ws-sessions/EventBus.ts"
+import { ErrorEvent } from "../ws-sessions/events.ts"
 import type { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
 import { formatIssue } from "../shared/decode.ts"
 import {
@@ -59,6 +61,7 @@ export interface RequestFanout {
 export const makeRequestFanout = (options: {
   readonly registry: ConnectionRegistry["Service"]
   readonly requests: GatewayRequests["Service"]
+  readonly events: EventBus["Service"]
   /** How long asks stay open after the approval was resolved another way. */
   readonly grace: Duration.Duration
   readonly decide: (id: number, input: ApprovalRespondInput, by: ApprovalResolvedBy) => Effect.Effect<unknown, unknown>
@@ -66,13 +69,7 @@ export const makeRequestFanout = (options: {
   const open = new Map<number, Deferred.Deferred<void>>()
 
   const errorEvent = (connection: ConnectionHandle, message: string) =>
-    Effect.map(Clock.currentTimeMillis, (now) =>
-      void connection.send(JSON.stringify({
-        event_id: crypto.randomUUID(),
-        type: "error",
-        occurred_at: new Date(now).toISOString(),
-        payload: { code: "invalid_approval_decision", message }
-      })))
+    Effect.asVoid(options.events.sendTo([connection], ErrorEvent, { code: "invalid_approval_decision", message }))
 
   const askOne = (approval: Approval, connection: ConnectionHandle, timeout: Duration.Input) =>
     options.requests.request(connection.connectionId, "approval.request", requestPayload(approval), {

@@ -27,6 +27,7 @@ import {
   DEFAULT_AGENT_ID,
   type SessionProviderPin
 } from "./schema.ts"
+import { isoTime as iso } from "../shared/time.ts"
 
 export type { AuthProfileRecord } from "./schema.ts"
 
@@ -44,7 +45,6 @@ export interface SelectedAuthProfile {
   readonly credential: Redacted.Redacted<string>
 }
 
-const iso = (ms: number) => new Date(ms).toISOString()
 const now = Effect.map(Clock.currentTimeMillis, iso)
 
 /** The handle `select` resolves for a profile of `type`. */

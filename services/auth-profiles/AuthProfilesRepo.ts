@@ -20,6 +20,7 @@ import {
   AuthProfileType,
   type SessionProviderPin
 } from "./schema.ts"
+import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
 
 /** A stored profile: one column per handle, `labels` as JSON text. */
 export const AuthProfileRow = Schema.Struct({
@@ -153,13 +154,13 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("auth_profiles", authProfilesMigrations)
 
-      const decodeRows = Schema.decodeUnknownEffect(Schema.Array(AuthProfileRow))
-      const decodePins = Schema.decodeUnknownEffect(Schema.Array(PinRow))
+      const decodeRows = rowDecoder(AuthProfileRow)
+      const decodePins = rowDecoder(PinRow)
       const encodeRow = Schema.encodeEffect(AuthProfileRow)
       const profiles = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-        Effect.map(Effect.flatMap(statement, decodeRows), (rows) => sortProfiles(rows.map(toAuthProfile)))
+        Effect.map(decodeRows(statement), (rows) => sortProfiles(rows.map(toAuthProfile)))
       const pins = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-        Effect.map(Effect.flatMap(statement, decodePins), (rows): Array<SessionProviderPin> => [...rows])
+        Effect.map(decodePins(statement), (rows): Array<SessionProviderPin> => [...rows])
       const first = <A>(effect: Effect.Effect<ReadonlyArray<A>, SqlError | Schema.SchemaError>) =>
         Effect.map(effect, (rows) => rows[0])
 
@@ -257,8 +258,6 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
       }
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      const orDieOnSchema = <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>): Effect.Effect<A, SqlError, R> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
 
       return AuthProfilesRepo.of({
         insert: (profile) => orDieOnSchema(insert(profile)),

@@ -10,6 +10,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { authMigrations } from "./migrations/index.ts"
 import { DeviceRole } from "./schema.ts"
+import { orDieOnSchema } from "../../layers/storage/rows.ts"
 
 /**
  * A stored device token. Timestamps are ISO-8601 UTC strings; `scopes` is the
@@ -64,8 +65,6 @@ export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
       })
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      const orDieOnSchema = <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>): Effect.Effect<A, SqlError, R> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
 
       return DeviceTokenRepo.of({
         insert: (record) => orDieOnSchema(insert(record)),

@@ -23,11 +23,12 @@ import { secretEquals, tokenDigest } from "../auth/tokenCrypto.ts"
 import { NotFound, Unauthorized } from "../shared/errors.ts"
 import { type ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
-import { type CapabilityDescriptor, WsCloseCode, type WsEventEnvelope } from "../ws-sessions/schema.ts"
+import { type CapabilityDescriptor, WsCloseCode } from "../ws-sessions/schema.ts"
 import { PairingApproved, PairingRequested, PairingResolved } from "./events.ts"
 import { type NodeSeen, PairingsRepo } from "./PairingsRepo.ts"
 import type { Pairing, PairingResolvedBy, PairingStatus, TrustLevel } from "./schema.ts"
 import { generateNodeToken, isNodeToken } from "./token.ts"
+import { isoTime as iso } from "../shared/time.ts"
 
 /** What the WebSocket transport reports when a peer of role `node` completed `connect.proof`. */
 export interface NodeConnectedInput {
@@ -66,7 +67,6 @@ export interface PairingDecisionInput {
 /** Close reasons (code 4001) of a node's connections when its pairing is denied or revoked. */
 export const PAIRING_CLOSE_REASON = { denied: "pairing denied", revoked: "pairing revoked" } as const
 
-const iso = (ms: number) => new Date(ms).toISOString()
 
 const invalidToken = new Unauthorized({ message: "invalid token" })
 
@@ -177,19 +177,10 @@ export class Pairings extends Context.Service<Pairings, {
 
       /** Writes `pairing.approved` to the node's own live connections: never broadcast, never logged. */
       const deliverToken = (pairing: Pairing, token: string) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          const envelope: WsEventEnvelope = {
-            event_id: crypto.randomUUID(),
-            type: PairingApproved.type,
-            occurred_at: iso(now),
-            payload: { pairing, scoped_token: token },
-            scope: nodeScope(pairing)
-          }
-          const text = JSON.stringify(envelope)
-          let delivered = 0
-          for (const connection of nodeConnections(pairing.node.node_id)) if (connection.send(text)) delivered++
-          return delivered
-        })
+        Effect.map(
+          events.sendTo(nodeConnections(pairing.node.node_id), PairingApproved, { pairing, scoped_token: token }, nodeScope(pairing)),
+          (published) => published.delivered
+        )
 
       /** A new scoped token for an approved pairing, written to the node's live connections after commit. */
       const reissueToken = (pairing: Pairing) =>

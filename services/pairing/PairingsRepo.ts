@@ -15,6 +15,7 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { pairingMigrations } from "./migrations/index.ts"
 import { type Pairing, PairingResolvedBy, PairingStatus, type TrustLevel, TrustLevel as TrustLevelSchema } from "./schema.ts"
+import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
 
 /** A stored pairing. JSON columns are text; `token_digest` is the scoped token's SHA-256 hex, set only while approved. */
 export const PairingRow = Schema.Struct({
@@ -135,9 +136,9 @@ export class PairingsRepo extends Context.Service<PairingsRepo, {
         Result: PairingRow,
         execute: (row) => sql`INSERT INTO node_pairings ${sql.insert(row)} ON CONFLICT (node_id) DO NOTHING RETURNING *`
       })
-      const decodeRows = Schema.decodeUnknownEffect(Schema.Array(PairingRow))
+      const decodeRows = rowDecoder(PairingRow)
       const rows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-        Effect.map(Effect.flatMap(statement, decodeRows), (decoded) => decoded.map(toPairing))
+        Effect.map(decodeRows(statement), (decoded) => decoded.map(toPairing))
       const one = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
         Effect.map(rows(statement), (found) => found[0])
 
@@ -216,8 +217,6 @@ export class PairingsRepo extends Context.Service<PairingsRepo, {
         )
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      const orDieOnSchema = <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>): Effect.Effect<A, SqlError, R> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
 
       return PairingsRepo.of({
         get: (pairingId) => orDieOnSchema(one(sql`SELECT * FROM node_pairings WHERE pairing_id = ${pairingId}`)),

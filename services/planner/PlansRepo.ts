@@ -15,6 +15,7 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { PolicyDecision } from "../policy/schema.ts"
 import { plannerMigrations } from "./migrations/index.ts"
 import { PlanResponse, PlanStatus } from "./schema.ts"
+import { orDieOnSchema } from "../../layers/storage/rows.ts"
 
 /**
  * A stored plan. `request_json` is the canonical JSON of the decoded request
@@ -112,8 +113,6 @@ export class PlansRepo extends Context.Service<PlansRepo, {
       })
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      const orDieOnSchema = <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>): Effect.Effect<A, SqlError, R> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
       const optional = <A>(effect: Effect.Effect<Option.Option<A>, SqlError | Schema.SchemaError>) =>
         orDieOnSchema(Effect.map(effect, Option.getOrUndefined))
 

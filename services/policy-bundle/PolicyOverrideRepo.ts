@@ -12,6 +12,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
 import { type PolicyOverride, PolicyOverrideStatus } from "./schema.ts"
+import { orDieOnSchema } from "../../layers/storage/rows.ts"
 
 const JsonText = Schema.NullOr(Schema.fromJsonString(Schema.Unknown))
 
@@ -172,8 +173,6 @@ export class PolicyOverrideRepo extends Context.Service<PolicyOverrideRepo, {
       })
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      const orDieOnSchema = <A>(effect: Effect.Effect<A, SqlError | Schema.SchemaError>): Effect.Effect<A, SqlError> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
 
       return PolicyOverrideRepo.of({
         insert: (row) => orDieOnSchema(insert(row)),

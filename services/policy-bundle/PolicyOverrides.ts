@@ -31,6 +31,7 @@ import {
   type PolicyOverrideListRequest,
   type PolicyOverrideListResponse
 } from "./schema.ts"
+import { isoTime as iso } from "../shared/time.ts"
 
 /** What creating an override needs (the body of `POST /policy/overrides`). */
 export interface PolicyOverrideCreateInput {
@@ -66,7 +67,6 @@ export const EXPIRY_RECHECK = Duration.seconds(60)
 
 const validateCreate = makeDecoder(PolicyOverrideCreateRequest)
 
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The override store. */
 export class PolicyOverrides extends Context.Service<PolicyOverrides, {

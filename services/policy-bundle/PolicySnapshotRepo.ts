@@ -10,6 +10,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
+import { orDieOnSchema } from "../../layers/storage/rows.ts"
 
 /** A stored snapshot: `bundle_json` is the bundle's canonical JSON; `created_at` ISO-8601 UTC. */
 export const PolicySnapshotRow = Schema.Struct({
@@ -51,8 +52,6 @@ export class PolicySnapshotRepo extends Context.Service<PolicySnapshotRepo, {
         execute: (id) => sql`SELECT * FROM policy_snapshots WHERE policy_snapshot_id = ${id}`
       })
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      const orDieOnSchema = <A>(effect: Effect.Effect<A, SqlError | Schema.SchemaError>): Effect.Effect<A, SqlError> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
       return PolicySnapshotRepo.of({
         getOrCreate: (row) =>
           orDieOnSchema(Effect.gen(function*() {

@@ -13,6 +13,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { providerOAuthMigrations } from "./migrations/index.ts"
+import { orDieOnSchema } from "../../layers/storage/rows.ts"
 
 /** A pending authorization. */
 export const PendingRow = Schema.Struct({
@@ -55,8 +56,6 @@ export class PendingRepo extends Context.Service<PendingRepo, {
               WHERE state = ${state} AND provider_id = ${provider} AND consumed = 0 AND expires_at > ${now}
               RETURNING *`
       })
-      const orDieOnSchema = <A>(effect: Effect.Effect<A, SqlError | Schema.SchemaError>): Effect.Effect<A, SqlError> =>
-        Effect.catchTag(effect, "SchemaError", Effect.die)
 
       return PendingRepo.of({
         insert: (row) => Effect.asVoid(sql`INSERT INTO oauth_pending ${sql.insert({ ...row, consumed: 0 })}`),

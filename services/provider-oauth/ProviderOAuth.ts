@@ -32,6 +32,7 @@ import {
   type OAuthAuthorizeResponse,
   type OAuthCallbackQuery
 } from "./schema.ts"
+import { isoTime as iso } from "../shared/time.ts"
 
 /** What a callback with a valid state ends in (both are answered 200 with a page). */
 export type CallbackOutcome =
@@ -68,7 +69,6 @@ const decodeTokenResponse = Schema.decodeUnknownOption(TokenResponse)
 const OAUTH_ERROR_CODE = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,64}$/
 const MAX_TOKEN_RESPONSE_CHARS = 1_048_576
 
-const iso = (ms: number) => new Date(ms).toISOString()
 
 /**
  * The redirect base: `public_base_url` (absolute http(s), no query, fragment

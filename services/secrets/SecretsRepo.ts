@@ -12,6 +12,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { secretsMigrations } from "./migrations/index.ts"
 import type { SecretHandle } from "./schema.ts"
+import { rowDecoder } from "../../layers/storage/rows.ts"
 
 /** A stored handle. */
 export const SecretHandleRow = Schema.Struct({
@@ -68,10 +69,7 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("secrets", secretsMigrations)
-      const decodeRows = Schema.decodeUnknownEffect(Schema.Array(SecretHandleRow))
-      // A row that does not decode is corrupt storage: a defect.
-      const rows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-        Effect.flatMap(statement, (r) => Effect.orDie(decodeRows(r)))
+      const rows = rowDecoder(SecretHandleRow)
 
       return SecretsRepo.of({
         insert: (row) => Effect.asVoid(sql`INSERT INTO secret_handles ${sql.insert(row)}`),

@@ -50,8 +50,8 @@ import type {
   WorkflowRunRequest,
   WorkflowRunResponse
 } from "./runs/schema.ts"
+import { isoTime as iso } from "../shared/time.ts"
 
-const iso = (ms: number) => new Date(ms).toISOString()
 const now = Effect.map(Clock.currentTimeMillis, iso)
 
 /** The stored form of a resume token: its SHA-256, hex. */

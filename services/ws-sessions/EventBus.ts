@@ -19,6 +19,21 @@ export const inAudience = (connection: ConnectionHandle, audience: Audience): bo
   return scopes.some((s) => hasScope(connection.principal, s))
 }
 
+/**
+ * The envelope of one event, serialized: `{event_id (uuid), type,
+ * occurred_at (ISO 8601 of `now`, ms since the epoch), payload, scope?}`.
+ */
+export const eventEnvelope = (type: string, payload: unknown, now: number, scope?: unknown): { readonly envelope: WsEventEnvelope; readonly text: string } => {
+  const envelope: WsEventEnvelope = {
+    event_id: crypto.randomUUID(),
+    type,
+    occurred_at: new Date(now).toISOString(),
+    payload,
+    ...(scope !== undefined ? { scope } : {})
+  }
+  return { envelope, text: JSON.stringify(envelope) }
+}
+
 /** What a publish delivered. */
 export interface Published {
   readonly envelope: WsEventEnvelope
@@ -39,29 +54,42 @@ export class EventBus extends Context.Service<EventBus, {
     payload: Payload["Type"],
     scope?: unknown
   ) => Effect.Effect<Published>
+  /**
+   * Sends one event of a declared type to exactly `connections`, whatever
+   * its audience (direct deliveries: a node's own scoped token, an error
+   * event to the peer that caused it). Never broadcast.
+   */
+  readonly sendTo: <Type extends string, Payload extends GatewayEvent["payload"]>(
+    connections: Iterable<ConnectionHandle>,
+    event: GatewayEvent<Type, Payload>,
+    payload: Payload["Type"],
+    scope?: unknown
+  ) => Effect.Effect<Published>
 }>()("svc-gateway/ws-sessions/EventBus") {
   /** In-process delivery through the {@link ConnectionRegistry}; needs it. */
   static readonly layerNoDeps = Layer.effect(
     EventBus,
     Effect.gen(function*() {
       const registry = yield* ConnectionRegistry
+      const deliver = <T>(
+        connections: Iterable<ConnectionHandle>,
+        type: string,
+        payload: T,
+        scope: unknown,
+        include: (connection: ConnectionHandle) => boolean
+      ) =>
+        Effect.map(Clock.currentTimeMillis, (now): Published => {
+          const { envelope, text } = eventEnvelope(type, payload, now, scope)
+          let delivered = 0
+          for (const connection of connections) {
+            if (include(connection) && connection.send(text)) delivered++
+          }
+          return { envelope, delivered }
+        })
       return EventBus.of({
         publish: (event, payload, scope) =>
-          Effect.map(Clock.currentTimeMillis, (now) => {
-            const envelope: WsEventEnvelope = {
-              event_id: crypto.randomUUID(),
-              type: event.type,
-              occurred_at: new Date(now).toISOString(),
-              payload,
-              ...(scope !== undefined ? { scope } : {})
-            }
-            const text = JSON.stringify(envelope)
-            let delivered = 0
-            for (const connection of registry.all()) {
-              if (inAudience(connection, event.audience) && connection.send(text)) delivered++
-            }
-            return { envelope, delivered }
-          })
+          deliver(registry.all(), event.type, payload, scope, (connection) => inAudience(connection, event.audience)),
+        sendTo: (connections, event, payload, scope) => deliver(connections, event.type, payload, scope, () => true)
       })
     })
   )

@@ -15,5 +15,15 @@ export const PresencePruned = make("presence.pruned", {
   audience: OPERATORS_READ
 })
 
+/**
+ * `error {code, message}`: a problem with something the peer sent that has no
+ * response to carry it (invalid JSON, an invalid answer to a gateway-initiated
+ * request). Sent only to that peer (`EventBus.sendTo`), never broadcast.
+ */
+export const ErrorEvent = make("error", {
+  payload: Schema.Struct({ code: Schema.String, message: Schema.String }),
+  audience: { roles: [] }
+})
+
 /** Every event type of this subsystem (node capability events: services/nodes/events.ts). */
 export const WsSessionEvents = [PresenceUpserted, PresencePruned] as const

@@ -14,6 +14,8 @@ import { Cause, Clock, Data, Duration, Effect, FiberSet, Queue, Result, Schedule
 import type { WebSocket } from "ws"
 import type { Principal } from "../../services/auth/principal.ts"
 import type { ConnectionHandle, ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
+import { eventEnvelope } from "../../services/ws-sessions/EventBus.ts"
+import { ErrorEvent } from "../../services/ws-sessions/events.ts"
 import type { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import { PAIRING_CLOSE_REASON, type Pairings } from "../../services/pairing/Pairings.ts"
 import type { Presence } from "../../services/ws-sessions/Presence.ts"
@@ -122,12 +124,7 @@ export const runConnection = (
     const respond = (request_id: string, type: string, outcome: DispatchOutcome) =>
       send(JSON.stringify(outcome.ok ? { request_id, type, ...outcome } : { request_id, type, ok: false, error: outcome.error }))
     const errorEvent = (code: string, message: string): void => {
-      send(JSON.stringify({
-        event_id: crypto.randomUUID(),
-        type: "error",
-        occurred_at: new Date(clock.currentTimeMillisUnsafe()).toISOString(),
-        payload: { code, message }
-      }))
+      send(eventEnvelope(ErrorEvent.type, { code, message }, clock.currentTimeMillisUnsafe()).text)
     }
 
     // Before the handshake completes, messages queue for the handshake fiber;

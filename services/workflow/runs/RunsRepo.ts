@@ -41,6 +41,7 @@ import {
   WorkflowStep
 } from "./schema.ts"
 import { canTransition, type MachineKind, type StatusOf } from "./states.ts"
+import { rowDecoder } from "../../../layers/storage/rows.ts"
 
 // ---------------------------------------------------------------------------
 // Rows
@@ -375,20 +376,11 @@ export class RunsRepo extends Context.Service<RunsRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("workflow_runs", workflowRunsMigrations)
 
-      // A row that does not decode is corrupt storage: a defect.
-      const decoder = <S extends Schema.Top>(schema: S) => {
-        const decode = Schema.decodeUnknownEffect(Schema.Array(schema))
-        return (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
-          Effect.flatMap(statement, (rows) => Effect.orDie(decode(rows))) as Effect.Effect<
-            ReadonlyArray<S["Type"]>,
-            SqlError
-          >
-      }
-      const jobs = decoder(JobRow)
-      const runs = decoder(RunRow)
-      const steps = decoder(StepRow)
-      const attempts = decoder(AttemptRow)
-      const tokens = decoder(ResumeTokenRow)
+      const jobs = rowDecoder(JobRow)
+      const runs = rowDecoder(RunRow)
+      const steps = rowDecoder(StepRow)
+      const attempts = rowDecoder(AttemptRow)
+      const tokens = rowDecoder(ResumeTokenRow)
       const toStep = (row: typeof StepRow.Type): ExecutionStep => row
       const toAttempt = (row: typeof AttemptRow.Type): ExecutionAttempt => row
       const first = <A>(rows: ReadonlyArray<A>): A | undefined => rows[0]

@@ -31,12 +31,14 @@ export class RecordedEvents extends Context.Service<RecordedEvents, {
 export const RecordingEventBus = Layer.effectContext(Effect.gen(function*() {
   const queue = yield* Queue.unbounded<Recorded>()
   const all: Array<Recorded> = []
+  const record = (type: string, payload: any) =>
+    Effect.map(Queue.offer(queue, { type, payload }), () => {
+      all.push({ type, payload })
+      return { envelope: { event_id: "test", type, occurred_at: "", payload }, delivered: 0 }
+    })
   const bus = EventBus.of({
-    publish: (event, payload) =>
-      Effect.map(Queue.offer(queue, { type: event.type, payload }), () => {
-        all.push({ type: event.type, payload })
-        return { envelope: { event_id: "test", type: event.type, occurred_at: "", payload }, delivered: 0 }
-      })
+    publish: (event, payload) => record(event.type, payload),
+    sendTo: (_connections, event, payload) => record(event.type, payload)
   })
   const waitFor = (type: string, id: string): Effect.Effect<Recorded> =>
     Effect.flatMap(Queue.take(queue), (event) =>
