@@ -26,6 +26,22 @@ const intFlag = (name: string, env: string, fallback: number, description: strin
     Flag.withDefault(fallback)
   )
 
+/** An optional text flag `--name` (a path or URL) that falls back to the environment variable `env`. */
+const textFlag = (name: string, env: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(description),
+    Flag.withFallbackConfig(Config.String(env)),
+    Flag.optional
+  )
+
+/** A flag `--name` taking one of `choices`, falling back to the environment variable `env`, then to `fallback`. */
+const choiceFlag = <const C extends ReadonlyArray<string>>(name: string, env: string, choices: C, fallback: C[number], description: string) =>
+  Flag.Literals(name, choices).pipe(
+    Flag.withDescription(description),
+    Flag.withFallbackConfig(Config.Literals(choices, env)),
+    Flag.withDefault(fallback)
+  )
+
 /** The `serve` command's flags; each falls back to its environment variable, then its default. */
 export const settingsFlags = {
   host: Flag.String("host").pipe(
@@ -34,61 +50,21 @@ export const settingsFlags = {
     Flag.withDefault(DEFAULTS.host)
   ),
   port: intFlag("port", "SVC_PORT", DEFAULTS.port, "Port to listen on, 0 for any free port (SVC_PORT)"),
-  home: Flag.String("home").pipe(
-    Flag.withDescription("State directory (SVC_HOME, default ~/.svc)"),
-    Flag.withFallbackConfig(Config.String("SVC_HOME")),
-    Flag.optional
-  ),
-  databaseUrl: Flag.String("database-url").pipe(
-    Flag.withDescription("postgres:// URL; unset = SQLite $SVC_HOME/gateway.db (SVC_DATABASE_URL)"),
-    Flag.withFallbackConfig(Config.String("SVC_DATABASE_URL")),
-    Flag.optional
-  ),
-  policyBundlePath: Flag.String("policy-bundle-path").pipe(
-    Flag.withDescription("Deployment policy bundle, YAML or JSON; unset = the built-in bundle (SVC_POLICY_BUNDLE_PATH)"),
-    Flag.withFallbackConfig(Config.String("SVC_POLICY_BUNDLE_PATH")),
-    Flag.optional
-  ),
-  oauthProvidersConfig: Flag.String("oauth-providers-config").pipe(
-    Flag.withDescription("OAuth providers file, YAML or JSON; unset = $SVC_HOME/oauth-providers.yml if present (SVC_OAUTH_PROVIDERS_CONFIG)"),
-    Flag.withFallbackConfig(Config.String("SVC_OAUTH_PROVIDERS_CONFIG")),
-    Flag.optional
-  ),
-  authProfiles: Flag.Literals("auth-profiles", ["on", "off"] as const).pipe(
-    Flag.withDescription("Auth profiles and session pins (SVC_AUTH_PROFILES); off removes their routes (404)"),
-    Flag.withFallbackConfig(Config.Literals(["on", "off"] as const, "SVC_AUTH_PROFILES")),
-    Flag.withDefault("on" as const)
-  ),
-  secretProvider: Flag.Literals("secret-provider", ["db", "env"] as const).pipe(
-    Flag.withDescription("Secret provider: db (encrypted in the database) or env (environment variables) (SVC_SECRET_PROVIDER)"),
-    Flag.withFallbackConfig(Config.Literals(["db", "env"] as const, "SVC_SECRET_PROVIDER")),
-    Flag.withDefault("db" as const)
-  ),
-  engineApi: Flag.Literals("engine-api", ["0", "1"] as const).pipe(
-    Flag.withDescription("1 serves the workflow engine's HTTP routes, /workflow/* (SVC_ENGINE_API_ENABLED); 0: they answer 404"),
-    Flag.withFallbackConfig(Config.Literals(["0", "1"] as const, "SVC_ENGINE_API_ENABLED")),
-    Flag.withDefault("0" as const)
-  ),
-  cliSteps: Flag.Literals("cli-steps", ["0", "1"] as const).pipe(
-    Flag.withDescription("1 lets workflow CLI steps run commands (SVC_CLI_ENABLED); 0: they fail with unsupported_action"),
-    Flag.withFallbackConfig(Config.Literals(["0", "1"] as const, "SVC_CLI_ENABLED")),
-    Flag.withDefault("0" as const)
-  ),
-  secretsMasterKeyPath: Flag.String("secrets-master-key-path").pipe(
-    Flag.withDescription("Master key of the db secret provider; generated on first start (SVC_SECRETS_MASTER_KEY_PATH, default $SVC_HOME/secrets.master.key)"),
-    Flag.withFallbackConfig(Config.String("SVC_SECRETS_MASTER_KEY_PATH")),
-    Flag.optional
-  ),
+  home: textFlag("home", "SVC_HOME", "State directory (SVC_HOME, default ~/.svc)"),
+  databaseUrl: textFlag("database-url", "SVC_DATABASE_URL", "postgres:// URL; unset = SQLite $SVC_HOME/gateway.db (SVC_DATABASE_URL)"),
+  policyBundlePath: textFlag("policy-bundle-path", "SVC_POLICY_BUNDLE_PATH", "Deployment policy bundle, YAML or JSON; unset = the built-in bundle (SVC_POLICY_BUNDLE_PATH)"),
+  oauthProvidersConfig: textFlag("oauth-providers-config", "SVC_OAUTH_PROVIDERS_CONFIG", "OAuth providers file, YAML or JSON; unset = $SVC_HOME/oauth-providers.yml if present (SVC_OAUTH_PROVIDERS_CONFIG)"),
+  authProfiles: choiceFlag("auth-profiles", "SVC_AUTH_PROFILES", ["on", "off"] as const, "on", "Auth profiles and session pins (SVC_AUTH_PROFILES); off removes their routes (404)"),
+  secretProvider: choiceFlag("secret-provider", "SVC_SECRET_PROVIDER", ["db", "env"] as const, "db", "Secret provider: db (encrypted in the database) or env (environment variables) (SVC_SECRET_PROVIDER)"),
+  engineApi: choiceFlag("engine-api", "SVC_ENGINE_API_ENABLED", ["0", "1"] as const, "0", "1 serves the workflow engine's HTTP routes, /workflow/* (SVC_ENGINE_API_ENABLED); 0: they answer 404"),
+  cliSteps: choiceFlag("cli-steps", "SVC_CLI_ENABLED", ["0", "1"] as const, "0", "1 lets workflow CLI steps run commands (SVC_CLI_ENABLED); 0: they fail with unsupported_action"),
+  secretsMasterKeyPath: textFlag("secrets-master-key-path", "SVC_SECRETS_MASTER_KEY_PATH", "Master key of the db secret provider; generated on first start (SVC_SECRETS_MASTER_KEY_PATH, default $SVC_HOME/secrets.master.key)"),
   adminToken: Flag.Redacted("admin-token").pipe(
     Flag.withDescription("Admin token (SVC_ADMIN_TOKEN); default: $SVC_HOME/admin-token, generated on first start"),
     Flag.withFallbackConfig(Config.Redacted("SVC_ADMIN_TOKEN")),
     Flag.optional
   ),
-  auth: Flag.Literals("auth", ["on", "off"] as const).pipe(
-    Flag.withDescription("Gateway auth (SVC_AUTH); off is allowed only on a loopback bind"),
-    Flag.withFallbackConfig(Config.Literals(["on", "off"] as const, "SVC_AUTH")),
-    Flag.withDefault("on" as const)
-  ),
+  auth: choiceFlag("auth", "SVC_AUTH", ["on", "off"] as const, "on", "Gateway auth (SVC_AUTH); off is allowed only on a loopback bind"),
   rateLimitMax: intFlag("auth-rate-limit-max", "SVC_AUTH_RATE_LIMIT_MAX", DEFAULTS.rateLimitMax, "Failed authentications per window and client address before 429 (SVC_AUTH_RATE_LIMIT_MAX)"),
   rateLimitWindowSeconds: intFlag("auth-rate-limit-window", "SVC_AUTH_RATE_LIMIT_WINDOW_S", DEFAULTS.rateLimitWindowSeconds, "Rate-limit window in seconds (SVC_AUTH_RATE_LIMIT_WINDOW_S)"),
   maxBodyBytes: intFlag("max-body-bytes", "SVC_MAX_BODY_BYTES", DEFAULTS.maxBodyBytes, "Largest accepted request body in bytes (SVC_MAX_BODY_BYTES)"),
