@@ -318,6 +318,14 @@ const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) 
   )
 
 /**
+ * Shards of the single runner. The cluster default (300) suits many runners;
+ * one process owns every shard, and each shard costs lock rows refreshed and
+ * mailboxes polled while idle, so a few are enough. Changing it re-homes
+ * stored runs' shards, so it is fixed here, not a setting.
+ */
+const SINGLE_RUNNER_SHARDS = 8
+
+/**
  * The workflow subsystem, wired: the durable engine over the gateway's
  * `SqlClient` (a single runner; its `cluster_*` tables live next to ours),
  * the executors, the run records and the approvals service. Shard locks are
@@ -329,7 +337,7 @@ const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) 
 export const WorkflowLive = WorkflowNoDeps.pipe(
   Layer.provide(WorkflowRunsLive.pipe(
     Layer.provide(RunRecorderLive),
-    Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true })),
+    Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true, shardsPerGroup: SINGLE_RUNNER_SHARDS })),
     Layer.provide(ExecutorsFromSettings)
   )),
   Layer.provide(RunsRepo.layer),
