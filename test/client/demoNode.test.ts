@@ -25,6 +25,21 @@ const withDir = async (body: (dir: string) => Promise<void>) => {
   }
 }
 
+/** A fake gateway that accepts a scoped token, and a node identity in `dir` that has that token stored. */
+const pairedNode = async (dir: string) => {
+  const gateway = await startFake()
+  const identityPath = join(dir, "device.json")
+  const identity = await loadOrCreateDeviceIdentity(identityPath)
+  const token = `svc-node.v1.${randomBytes(32).toString("base64url")}`
+  gateway.acceptedTokens.add(token)
+  await fileScopedTokenStore(`${identityPath}.token`).save({
+    scoped_token: token,
+    device_id: identity.device_id,
+    gateway: `ws://127.0.0.1:${gateway.port}/ws`
+  })
+  return { gateway, identityPath, identity, token }
+}
+
 const READY = { type: "capability.ready", payload: { capabilities: [{ id: "demo.echo", version: "1.0.0" }] } }
 
 describe("runDemoNode", () => {
@@ -73,16 +88,7 @@ describe("runDemoNode", () => {
 
   it("sends attempt.evidence before answering task.execute with an echo; re-readies after a reconnect and a restart", () =>
     withDir(async (dir) => {
-      const gateway = await startFake()
-      const identityPath = join(dir, "device.json")
-      const identity = await loadOrCreateDeviceIdentity(identityPath)
-      const token = `svc-node.v1.${randomBytes(32).toString("base64url")}`
-      gateway.acceptedTokens.add(token)
-      await fileScopedTokenStore(`${identityPath}.token`).save({
-        scoped_token: token,
-        device_id: identity.device_id,
-        gateway: `ws://127.0.0.1:${gateway.port}/ws`
-      })
+      const { gateway, identityPath, token } = await pairedNode(dir)
       gateway.handlers.set("attempt.evidence", () => ({ ok: true }))
       const lines: Array<string> = []
       // No bootstrap token: the stored scoped token is enough.
@@ -129,16 +135,7 @@ describe("runDemoNode", () => {
 
   it("goes back to pending on its bootstrap token when the pairing is revoked (and forgets the scoped token)", () =>
     withDir(async (dir) => {
-      const gateway = await startFake()
-      const identityPath = join(dir, "device.json")
-      const identity = await loadOrCreateDeviceIdentity(identityPath)
-      const token = `svc-node.v1.${randomBytes(32).toString("base64url")}`
-      gateway.acceptedTokens.add(token)
-      await fileScopedTokenStore(`${identityPath}.token`).save({
-        scoped_token: token,
-        device_id: identity.device_id,
-        gateway: `ws://127.0.0.1:${gateway.port}/ws`
-      })
+      const { gateway, identityPath, identity, token } = await pairedNode(dir)
       const lines: Array<string> = []
       const client = await runDemoNode({ url: gateway.url, token: gateway.token, identityPath, log: (l) => lines.push(l) })
       try {
