@@ -32,6 +32,7 @@
  * | SVC_SECRETS_MASTER_KEY_PATH  | --secrets-master-key-path | $SVC_HOME/secrets.master.key |
  * | SVC_ENGINE_API_ENABLED       | --engine-api            | 0 (1: the /workflow/* HTTP routes) |
  * | SVC_CLI_ENABLED              | --cli-steps             | 0 (1: CLI workflow steps run) |
+ * | SVC_EXEC_CONCURRENCY         | --exec-concurrency      | 4 (workflow steps running at once) |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -59,7 +60,8 @@ export const DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   maxConnections: 4096,
-  approvalTtlSeconds: 86_400
+  approvalTtlSeconds: 86_400,
+  execConcurrency: 4
 } as const
 
 /** Fully validated settings of one gateway process. */
@@ -93,6 +95,8 @@ export interface GatewaySettings {
   readonly maxConnections: number
   /** Default lifetime of an approval in seconds (its creator may choose another); then it expires. */
   readonly approvalTtlSeconds: number
+  /** Workflow steps running at once, across runs (`SVC_EXEC_CONCURRENCY`; paused runs hold none). */
+  readonly execConcurrency: number
   /** Deployment policy bundle file (YAML or JSON); `undefined`: the built-in bundle (docs/policy-bundle.md). */
   readonly policyBundlePath: string | undefined
   /** OAuth providers file (YAML or JSON); `undefined`: `$home/oauth-providers.yml` if it exists (docs/provider-oauth.md). */
@@ -134,6 +138,8 @@ export interface RawSettings {
   readonly requestTimeoutMs: number
   readonly maxConnections: number
   readonly approvalTtlSeconds: number
+  /** Workflow steps running at once, across runs (`SVC_EXEC_CONCURRENCY`; paused runs hold none). */
+  readonly execConcurrency: number
   /** `SVC_POLICY_BUNDLE_PATH`; absent, none or blank: the built-in bundle. */
   readonly policyBundlePath?: Option.Option<string> | undefined
   /** `SVC_OAUTH_PROVIDERS_CONFIG`; absent, none or blank: `$SVC_HOME/oauth-providers.yml` if present. */
@@ -205,7 +211,8 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
     ["SVC_HEADERS_TIMEOUT_MS", raw.headersTimeoutMs],
     ["SVC_REQUEST_TIMEOUT_MS", raw.requestTimeoutMs],
     ["SVC_MAX_CONNECTIONS", raw.maxConnections],
-    ["SVC_APPROVAL_TTL_S", raw.approvalTtlSeconds]
+    ["SVC_APPROVAL_TTL_S", raw.approvalTtlSeconds],
+    ["SVC_EXEC_CONCURRENCY", raw.execConcurrency]
   ] as const) {
     if (!Number.isInteger(value) || value < 1) problems.push(`${name} must be an integer >= 1`)
   }
@@ -234,6 +241,7 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       requestTimeoutMs: raw.requestTimeoutMs,
       maxConnections: raw.maxConnections,
       approvalTtlSeconds: raw.approvalTtlSeconds,
+      execConcurrency: raw.execConcurrency,
       policyBundlePath: Option.getOrUndefined(raw.policyBundlePath ?? Option.none())?.trim() || undefined,
       oauthProvidersConfig: Option.getOrUndefined(raw.oauthProvidersConfig ?? Option.none())?.trim() || undefined,
       authProfilesEnabled: raw.authProfiles !== "off",

@@ -75,5 +75,6 @@ export const settingsFlags = {
   headersTimeoutMs: intFlag("headers-timeout-ms", "SVC_HEADERS_TIMEOUT_MS", DEFAULTS.headersTimeoutMs, "Time to receive a request's headers in ms; 408 after it (SVC_HEADERS_TIMEOUT_MS)"),
   requestTimeoutMs: intFlag("request-timeout-ms", "SVC_REQUEST_TIMEOUT_MS", DEFAULTS.requestTimeoutMs, "Time to receive a whole request in ms (SVC_REQUEST_TIMEOUT_MS)"),
   maxConnections: intFlag("max-connections", "SVC_MAX_CONNECTIONS", DEFAULTS.maxConnections, "Most open connections, HTTP and WebSocket (SVC_MAX_CONNECTIONS)"),
-  approvalTtlSeconds: intFlag("approval-ttl", "SVC_APPROVAL_TTL_S", DEFAULTS.approvalTtlSeconds, "Default approval lifetime in seconds before it expires (SVC_APPROVAL_TTL_S)")
+  approvalTtlSeconds: intFlag("approval-ttl", "SVC_APPROVAL_TTL_S", DEFAULTS.approvalTtlSeconds, "Default approval lifetime in seconds before it expires (SVC_APPROVAL_TTL_S)"),
+  execConcurrency: intFlag("exec-concurrency", "SVC_EXEC_CONCURRENCY", DEFAULTS.execConcurrency, "Workflow steps running at once across runs; paused runs hold none (SVC_EXEC_CONCURRENCY)")
 }

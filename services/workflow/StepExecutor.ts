@@ -25,6 +25,15 @@ export interface AttemptContext {
 export interface AttemptOutcome {
   readonly result: unknown
   readonly evidence?: unknown
+  /** What the attempt used (`AttemptCost`: tokens, usd_micros, …), when the executor knows; budgets sum it. */
+  readonly cost?: {
+    readonly input_tokens?: number
+    readonly output_tokens?: number
+    readonly total_tokens?: number
+    readonly usd_micros?: number
+    readonly model?: string
+    readonly provider?: string
+  }
 }
 
 /**

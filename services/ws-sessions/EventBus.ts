@@ -14,6 +14,7 @@ import type { WsEventEnvelope } from "./schema.ts"
 /** True when `connection` belongs to `audience`. */
 export const inAudience = (connection: ConnectionHandle, audience: Audience): boolean => {
   if (audience.roles !== undefined && !audience.roles.includes(connection.role)) return false
+  if (audience.withoutScopes !== undefined && audience.withoutScopes.some((s) => hasScope(connection.principal, s))) return false
   const scopes = audience.requiredScopes
   if (scopes === undefined || scopes.length === 0) return true
   return scopes.some((s) => hasScope(connection.principal, s))

@@ -15,7 +15,10 @@ import type { WsPeerRole } from "./schema.ts"
  */
 export interface Audience {
   readonly roles?: ReadonlyArray<WsPeerRole> | undefined
+  /** The connection holds at least one of these (none: any connection of the roles). */
   readonly requiredScopes?: ReadonlyArray<string> | undefined
+  /** The connection holds none of these (the admin token holds every scope, so it is never in such an audience). */
+  readonly withoutScopes?: ReadonlyArray<string> | undefined
 }
 
 /** An event type. */

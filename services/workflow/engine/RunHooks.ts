@@ -1,43 +1,109 @@
 /**
- * Optional callbacks of {@link RunWorkflow} (issue 12): the engine calls them
- * from inside activities, so each call is recorded by the engine and made
- * once per state change (again only when an activity is re-run after a crash
- * in the middle of it). `services/workflow/Workflow.ts` implements them to
- * keep the run records (services/workflow/runs/) in step with the engine and
- * to create the approval and resume token of a `Confirm` pause. Without the
- * service in the environment (the engine tests) nothing is called.
+ * What {@link RunWorkflow} asks of the rest of the gateway (issue 12): the
+ * engine calls these from inside activities, so each call is recorded by the
+ * engine and made once per state change (again only when an activity is
+ * re-run after a crash in the middle of it). `services/workflow/RunRecorder.ts`
+ * implements them: run records, policy gate, budgets, approvals and resume
+ * tokens, events. Without the service in the environment (the engine tests)
+ * every gate allows, no budget is exceeded and nothing is recorded.
  *
  * @module
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/** Why a run waits for an operator: a `Confirm` step, a policy approval, a used-up budget, a retry of a non-idempotent step. */
+export const PauseKind = Schema.Literals(["confirm", "policy", "budget", "retry"])
+export type PauseKind = typeof PauseKind.Type
+
+/** One pause of a run: its kind, the step, and (retry) the attempt that failed. */
+export interface Pause {
+  readonly kind: PauseKind
+  readonly step_index: number
+  /** The failed attempt a retry pause is about. */
+  readonly attempt?: number | undefined
+  /** Why, for operators (the approval's prompt detail and `paused_detail`). */
+  readonly detail: string
+  /** The approval's context (JSON): policy suggestions, budgets and spending, the failure. */
+  readonly context?: unknown
+}
+
+/**
+ * The name of a pause's deferred (and of its recorded activities): stable
+ * across replays. `confirm/<i>`, `policy/<i>`, `budget/<i>`, `retry/<i>/<attempt>`.
+ */
+export const pauseName = (pause: Pick<Pause, "kind" | "step_index" | "attempt">): string =>
+  pause.kind === "retry" ? `retry/${pause.step_index}/${pause.attempt ?? 0}` : `${pause.kind}/${pause.step_index}`
+
+/** The policy gate's verdict on one step (recorded, so a replay never re-evaluates it). */
+export const GateVerdict = Schema.Struct({
+  decision: Schema.Literals(["allow", "deny", "require_approval"]),
+  /** The tool id the step was judged as (absent for steps that are never gated). */
+  tool_id: Schema.optionalKey(Schema.String),
+  /** What was matched (the URL, the command line, the capability). */
+  target: Schema.optionalKey(Schema.String),
+  /** The full evaluation (`ToolCallEvaluation`), stored with the attempt. */
+  evaluation: Schema.optionalKey(Schema.Unknown),
+  /** Override ids that lifted an approval. */
+  applied_override_ids: Schema.optionalKey(Schema.Array(Schema.String))
+})
+export type GateVerdict = typeof GateVerdict.Type
+
+/** The budget check before a step: exceeded or not, with what was spent (the approval's context). */
+export const BudgetVerdict = Schema.Struct({
+  exceeded: Schema.Boolean,
+  context: Schema.optionalKey(Schema.Unknown)
+})
+export type BudgetVerdict = typeof BudgetVerdict.Type
+
+/** How an attempt ended. */
+export type AttemptEnd =
+  | { readonly ok: true; readonly result: unknown; readonly cost?: unknown }
+  | { readonly ok: false; readonly code: string; readonly message: string; readonly result?: unknown; readonly cost?: unknown }
 
 /** How a run ended, as the engine saw it. */
 export type RunEnd =
   | { readonly status: "succeeded" }
   | { readonly status: "failed"; readonly step_index: number; readonly code: string; readonly message: string }
-  /** A `Confirm` pause was denied: the run is cancelled. */
+  /** A pause was denied: the run is cancelled. */
   | { readonly status: "denied"; readonly step_index: number }
 
 /** Callbacks of the run workflow; each must not fail (a failure is a defect of the run). */
 export class RunHooks extends Context.Service<RunHooks, {
   /** The run's first step is about to start (the run is running). */
   readonly started: (run_id: string) => Effect.Effect<void>
-  /** An attempt of step `step_index` starts. */
-  readonly stepStarted: (run_id: string, step_index: number, attempt: number) => Effect.Effect<void>
-  /** The attempt of step `step_index` ended. */
-  readonly stepEnded: (
+  /** The policy gate of step `step_index`, against the run's policy snapshot. */
+  readonly gate: (run_id: string, step_index: number) => Effect.Effect<GateVerdict>
+  /** Whether the run's budgets are used up before step `step_index` (only asked while they are enforced). */
+  readonly budget: (run_id: string, step_index: number) => Effect.Effect<BudgetVerdict>
+  /**
+   * Attempt `attempt` of step `step_index` starts. `"interrupted"` when that
+   * attempt had already started (the gateway stopped during it): it is then
+   * recorded as failed and not run again.
+   */
+  readonly attemptStarted: (
     run_id: string,
     step_index: number,
     attempt: number,
-    outcome:
-      | { readonly ok: true; readonly result: unknown }
-      | { readonly ok: false; readonly code: string; readonly message: string; readonly result?: unknown }
+    verdict: GateVerdict
+  ) => Effect.Effect<"fresh" | "interrupted">
+  /** The attempt ended; `retry`: it failed and attempts remain, so the step goes back to queued (else the step ends with it). */
+  readonly attemptEnded: (
+    run_id: string,
+    step_index: number,
+    attempt: number,
+    end: AttemptEnd,
+    retry: boolean
   ) => Effect.Effect<void>
-  /** The run pauses at the `Confirm` step `step_index`. */
-  readonly paused: (run_id: string, step_index: number) => Effect.Effect<void>
-  /** The `Confirm` step `step_index` was approved: the run continues. */
-  readonly confirmed: (run_id: string, step_index: number) => Effect.Effect<void>
+  /** Policy denied step `step_index`: recorded as a failed attempt (`policy_denied`). */
+  readonly denied: (run_id: string, step_index: number, verdict: GateVerdict) => Effect.Effect<void>
+  /** Step `step_index` is done without an attempt (a `Confirm` decision, an idempotency key already succeeded). */
+  readonly stepDone: (run_id: string, step_index: number, result: unknown) => Effect.Effect<void>
+  /** The run pauses: an approval and a resume token are created. */
+  readonly paused: (run_id: string, pause: Pause) => Effect.Effect<void>
+  /** An approved pause: the run continues (a budget pause also stops enforcing the budgets). */
+  readonly resumed: (run_id: string, pause: Pause) => Effect.Effect<void>
   /** The run ended. */
   readonly finished: (run_id: string, end: RunEnd) => Effect.Effect<void>
 }>()("svc-gateway/workflow/RunHooks") {}

@@ -1,16 +1,26 @@
 /**
  * The durable run of a plan's steps (issue 12) as an `effect/workflow`
- * workflow: every step is an `Activity` calling `StepExecutor.execute`, so a
- * completed step is recorded by the engine and never executed again on a
- * replay (after a resume, a restart or a crash). A `Confirm` step pauses the
- * run on a `DurableDeferred` named after the step until it is completed with
- * a {@link ConfirmDecision}.
+ * workflow. For each step, in order:
  *
- * Run records and pauses: every state change calls the optional
- * {@link RunHooks} from inside an activity (`started`, the step activity,
- * `paused/<i>`, `confirmed/<i>`, `finished`), so it is recorded by the
- * engine and made once. Policy gates, budgets and retries are still to come
- * (see docs/workflow-engine-notes.md).
+ * 1. an `idempotency_key` that already succeeded in this run → the step is
+ *    done without an attempt;
+ * 2. budgets (while enforced) → used up: pause `budget/<i>`; approving stops
+ *    enforcing them for the run;
+ * 3. the policy gate (activity `gate/<i>`, against the run's snapshot):
+ *    deny → the run fails `policy_denied`; require_approval → pause
+ *    `policy/<i>`;
+ * 4. attempts `step/<i>/attempt/<n>` (activities calling `StepExecutor`):
+ *    a failed attempt is retried while attempts remain when the step is
+ *    idempotent (an `idempotency_key`, or not state-changing); otherwise it
+ *    pauses `retry/<i>/<n>` and approving runs one more attempt.
+ *
+ * A `Confirm` step is itself a pause (`confirm/<i>`). A pause waits on a
+ * `DurableDeferred` of the same name, completed with a {@link PauseDecision};
+ * a denied pause ends the run (cancelled; a denied retry fails it).
+ *
+ * Every decision is an activity or a deferred, so a replay (after a resume, a
+ * restart or a crash) takes the same path without executing a completed
+ * attempt again. {@link RunHooks} keeps the records.
  *
  * @module
  */
@@ -20,29 +30,36 @@ import * as Schema from "effect/Schema"
 import * as Activity from "effect/workflow/Activity"
 import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
-import { ActionPrimitive } from "../../planner/schema.ts"
+import { isStateChanging } from "../../planner/schema.ts"
+import { WorkflowBudgets, WorkflowStep } from "../runs/schema.ts"
 import { type AttemptContext, StepExecutor } from "../StepExecutor.ts"
-import { type RunEnd, RunHooks } from "./RunHooks.ts"
+import {
+  type AttemptEnd,
+  BudgetVerdict,
+  GateVerdict,
+  type Pause,
+  pauseName,
+  type RunEnd,
+  RunHooks
+} from "./RunHooks.ts"
 
-/** Default time limit of one attempt, in milliseconds. */
-export const DEFAULT_TIMEOUT_MS = 60_000
-
-/** The payload of a run: its id (the workflow's idempotency key) and its steps. */
+/** The payload of a run: its id (the workflow's idempotency key), its steps and budgets. */
 export const RunPayload = Schema.Struct({
   run_id: Schema.String,
-  steps: Schema.Array(ActionPrimitive)
+  steps: Schema.Array(WorkflowStep),
+  budgets: Schema.optionalKey(WorkflowBudgets)
 })
 export type RunPayload = typeof RunPayload.Type
 
-/** What an operator decided at a `Confirm` pause. */
-export const ConfirmDecision = Schema.Struct({
+/** What an operator decided at a pause. */
+export const PauseDecision = Schema.Struct({
   approved: Schema.Boolean,
   /** Who resolved the pause (an approval id, a token path…), for the records. */
   resolved_by: Schema.optionalKey(Schema.String)
 })
-export type ConfirmDecision = typeof ConfirmDecision.Type
+export type PauseDecision = typeof PauseDecision.Type
 
-/** One step's recorded outcome (the activity's success). */
+/** One step's recorded outcome. */
 export const StepOutcome = Schema.Struct({
   step_index: Schema.Number,
   result: Schema.Unknown,
@@ -50,16 +67,27 @@ export const StepOutcome = Schema.Struct({
 })
 export type StepOutcome = typeof StepOutcome.Type
 
-/** A step's attempt failed (the activity's declared error: `AttemptFailed` as a schema). */
+/** One attempt's recorded end (an activity's success: a failure is data, so it is recorded too). */
+const AttemptResult = Schema.Union([
+  Schema.Struct({ ok: Schema.Literal(true), result: Schema.Unknown, evidence: Schema.optionalKey(Schema.Unknown) }),
+  Schema.Struct({
+    ok: Schema.Literal(false),
+    code: Schema.String,
+    message: Schema.String,
+    result: Schema.optionalKey(Schema.Unknown)
+  })
+])
+type AttemptResult = typeof AttemptResult.Type
+
+/** A step failed (attempts used up, a denied retry, a policy deny): the run fails. */
 export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
   step_index: Schema.Number,
   code: Schema.String,
   message: Schema.String,
-  result: Schema.optionalKey(Schema.Unknown),
-  evidence: Schema.optionalKey(Schema.Unknown)
+  result: Schema.optionalKey(Schema.Unknown)
 }) {}
 
-/** An operator denied a `Confirm` pause: the run ends without running the rest. */
+/** An operator denied a pause: the run ends (cancelled) without running the rest. */
 export class RunDenied extends Schema.TaggedError<RunDenied>()("RunDenied", {
   step_index: Schema.Number,
   resolved_by: Schema.optionalKey(Schema.String)
@@ -80,24 +108,31 @@ export const RunWorkflow = Workflow.make("svc-gateway/workflow/Run", {
   error: Schema.Union([StepFailed, RunDenied])
 })
 
-/** The deferred a `Confirm` step at `step_index` waits on. */
-export const confirmDeferred = (step_index: number) =>
-  DurableDeferred.make(`confirm/${step_index}`, { success: ConfirmDecision })
+/** The deferred a pause named `name` ({@link pauseName}) waits on. */
+export const pauseDeferred = (name: string) => DurableDeferred.make(name, { success: PauseDecision })
 
-/** Name of the activity of step `step_index` (stable across replays: it keys the recorded result). */
-export const stepActivityName = (step_index: number): string => `step/${step_index}`
+/** The attempt context of a step, derived only from the run id, the step index and the attempt (replay-safe). */
+export const attemptContext = (run_id: string, step_index: number, step: WorkflowStep, attempt: number): AttemptContext => ({
+  run_id,
+  step_index,
+  step_id: `${run_id}:${step_index}`,
+  attempt_id: `${run_id}:${step_index}:${attempt}`,
+  attempt,
+  timeout_ms: step.timeout_ms
+})
 
-/** The attempt context of a step, derived only from the run id and the step index (replay-safe). */
-export const attemptContext = (run_id: string, step_index: number, step: ActionPrimitive, attempt: number): AttemptContext => {
-  const timeout = (step as { readonly timeout_ms?: unknown }).timeout_ms
-  return {
-    run_id,
-    step_index,
-    step_id: `${run_id}:${step_index}`,
-    attempt_id: `${run_id}:${step_index}:${attempt}`,
-    attempt,
-    timeout_ms: typeof timeout === "number" && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS
+/**
+ * True when a failed attempt of `step` may run again without asking: it has
+ * an `idempotency_key`, or it changes nothing (a kind that is not
+ * state-changing, or an `Http` GET, HEAD or OPTIONS).
+ */
+export const isRetrySafe = (step: WorkflowStep): boolean => {
+  if (step.idempotency_key !== undefined) return true
+  if (step.type === "Http") {
+    const method = typeof step.args.method === "string" ? step.args.method.toUpperCase() : "GET"
+    return method === "GET" || method === "HEAD" || method === "OPTIONS"
   }
+  return !isStateChanging(step.type)
 }
 
 /**
@@ -107,50 +142,60 @@ export const attemptContext = (run_id: string, step_index: number, step: ActionP
 export const executionIdFor = (run_id: string): Effect.Effect<string> =>
   RunWorkflow.executionId({ run_id, steps: [] })
 
-/** Calls a {@link RunHooks} callback when the service is in the environment. */
-const hook = (f: (hooks: RunHooks["Service"]) => Effect.Effect<void>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(RunHooks), (hooks) => (Option.isSome(hooks) ? f(hooks.value) : Effect.void))
+const ALLOW: GateVerdict = { decision: "allow" }
+
+/** Calls a {@link RunHooks} callback when the service is in the environment, else `otherwise`. */
+const hook = <A>(f: (hooks: RunHooks["Service"]) => Effect.Effect<A>, otherwise: A): Effect.Effect<A> =>
+  Effect.flatMap(Effect.serviceOption(RunHooks), (hooks) => (Option.isSome(hooks) ? f(hooks.value) : Effect.succeed(otherwise)))
 
 /** A recorded call of hooks (an activity named `name`: made once per run, not again on replay). */
-const hookActivity = (name: string, f: (hooks: RunHooks["Service"]) => Effect.Effect<void>) =>
-  Activity.make({ name, success: Schema.Void, execute: hook(f) })
+const record = (name: string, f: (hooks: RunHooks["Service"]) => Effect.Effect<void>) =>
+  Activity.make({ name, success: Schema.Void, execute: hook(f, undefined) })
 
-const stepActivity = (run_id: string, step_index: number, step: ActionPrimitive) =>
+/** One attempt, run once as the activity `step/<i>/attempt/<n>`; a failure is its recorded result. */
+const attemptActivity = (run_id: string, step_index: number, step: WorkflowStep, attempt: number, verdict: GateVerdict) =>
   Activity.make({
-    name: stepActivityName(step_index),
-    success: StepOutcome,
-    error: StepFailed,
+    name: `step/${step_index}/attempt/${attempt}`,
+    success: AttemptResult,
     execute: Effect.gen(function*() {
-      const executor = yield* StepExecutor
-      const attempt = yield* Activity.CurrentAttempt
-      yield* hook((h) => h.stepStarted(run_id, step_index, attempt))
-      const outcome = yield* executor.execute(step, attemptContext(run_id, step_index, step, attempt)).pipe(
-        Effect.tapError((e) =>
-          hook((h) =>
-            h.stepEnded(run_id, step_index, attempt, {
+      const start = yield* hook((h) => h.attemptStarted(run_id, step_index, attempt, verdict), "fresh" as const)
+      let end: AttemptEnd & AttemptResult
+      if (start === "interrupted") {
+        end = { ok: false, code: "interrupted", message: "the gateway stopped during this attempt; it was not run again" }
+      } else {
+        const executor = yield* StepExecutor
+        const context = attemptContext(run_id, step_index, step, attempt)
+        end = yield* executor.execute(step, context).pipe(
+          Effect.match({
+            onFailure: (e): AttemptEnd & AttemptResult => ({
               ok: false,
               code: e.code,
               message: e.message,
               ...(e.result === undefined ? {} : { result: e.result })
+            }),
+            onSuccess: (outcome): AttemptEnd & AttemptResult => ({
+              ok: true,
+              result: outcome.result ?? null,
+              ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence }),
+              ...(outcome.cost === undefined ? {} : { cost: outcome.cost })
             })
-          )
-        ),
-        Effect.mapError((e) =>
-          new StepFailed({
-            step_index,
-            code: e.code,
-            message: e.message,
-            ...(e.result === undefined ? {} : { result: e.result }),
-            ...(e.evidence === undefined ? {} : { evidence: e.evidence })
+          }),
+          Effect.timeoutOrElse({
+            duration: context.timeout_ms,
+            orElse: () =>
+              Effect.succeed<AttemptEnd & AttemptResult>({
+                ok: false,
+                code: "timeout",
+                message: `attempt timed out after ${context.timeout_ms} ms`
+              })
           })
         )
-      )
-      yield* hook((h) => h.stepEnded(run_id, step_index, attempt, { ok: true, result: outcome.result ?? null }))
-      return {
-        step_index,
-        result: outcome.result ?? null,
-        ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence })
       }
+      // Attempts remain: the step goes back to queued (retried at once, or after a retry approval).
+      const retry = !end.ok && attempt < step.max_attempts
+      yield* hook((h) => h.attemptEnded(run_id, step_index, attempt, end, retry), undefined)
+      const { cost: _cost, ...recorded } = end as AttemptEnd & AttemptResult & { cost?: unknown }
+      return recorded as AttemptResult
     })
   })
 
@@ -159,37 +204,113 @@ const endOf = (error: StepFailed | RunDenied): RunEnd =>
     ? { status: "denied", step_index: error.step_index }
     : { status: "failed", step_index: error.step_index, code: error.code, message: error.message }
 
-/**
- * The workflow body: steps in order; a `Confirm` step waits for its
- * decision (approved → the step is done with the decision as its result;
- * denied → {@link RunDenied}); any other step runs once as an activity.
- */
+/** Pauses the run and waits for the decision; `true` when approved. */
+const pauseFor = (run_id: string, pause: Pause) =>
+  Effect.gen(function*() {
+    const name = pauseName(pause)
+    yield* record(`paused/${name}`, (h) => h.paused(run_id, pause))
+    const decision = yield* DurableDeferred.await(pauseDeferred(name))
+    if (decision.approved) yield* record(`resumed/${name}`, (h) => h.resumed(run_id, pause))
+    return decision
+  })
+
+/** Runs the attempts of one (gated) step; its outcome, or `StepFailed`/`RunDenied`. */
+const runAttempts = (run_id: string, step_index: number, step: WorkflowStep, verdict: GateVerdict) =>
+  Effect.gen(function*() {
+    for (let attempt = 1;; attempt++) {
+      const result = yield* attemptActivity(run_id, step_index, step, attempt, verdict)
+      if (result.ok) return { step_index, result: result.result, ...(result.evidence === undefined ? {} : { evidence: result.evidence }) }
+      const failed = new StepFailed({
+        step_index,
+        code: result.code,
+        message: result.message,
+        ...(result.result === undefined ? {} : { result: result.result })
+      })
+      if (attempt >= step.max_attempts) return yield* failed
+      if (isRetrySafe(step)) continue
+      const decision = yield* pauseFor(run_id, {
+        kind: "retry",
+        step_index,
+        attempt,
+        detail: `Retry required — step ${step_index} is not idempotent (attempt ${attempt} failed: ${result.code})`,
+        context: { attempt, error: { code: result.code, message: result.message }, max_attempts: step.max_attempts }
+      })
+      if (!decision.approved) return yield* failed
+    }
+  })
+
+/** The workflow body (see the module documentation). */
 export const runSteps = (payload: RunPayload) =>
   Effect.gen(function*() {
     const run_id = payload.run_id
-    yield* hookActivity("started", (h) => h.started(run_id))
+    yield* record("started", (h) => h.started(run_id))
     const outcomes: Array<StepOutcome> = []
+    const succeededKeys = new Set<string>()
+    let budgetsEnforced = payload.budgets !== undefined && Object.keys(payload.budgets).length > 0
     for (let step_index = 0; step_index < payload.steps.length; step_index++) {
       const step = payload.steps[step_index]!
+      const deny = (resolved_by: string | undefined) =>
+        new RunDenied({ step_index, ...(resolved_by === undefined ? {} : { resolved_by }) })
       if (step.type === "Confirm") {
-        yield* hookActivity(`paused/${step_index}`, (h) => h.paused(run_id, step_index))
-        const decision = yield* DurableDeferred.await(confirmDeferred(step_index))
-        if (!decision.approved) {
-          return yield* new RunDenied({
-            step_index,
-            ...(decision.resolved_by === undefined ? {} : { resolved_by: decision.resolved_by })
-          })
-        }
-        yield* hookActivity(`confirmed/${step_index}`, (h) => h.confirmed(run_id, step_index))
+        const decision = yield* pauseFor(run_id, { kind: "confirm", step_index, detail: `confirm step ${step_index}`, context: { args: step.args } })
+        if (!decision.approved) return yield* deny(decision.resolved_by)
+        yield* record(`done/${step_index}`, (h) => h.stepDone(run_id, step_index, decision))
         outcomes.push({ step_index, result: decision })
         continue
       }
-      outcomes.push(yield* stepActivity(run_id, step_index, step))
+      if (step.idempotency_key !== undefined && succeededKeys.has(step.idempotency_key)) {
+        const result = { skipped: true, reason: "idempotency_key already succeeded in this run", idempotency_key: step.idempotency_key }
+        yield* record(`done/${step_index}`, (h) => h.stepDone(run_id, step_index, result))
+        outcomes.push({ step_index, result })
+        continue
+      }
+      if (budgetsEnforced) {
+        const budget = yield* Activity.make({
+          name: `budget/${step_index}`,
+          success: BudgetVerdict,
+          execute: hook((h) => h.budget(run_id, step_index), { exceeded: false })
+        })
+        if (budget.exceeded) {
+          const decision = yield* pauseFor(run_id, {
+            kind: "budget",
+            step_index,
+            detail: "Budget exceeded — continue execution?",
+            context: budget.context
+          })
+          if (!decision.approved) return yield* deny(decision.resolved_by)
+          budgetsEnforced = false
+        }
+      }
+      const verdict = yield* Activity.make({
+        name: `gate/${step_index}`,
+        success: GateVerdict,
+        execute: hook((h) => h.gate(run_id, step_index), ALLOW)
+      })
+      if (verdict.decision === "deny") {
+        yield* record(`denied/${step_index}`, (h) => h.denied(run_id, step_index, verdict))
+        return yield* new StepFailed({
+          step_index,
+          code: "policy_denied",
+          message: `policy denied ${verdict.tool_id ?? step.type}${verdict.target ? ` (${verdict.target})` : ""}`
+        })
+      }
+      if (verdict.decision === "require_approval") {
+        const decision = yield* pauseFor(run_id, {
+          kind: "policy",
+          step_index,
+          detail: `policy requires approval for '${verdict.tool_id ?? step.type}'${verdict.target ? ` (${verdict.target})` : ""}`,
+          context: verdict
+        })
+        if (!decision.approved) return yield* deny(decision.resolved_by)
+      }
+      const outcome = yield* runAttempts(run_id, step_index, step, verdict)
+      if (step.idempotency_key !== undefined) succeededKeys.add(step.idempotency_key)
+      outcomes.push(outcome)
     }
-    yield* hookActivity("finished", (h) => h.finished(run_id, { status: "succeeded" }))
+    yield* record("finished", (h) => h.finished(run_id, { status: "succeeded" }))
     return { run_id, steps: outcomes }
   }).pipe(
-    Effect.tapError((error) => hookActivity("finished", (h) => h.finished(payload.run_id, endOf(error))))
+    Effect.tapError((error) => record("finished", (h) => h.finished(payload.run_id, endOf(error))))
   )
 
 /** Registers the workflow with the engine in the environment; needs a `StepExecutor`. */

@@ -15,11 +15,11 @@ import * as Option from "effect/Option"
 import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
 import { WorkflowEngine } from "effect/workflow/WorkflowEngine"
-import type { ActionPrimitive } from "../../planner/schema.ts"
 import {
-  confirmDeferred,
-  type ConfirmDecision,
   executionIdFor,
+  type PauseDecision,
+  pauseDeferred,
+  type RunPayload,
   type RunDenied,
   type RunResult,
   RunWorkflow,
@@ -32,7 +32,7 @@ import type { StepExecutor } from "../StepExecutor.ts"
  * What the engine knows about a run:
  * - `unknown`: no reply recorded — never started, or started and running
  *   (the engine does not tell them apart; the run records do);
- * - `suspended`: waiting on a deferred (a `Confirm` pause);
+ * - `suspended`: waiting on a deferred (a pause);
  * - `succeeded` / `failed` (a step failed, or a pause was denied) /
  *   `interrupted` (cancelled) / `died` (a defect).
  */
@@ -46,10 +46,10 @@ export type RunEngineStatus =
 
 /** Starts, resumes, cancels and polls durable runs. */
 export class WorkflowRuns extends Context.Service<WorkflowRuns, {
-  /** Starts `run_id` without waiting for it; starting an existing run id joins it (no second run). */
-  readonly start: (run_id: string, steps: ReadonlyArray<ActionPrimitive>) => Effect.Effect<void>
-  /** Completes the `Confirm` pause at `step_index` with `decision`, which resumes the run. */
-  readonly resume: (run_id: string, step_index: number, decision: ConfirmDecision) => Effect.Effect<void>
+  /** Starts `payload.run_id` without waiting for it; starting an existing run id joins it (no second run). */
+  readonly start: (payload: RunPayload) => Effect.Effect<void>
+  /** Completes the pause named `pause` (`pauseName`: `confirm/2`, `policy/0`, `retry/1/2`…) with `decision`, which resumes the run. */
+  readonly resume: (run_id: string, pause: string, decision: PauseDecision) => Effect.Effect<void>
   /** Interrupts the run (no effect on a finished or unknown run). */
   readonly cancel: (run_id: string) => Effect.Effect<void>
   /** The engine's view of the run. */
@@ -85,10 +85,10 @@ export const WorkflowRunsLive: Layer.Layer<WorkflowRuns, never, WorkflowEngine |
       )
 
     return WorkflowRuns.of({
-      start: (run_id, steps) => Effect.asVoid(provide(RunWorkflow.execute({ run_id, steps }, { discard: true }))),
-      resume: (run_id, step_index, decision) =>
+      start: (payload) => Effect.asVoid(provide(RunWorkflow.execute(payload, { discard: true }))),
+      resume: (run_id, pause, decision) =>
         Effect.gen(function*() {
-          const deferred = confirmDeferred(step_index)
+          const deferred = pauseDeferred(pause)
           const executionId = yield* executionIdFor(run_id)
           const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: RunWorkflow, executionId })
           yield* DurableDeferred.succeed(deferred, { token, value: decision })

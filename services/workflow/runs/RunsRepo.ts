@@ -126,7 +126,9 @@ export const ResumeTokenRow = Schema.Struct({
   created_at: Schema.String,
   expires_at: Schema.NullOr(Schema.String),
   used_at: Schema.NullOr(Schema.String),
-  revoked_at: Schema.NullOr(Schema.String)
+  revoked_at: Schema.NullOr(Schema.String),
+  /** The pause it continues (`pauseName`). */
+  pause_name: Schema.NullOr(Schema.String)
 })
 export type ResumeToken = typeof ResumeTokenRow.Type
 
@@ -246,8 +248,20 @@ export interface NewResumeToken {
   readonly run_id: string
   readonly step_index: number
   readonly approval_id: number | null
+  /** The pause it continues (`pauseName`: `confirm/2`, `policy/0`, …). */
+  readonly pause_name: string
   readonly created_at: string
   readonly expires_at: string | null
+}
+
+/** What a run has used so far: the sums of its attempts' costs. */
+export interface RunSpending {
+  readonly usd_micros: number
+  readonly total_tokens: number
+  readonly input_tokens: number
+  readonly output_tokens: number
+  readonly duration_ms: number
+  readonly attempts: number
 }
 
 /** Filters and page of `listRuns`. */
@@ -355,6 +369,12 @@ export class RunsRepo extends Context.Service<RunsRepo, {
   readonly getRun: (runId: string) => Effect.Effect<WorkflowRunDetail | undefined, SqlError>
   /** The job, or `undefined`. */
   readonly getJob: (jobId: string) => Effect.Effect<ExecutionJob | undefined, SqlError>
+  /** The attempt, or `undefined`. */
+  readonly getAttempt: (attemptId: string) => Effect.Effect<ExecutionAttempt | undefined, SqlError>
+  /** The sums of the costs of the run's attempts. */
+  readonly spending: (runId: string) => Effect.Effect<RunSpending, SqlError>
+  /** The newest token of an approval (used, revoked or not), or `undefined`. */
+  readonly tokenOfApproval: (approvalId: number) => Effect.Effect<ResumeToken | undefined, SqlError>
   /** Stores a resume token's digest. */
   readonly issueToken: (token: NewResumeToken) => Effect.Effect<ResumeToken, SqlError>
   /**
@@ -572,6 +592,31 @@ export class RunsRepo extends Context.Service<RunsRepo, {
 
       const getJob = (jobId: string) => Effect.map(jobs(sql`SELECT * FROM workflow_jobs WHERE job_id = ${jobId}`), first)
 
+      const getAttempt = (attemptId: string) =>
+        Effect.map(attempts(sql`SELECT * FROM workflow_attempts WHERE attempt_id = ${attemptId}`), (r) =>
+          r[0] === undefined ? undefined : toAttempt(r[0]))
+
+      const spending = (runId: string) =>
+        Effect.map(attempts(sql`SELECT * FROM workflow_attempts WHERE run_id = ${runId}`), (rows): RunSpending => {
+          const sum = { usd_micros: 0, total_tokens: 0, input_tokens: 0, output_tokens: 0, duration_ms: 0, attempts: rows.length }
+          for (const row of rows) {
+            const cost = row.cost
+            if (cost === null) continue
+            sum.usd_micros += cost.usd_micros ?? 0
+            sum.input_tokens += cost.input_tokens ?? 0
+            sum.output_tokens += cost.output_tokens ?? 0
+            sum.total_tokens += cost.total_tokens ?? (cost.input_tokens ?? 0) + (cost.output_tokens ?? 0)
+            sum.duration_ms += cost.duration_ms ?? 0
+          }
+          return sum
+        })
+
+      const tokenOfApproval = (approvalId: number) =>
+        Effect.map(
+          tokens(sql`SELECT * FROM workflow_resume_tokens WHERE approval_id = ${approvalId} ORDER BY created_at DESC LIMIT 1`),
+          first
+        )
+
       const issueToken = (token: NewResumeToken) =>
         Effect.map(
           tokens(sql`INSERT INTO workflow_resume_tokens ${
@@ -602,6 +647,9 @@ export class RunsRepo extends Context.Service<RunsRepo, {
         listRuns,
         getRun,
         getJob,
+        getAttempt,
+        spending,
+        tokenOfApproval,
         issueToken,
         consumeToken,
         revokeTokensForRun: (runId, at) => revokeWhere(sql`run_id = ${runId}`, at),

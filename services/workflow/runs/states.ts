@@ -50,7 +50,8 @@ type Table<S extends string> = { readonly [F in S]: ReadonlyArray<S> }
  *
  * - job: queued → running | cancelled; running → completed | failed | cancelled.
  * - run: queued → running | cancelled; running → paused | succeeded | failed |
- *   cancelled; paused → queued (resume: it waits for its lane again) |
+ *   cancelled; paused → running (resumed: a paused run keeps its lane, so it
+ *   continues at once) | queued (reserved: re-queued behind its lane) |
  *   failed (a denied retry, an expired approval) | cancelled (cancel, or a
  *   denied policy/budget approval).
  * - step: queued → running | paused (the policy or budget gate paused before
@@ -72,7 +73,7 @@ export const TRANSITIONS: { readonly [K in MachineKind]: Table<StatusOf[K]> } = 
   run: {
     queued: ["running", "cancelled"],
     running: ["paused", "succeeded", "failed", "cancelled"],
-    paused: ["queued", "failed", "cancelled"],
+    paused: ["queued", "running", "failed", "cancelled"],
     succeeded: [],
     failed: [],
     cancelled: []

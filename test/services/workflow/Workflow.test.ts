@@ -5,32 +5,17 @@
  * token, approving the approval continues the run, denying or cancelling
  * ends it.
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Approvals } from "../../../services/approvals/Approvals.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
-import { makeWorkflowEngineLayer } from "../../../services/workflow/engine/WorkflowEngineLive.ts"
-import { WorkflowRunsLive } from "../../../services/workflow/engine/WorkflowRuns.ts"
-import { RunsRepo } from "../../../services/workflow/runs/RunsRepo.ts"
-import { RunRecorderLive, Workflow, WorkflowNoDeps } from "../../../services/workflow/Workflow.ts"
+import { Workflow } from "../../../services/workflow/Workflow.ts"
 import { fakeConnection } from "../../support/connections.ts"
-import { sqliteFile } from "../../support/databases.ts"
 import { eventually } from "../../support/eventually.ts"
-import { approvalsLayer } from "../approvals/support.ts"
-import { callsOf, FakeExecutor } from "./engine/support.ts"
+import { callsOf } from "./engine/support.ts"
+import { makeWorkflowRuntime } from "./support.ts"
 
-const makeRuntime = () => {
-  const base = approvalsLayer(sqliteFile)
-  const repo = RunsRepo.layer
-  const engineRuns = WorkflowRunsLive.pipe(
-    Layer.provide(RunRecorderLive),
-    Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true })),
-    Layer.provide(FakeExecutor)
-  )
-  return ManagedRuntime.make(
-    WorkflowNoDeps.pipe(Layer.provide(engineRuns), Layer.provideMerge(repo), Layer.provideMerge(base), Layer.orDie)
-  )
-}
+const makeRuntime = makeWorkflowRuntime
 
 describe("Workflow service on sqlite (file)", () => {
   let runtime: ReturnType<typeof makeRuntime>
@@ -116,7 +101,8 @@ describe("Workflow service on sqlite (file)", () => {
     expect(approval.status).toBe("cancelled")
     const late = await runtime.runPromise(Effect.flip(Effect.flatMap(Workflow.useSync((x) => x), (wf) => wf.resume(event.payload.resume_token))))
     expect(late._tag).toBe("NotFound")
-    expect(await use((wf) => wf.cancel(started.run_id))).toEqual({ status: "ok", run_id: started.run_id, cancelled: false })
+    // Idempotent: cancelling a cancelled run again still answers cancelled: true.
+    expect(await use((wf) => wf.cancel(started.run_id))).toEqual({ status: "ok", run_id: started.run_id, cancelled: true })
     const unknown = await runtime.runPromise(Effect.flip(Effect.flatMap(Workflow.useSync((x) => x), (wf) => wf.cancel("run-nope"))))
     expect(unknown._tag).toBe("NotFound")
   })

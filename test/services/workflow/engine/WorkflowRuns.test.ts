@@ -27,7 +27,7 @@ for (const backend of backends) {
 
     it("runs three steps to completion, each exactly once", async () => {
       const run_id = newRunId()
-      await run((runs) => runs.start(run_id, [step("Http"), step("CLI"), step("Llm")]))
+      await run((runs) => runs.start({ run_id, steps: [step("Http"), step("CLI"), step("Llm")] }))
       const status = await settled(run_id)
       expect(status.status).toBe("succeeded")
       expect(callsOf(run_id)).toEqual([0, 1, 2])
@@ -36,14 +36,14 @@ for (const backend of backends) {
         expect(status.result.steps[1]!.result).toEqual({ step: 1, attempt_id: `${run_id}:1:1` })
       }
       // Starting the same run id again joins the finished execution: nothing runs twice.
-      await run((runs) => runs.start(run_id, [step("Http"), step("CLI"), step("Llm")]))
+      await run((runs) => runs.start({ run_id, steps: [step("Http"), step("CLI"), step("Llm")] }))
       expect((await settled(run_id)).status).toBe("succeeded")
       expect(callsOf(run_id)).toEqual([0, 1, 2])
     })
 
     it("fails the run when a step fails, without running later steps", async () => {
       const run_id = newRunId()
-      await run((runs) => runs.start(run_id, [step("Http"), step("Http", { fail: "http_status" }), step("Llm")]))
+      await run((runs) => runs.start({ run_id, steps: [step("Http"), step("Http", { fail: "http_status" }), step("Llm")] }))
       const status = await settled(run_id)
       expect(status).toMatchObject({ status: "failed", error: { _tag: "StepFailed", step_index: 1, code: "http_status" } })
       expect(callsOf(run_id)).toEqual([0, 1])
@@ -51,10 +51,10 @@ for (const backend of backends) {
 
     it("suspends at a Confirm step and continues when approved", async () => {
       const run_id = newRunId()
-      await run((runs) => runs.start(run_id, [step("Http"), step("Confirm"), step("Llm")]))
+      await run((runs) => runs.start({ run_id, steps: [step("Http"), step("Confirm"), step("Llm")] }))
       expect((await settled(run_id)).status).toBe("suspended")
       expect(callsOf(run_id)).toEqual([0])
-      await run((runs) => runs.resume(run_id, 1, { approved: true, resolved_by: "approval:test" }))
+      await run((runs) => runs.resume(run_id, "confirm/1", { approved: true, resolved_by: "approval:test" }))
       const status = await awaitStatus(run, run_id, "succeeded")
       expect(callsOf(run_id)).toEqual([0, 2])
       if (status.status === "succeeded") {
@@ -64,9 +64,9 @@ for (const backend of backends) {
 
     it("ends the run when a Confirm step is denied", async () => {
       const run_id = newRunId()
-      await run((runs) => runs.start(run_id, [step("Http"), step("Confirm"), step("Llm")]))
+      await run((runs) => runs.start({ run_id, steps: [step("Http"), step("Confirm"), step("Llm")] }))
       expect((await settled(run_id)).status).toBe("suspended")
-      await run((runs) => runs.resume(run_id, 1, { approved: false }))
+      await run((runs) => runs.resume(run_id, "confirm/1", { approved: false }))
       const status = await awaitStatus(run, run_id, "failed")
       expect(status).toMatchObject({ status: "failed", error: { _tag: "RunDenied", step_index: 1 } })
       expect(callsOf(run_id)).toEqual([0])
@@ -74,7 +74,7 @@ for (const backend of backends) {
 
     it("cancels a suspended run", async () => {
       const run_id = newRunId()
-      await run((runs) => runs.start(run_id, [step("Confirm"), step("Llm")]))
+      await run((runs) => runs.start({ run_id, steps: [step("Confirm"), step("Llm")] }))
       expect((await settled(run_id)).status).toBe("suspended")
       await run((runs) => runs.cancel(run_id))
       await awaitStatus(run, run_id, "interrupted")
@@ -94,7 +94,7 @@ for (const backend of backends) {
         const first = makeRuntime(db)
         await first.runPromise(Effect.gen(function*() {
           const runs = yield* WorkflowRuns
-          yield* runs.start(run_id, [step("Http"), step("CLI"), step("Confirm"), step("Llm")])
+          yield* runs.start({ run_id, steps: [step("Http"), step("CLI"), step("Confirm"), step("Llm")] })
           expect((yield* runs.awaitSettled(run_id)).status).toBe("suspended")
         }))
         expect(callsOf(run_id)).toEqual([0, 1])
@@ -105,7 +105,7 @@ for (const backend of backends) {
           const run = <A>(f: (runs: WorkflowRuns["Service"]) => Effect.Effect<A>) =>
             second.runPromise(Effect.gen(function*() { return yield* f(yield* WorkflowRuns) }))
           expect((await run((runs) => runs.status(run_id))).status).toBe("suspended")
-          await run((runs) => runs.resume(run_id, 2, { approved: true }))
+          await run((runs) => runs.resume(run_id, "confirm/2", { approved: true }))
           await awaitStatus(run, run_id, "succeeded")
           expect(callsOf(run_id)).toEqual([0, 1, 3])
         } finally {

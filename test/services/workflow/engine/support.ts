@@ -4,6 +4,7 @@
  * that a rebuilt engine does not execute finished steps again), and
  * databases that survive a runtime (so a second runtime opens the same one).
  */
+import type { WorkflowStep } from "../../../../services/workflow/runs/schema.ts"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -24,23 +25,50 @@ import { postgresUrl } from "../../../support/databases.ts"
 export const calls = new Map<string, Array<number>>()
 export const callsOf = (run_id: string): ReadonlyArray<number> => calls.get(run_id) ?? []
 
-/** Records each call; a step with `args.fail` fails with that code. */
+/** Gates a step with `args.hold: <name>` waits on until {@link release}`(name)`. */
+const holds = new Map<string, { promise: Promise<void>; open: () => void }>()
+const holdOf = (name: string) => {
+  let hold = holds.get(name)
+  if (hold === undefined) {
+    let open!: () => void
+    const promise = new Promise<void>((resolve) => (open = resolve))
+    hold = { promise, open }
+    holds.set(name, hold)
+  }
+  return hold
+}
+/** Lets the steps holding on `name` finish. */
+export const release = (name: string) => holdOf(name).open()
+
+/**
+ * Records each call. Args: `fail: <code>` fails every attempt with that code;
+ * `fail_times: n` fails the first n attempts (code `flaky`); `hold: <name>`
+ * waits for {@link release}; `cost: {...}` is reported as the attempt's cost.
+ */
 export const FakeExecutor = Layer.succeed(StepExecutor)({
   execute: (action, context) =>
-    Effect.suspend(() => {
+    Effect.gen(function*() {
       const list = calls.get(context.run_id) ?? []
       list.push(context.step_index)
       calls.set(context.run_id, list)
+      const hold = action.args["hold"]
+      if (typeof hold === "string") yield* Effect.promise(() => holdOf(hold).promise)
       const fail = action.args["fail"]
-      return typeof fail === "string"
-        ? Effect.fail(new AttemptFailed({ code: fail, message: `step ${context.step_index} failed` }))
-        : Effect.succeed({ result: { step: context.step_index, attempt_id: context.attempt_id } })
+      if (typeof fail === "string") return yield* new AttemptFailed({ code: fail, message: `step ${context.step_index} failed` })
+      const failTimes = action.args["fail_times"]
+      if (typeof failTimes === "number" && context.attempt <= failTimes) {
+        return yield* new AttemptFailed({ code: "flaky", message: `attempt ${context.attempt} failed` })
+      }
+      const cost = action.args["cost"] as { usd_micros?: number } | undefined
+      return { result: { step: context.step_index, attempt_id: context.attempt_id }, ...(cost === undefined ? {} : { cost }) }
     })
 })
 
-export const step = (type: ActionPrimitive["type"], args: Record<string, unknown> = {}): ActionPrimitive => ({
+export const step = (type: ActionPrimitive["type"], args: Record<string, unknown> = {}): WorkflowStep => ({
   type,
-  args
+  args,
+  max_attempts: 1,
+  timeout_ms: 60_000
 })
 
 /** A database that outlives runtimes: `storage()` opens it, `drop()` removes it. */

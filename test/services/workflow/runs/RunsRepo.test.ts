@@ -43,7 +43,7 @@ for (const db of testDatabases) {
         const sql = yield* SqlClient.SqlClient
         yield* Effect.provide(Effect.asVoid(RunsRepo), Layer.fresh(RunsRepo.layer))
         const applied = yield* sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM ${sql(migrationsTable("workflow_runs"))}`
-        expect(Number(applied[0]!.n)).toBe(1)
+        expect(Number(applied[0]!.n)).toBe(2)
 
         const repo = yield* RunsRepo
         const created = yield* repo.createRun(newRun(1, { budgets: { max_usd_micros: 5 }, policy_snapshot_id: "snap-1" }))
@@ -196,7 +196,7 @@ for (const db of testDatabases) {
       Effect.gen(function*() {
         const repo = yield* RunsRepo
         const token = (digest: string, over: Partial<{ run_id: string; approval_id: number | null; expires_at: string | null }> = {}) =>
-          repo.issueToken({ digest, run_id: "run-1", step_index: 0, approval_id: 1, created_at: t(0), expires_at: null, ...over })
+          repo.issueToken({ digest, run_id: "run-1", step_index: 0, approval_id: 1, pause_name: "confirm/0", created_at: t(0), expires_at: null, ...over })
         yield* token("d1")
         const raced = yield* Effect.all([repo.consumeToken("d1", t(1)), repo.consumeToken("d1", t(1))], { concurrency: "unbounded" })
         expect(raced.filter((r) => r !== undefined)).toHaveLength(1)

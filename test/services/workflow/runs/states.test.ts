@@ -18,6 +18,7 @@ const EXPECTED: Record<MachineKind, Array<string>> = {
     "running>failed",
     "running>cancelled",
     "paused>queued",
+    "paused>running",
     "paused>failed",
     "paused>cancelled"
   ],

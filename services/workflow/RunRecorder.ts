@@ -1,0 +1,298 @@
+/**
+ * {@link RunHooks} of the gateway (issue 12): what the durable run asks of
+ * the rest of the gateway, called from inside the engine's activities.
+ *
+ * - Records: run, job, step and attempt transitions (announced after commit
+ *   through {@link RunRecords}); an attempt's `cost.duration_ms` is its wall
+ *   time; a re-run of an attempt that had started (the gateway stopped during
+ *   it) is recorded as failed `interrupted` and not run again.
+ * - Policy gate: the step's tool call (`executors/toolCall.ts`) judged by
+ *   `PolicyBundle.evaluateToolCall` against the run's policy snapshot, for the
+ *   agent named in the key (`default` otherwise).
+ * - Budgets: spent = the sums of the attempts' costs and the time since the
+ *   run started; a budget is exceeded when spent is above it.
+ * - Pauses: one pending approval (kind `workflow_step`, `policy`, `budget` or
+ *   `retry`, scope `{key, lane, run_id, step_index}`) and one resume token
+ *   (random; only its SHA-256 is stored, with the pause's name), handed out
+ *   once in `run.paused` to `operator.write` clients after commit.
+ * - The end of a run frees its lane ({@link LaneSignals}).
+ *
+ * @module
+ */
+import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { createHash, randomBytes } from "node:crypto"
+import { Approvals } from "../approvals/Approvals.ts"
+import type { ApprovalKind } from "../approvals/schema.ts"
+import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
+import { isoTime } from "../shared/time.ts"
+import { EventBus } from "../ws-sessions/EventBus.ts"
+import { type AttemptEnd, type Pause, pauseName, type PauseKind, type RunEnd, RunHooks } from "./engine/RunHooks.ts"
+import { RunPaused, RunPausedForReaders } from "./events.ts"
+import { toolCallOf } from "./executors/toolCall.ts"
+import { LaneSignals } from "./lanes.ts"
+import { RunRecords, runScope } from "./RunRecords.ts"
+import { keyAgentId } from "./runs/keys.ts"
+import { RunsRepo } from "./runs/RunsRepo.ts"
+import type { ExecutionAttempt, StepStatus } from "./runs/schema.ts"
+
+const now = Effect.map(Clock.currentTimeMillis, isoTime)
+
+/** The stored form of a resume token: its SHA-256, hex. */
+export const tokenDigest = (token: string): string => createHash("sha256").update(token).digest("hex")
+
+const APPROVAL_KIND: { readonly [K in PauseKind]: ApprovalKind } = {
+  confirm: "workflow_step",
+  policy: "policy",
+  budget: "budget",
+  retry: "retry"
+}
+
+const PROMPT: { readonly [K in PauseKind]: (run_id: string, step_index: number) => string } = {
+  confirm: (run_id, step_index) => `Confirm step ${step_index} of run ${run_id}`,
+  policy: () => "Policy approval required to continue execution",
+  budget: () => "Budget exceeded — continue execution?",
+  retry: () => "Retry required — step is not idempotent"
+}
+
+/** `run.paused`'s reason and the run's `paused_reason`: `approval` for a Confirm step, else the pause kind. */
+const pauseReason = (kind: PauseKind) => (kind === "confirm" ? "approval" : kind)
+
+const STEP_OPEN: ReadonlyArray<StepStatus> = ["queued", "running", "paused"]
+
+const attemptIdOf = (run_id: string, step_index: number, attempt: number) => `${run_id}:${step_index}:${attempt}`
+
+const durationOf = (attempt: ExecutionAttempt | undefined, at: string): number =>
+  attempt === undefined ? 0 : Math.max(0, Date.parse(at) - Date.parse(attempt.started_at))
+
+/**
+ * The gateway's {@link RunHooks}. Needs `RunsRepo`, `RunRecords`,
+ * `Approvals`, `PolicyBundle`, `EventBus`, `LaneSignals` and a `SqlClient`.
+ */
+export const RunRecorderLive: Layer.Layer<
+  RunHooks,
+  never,
+  RunsRepo | RunRecords | Approvals | PolicyBundle | EventBus | LaneSignals | SqlClient.SqlClient
+> = Layer.effect(
+  RunHooks,
+  Effect.gen(function*() {
+    const repo = yield* RunsRepo
+    const records = yield* RunRecords
+    const approvals = yield* Approvals
+    const policy = yield* PolicyBundle
+    const events = yield* EventBus
+    const lanes = yield* LaneSignals
+    const sql = yield* SqlClient.SqlClient
+
+    const detail = (run_id: string) =>
+      Effect.flatMap(repo.getRun(run_id), (d) => (d === undefined ? Effect.die(new Error(`run ${run_id} has no record`)) : Effect.succeed(d)))
+    const stepOf = (run_id: string, step_index: number) =>
+      Effect.flatMap(detail(run_id), (d) => {
+        const step = d.steps.find((s) => s.step_index === step_index)
+        return step === undefined ? Effect.die(new Error(`run ${run_id} has no step ${step_index}`)) : Effect.succeed({ ...d, step })
+      })
+
+    const finished = (run_id: string, end: RunEnd) =>
+      repo.transaction(Effect.gen(function*() {
+        const at = yield* now
+        const { run, steps } = yield* detail(run_id)
+        if (end.status === "succeeded") {
+          yield* records.move("run", run_id, ["running"], "succeeded", { at })
+          yield* records.move("job", run.job_id, ["running"], "completed", { at })
+        } else if (end.status === "failed") {
+          for (const step of steps) {
+            if (step.step_index === end.step_index) yield* records.move("step", step.step_id, STEP_OPEN, "failed", { at })
+            else if (step.status === "queued") yield* records.move("step", step.step_id, ["queued"], "skipped", { at })
+          }
+          yield* records.move("run", run_id, ["running", "paused"], "failed", { at, paused_detail: `step ${end.step_index}: ${end.message}` })
+          yield* records.move("job", run.job_id, ["running"], "failed", { at })
+        } else {
+          for (const step of steps) {
+            if (STEP_OPEN.includes(step.status)) yield* records.move("step", step.step_id, STEP_OPEN, "cancelled", { at })
+          }
+          yield* records.move("run", run_id, ["paused", "running", "queued"], "cancelled", { at, paused_reason: "cancelled", paused_detail: `pause at step ${end.step_index} denied` })
+          yield* records.move("job", run.job_id, ["queued", "running"], "cancelled", { at })
+        }
+        yield* repo.revokeTokensForRun(run_id, at)
+        yield* sql.afterCommit(lanes.signal({ key: run.key, lane: run.lane }))
+      }))
+
+    return RunHooks.of({
+      started: (run_id) =>
+        repo.transaction(Effect.gen(function*() {
+          const at = yield* now
+          const run = yield* records.move("run", run_id, ["queued"], "running", { at })
+          if (run !== undefined) yield* records.move("job", run.job_id, ["queued"], "running", { at })
+        })).pipe(Effect.orDie),
+
+      gate: (run_id, step_index) =>
+        Effect.gen(function*() {
+          const { run, step } = yield* stepOf(run_id, step_index)
+          const call = toolCallOf(step.action)
+          if (call === undefined) return { decision: "allow" as const }
+          const evaluation = yield* policy.evaluateToolCall({
+            agent_id: keyAgentId(run.key),
+            tool_id: call.tool_id,
+            tool_match_target: call.tool_match_target,
+            url: call.url,
+            policy_snapshot_id: run.policy_snapshot_id
+          })
+          return {
+            decision: evaluation.decision,
+            tool_id: call.tool_id,
+            target: call.tool_match_target,
+            evaluation,
+            applied_override_ids: evaluation.applied_override_ids
+          }
+        }).pipe(Effect.orDie),
+
+      budget: (run_id, step_index) =>
+        Effect.gen(function*() {
+          const { run } = yield* detail(run_id)
+          const budgets = run.budgets
+          if (budgets === undefined || run.budget_overridden_at !== undefined) return { exceeded: false }
+          const spent = yield* repo.spending(run_id)
+          const elapsed_ms = run.started_at === null ? 0 : Math.max(0, (yield* Clock.currentTimeMillis) - Date.parse(run.started_at))
+          const exceeded = (budgets.max_usd_micros !== undefined && spent.usd_micros > budgets.max_usd_micros) ||
+            (budgets.max_total_tokens !== undefined && spent.total_tokens > budgets.max_total_tokens) ||
+            (budgets.max_duration_ms !== undefined && elapsed_ms > budgets.max_duration_ms)
+          return {
+            exceeded,
+            context: { budgets, spent: { usd_micros: spent.usd_micros, total_tokens: spent.total_tokens, elapsed_ms }, next_step_index: step_index }
+          }
+        }).pipe(Effect.orDie),
+
+      attemptStarted: (run_id, step_index, attempt, verdict) =>
+        repo.transaction(Effect.gen(function*() {
+          const at = yield* now
+          const attempt_id = attemptIdOf(run_id, step_index, attempt)
+          const existing = yield* repo.getAttempt(attempt_id)
+          if (existing !== undefined) {
+            // The engine re-runs an activity that did not finish: this attempt started before a stop.
+            yield* records.move("attempt", attempt_id, ["running"], "failed", {
+              at,
+              error: { code: "interrupted", message: "the gateway stopped during this attempt; it was not run again" },
+              cost: { duration_ms: durationOf(existing, at) }
+            })
+            return "interrupted" as const
+          }
+          const { step } = yield* stepOf(run_id, step_index)
+          yield* records.move("step", step.step_id, ["queued"], "running", { at })
+          yield* records.startAttempt({
+            attempt_id,
+            step_id: step.step_id,
+            run_id,
+            attempt,
+            started_at: at,
+            policy_decision: verdict.evaluation ?? { decision: verdict.decision },
+            policy_applied_override_ids: verdict.applied_override_ids
+          })
+          return "fresh" as const
+        })).pipe(Effect.orDie),
+
+      attemptEnded: (run_id, step_index, attempt, end: AttemptEnd, retry) =>
+        repo.transaction(Effect.gen(function*() {
+          const at = yield* now
+          const { step } = yield* stepOf(run_id, step_index)
+          const attempt_id = attemptIdOf(run_id, step_index, attempt)
+          const cost = { ...(end.cost as object | undefined), duration_ms: durationOf(yield* repo.getAttempt(attempt_id), at) }
+          if (end.ok) {
+            yield* records.move("attempt", attempt_id, ["running"], "succeeded", { at, result: end.result, cost })
+            yield* records.move("step", step.step_id, ["running"], "succeeded", { at })
+          } else {
+            yield* records.move("attempt", attempt_id, ["running"], end.code === "timeout" ? "timed_out" : "failed", {
+              at,
+              result: end.result,
+              error: { code: end.code, message: end.message },
+              cost
+            })
+            yield* records.move("step", step.step_id, ["running"], retry ? "queued" : "failed", { at })
+          }
+        })).pipe(Effect.orDie),
+
+      denied: (run_id, step_index, verdict) =>
+        repo.transaction(Effect.gen(function*() {
+          const at = yield* now
+          const { step } = yield* stepOf(run_id, step_index)
+          const attempt_id = attemptIdOf(run_id, step_index, 1)
+          if ((yield* repo.getAttempt(attempt_id)) === undefined) {
+            yield* records.startAttempt({
+              attempt_id,
+              step_id: step.step_id,
+              run_id,
+              attempt: 1,
+              started_at: at,
+              policy_decision: verdict.evaluation ?? { decision: verdict.decision }
+            })
+          }
+          yield* records.move("attempt", attempt_id, ["running"], "failed", {
+            at,
+            error: { code: "policy_denied", message: `policy denied ${verdict.tool_id ?? "the step"}${verdict.target ? ` (${verdict.target})` : ""}` }
+          })
+          yield* records.move("step", step.step_id, ["queued"], "failed", { at })
+        })).pipe(Effect.orDie),
+
+      stepDone: (run_id, step_index) =>
+        Effect.gen(function*() {
+          const at = yield* now
+          const { step } = yield* stepOf(run_id, step_index)
+          yield* records.move("step", step.step_id, ["queued"], "succeeded", { at })
+        }).pipe(Effect.orDie),
+
+      paused: (run_id, pause: Pause) =>
+        repo.transaction(Effect.gen(function*() {
+          const at = yield* now
+          const { run, step } = yield* stepOf(run_id, pause.step_index)
+          const scope = { key: run.key, lane: run.lane, run_id, step_index: pause.step_index }
+          const policyContext = pause.kind === "policy"
+            ? {
+              policy: {
+                agent_id: keyAgentId(run.key),
+                policy_snapshot_id: run.policy_snapshot_id,
+                suggested_overrides: (pause.context as { evaluation?: { suggested_overrides?: unknown } } | undefined)?.evaluation
+                  ?.suggested_overrides ?? []
+              }
+            }
+            : {}
+          const approval = yield* approvals.create({
+            kind: APPROVAL_KIND[pause.kind],
+            plan_id: run.plan_id,
+            step_index: pause.step_index,
+            prompt: PROMPT[pause.kind](run_id, pause.step_index),
+            context: { ...scope, detail: pause.detail, ...(pause.context === undefined ? {} : { [pause.kind]: pause.context }), ...policyContext },
+            scope
+          })
+          const token = randomBytes(32).toString("base64url")
+          yield* repo.issueToken({
+            digest: tokenDigest(token),
+            run_id,
+            step_index: pause.step_index,
+            approval_id: approval.id,
+            pause_name: pauseName(pause),
+            created_at: at,
+            expires_at: approval.expires_at
+          })
+          yield* records.move("step", step.step_id, ["queued"], "paused", { at, approval_id: approval.id })
+          yield* records.move("run", run_id, ["running"], "paused", { at, paused_reason: pauseReason(pause.kind), paused_detail: pause.detail })
+          const payload = { run_id, step_index: pause.step_index, reason: pauseReason(pause.kind), approval_id: approval.id }
+          yield* sql.afterCommit(Effect.gen(function*() {
+            yield* events.publish(RunPaused, { ...payload, resume_token: token }, runScope(run_id))
+            yield* events.publish(RunPausedForReaders, payload, runScope(run_id))
+          }))
+        })).pipe(Effect.orDie),
+
+      resumed: (run_id, pause) =>
+        repo.transaction(Effect.gen(function*() {
+          const at = yield* now
+          const { step } = yield* stepOf(run_id, pause.step_index)
+          yield* records.move("step", step.step_id, ["paused"], "queued", { at })
+          yield* records.move("run", run_id, ["paused"], "running", {
+            at,
+            ...(pause.kind === "budget" ? { budget_overridden_at: at } : {})
+          })
+        })).pipe(Effect.orDie),
+
+      finished: (run_id, end) => finished(run_id, end).pipe(Effect.orDie)
+    })
+  })
+)
