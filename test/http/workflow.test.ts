@@ -4,12 +4,20 @@
  * Http run against a local server completes; a Confirm step pauses with a
  * `run.paused` event carrying a single-use resume token; approving the
  * approval over HTTP also continues the run; cancel ends a paused run and
- * cancels its approval; `workflow.run` works over WebSocket.
+ * cancels its approval; `workflow.run` works over WebSocket; the policy gate
+ * (from `$SVC_HOME/policy.yml`) lets allowed hosts run, pauses for approval
+ * where the bundle asks (approving continues), fails the run on a deny. On
+ * SQLite, and on PostgreSQL when SVC_TEST_DATABASE_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
+import { StorageMemoryTest } from "../../layers/gateway.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
@@ -30,7 +38,32 @@ describe("workflow routes with SVC_ENGINE_API_ENABLED unset", () => {
   })
 })
 
-describe("workflow routes with SVC_ENGINE_API_ENABLED=1", () => {
+/**
+ * The agent bundle of these tests: Http to 127.0.0.1 allowed, except paths
+ * under /ask (approval) and /denied (deny). docs/workflow.md shows the same.
+ */
+const POLICY = `v: 1
+tools:
+  allow: [tool.http.fetch]
+network_egress:
+  allow: ["http://127.0.0.1:*"]
+  require_approval: ["http://127.0.0.1:*/ask*"]
+  deny: ["http://127.0.0.1:*/denied*"]
+`
+
+/** A fresh `$SVC_HOME` holding `policy.yml`. */
+const homeWithPolicy = (policy: string) => {
+  const home = mkdtempSync(join(tmpdir(), "svc-wf-http-"))
+  writeFileSync(join(home, "policy.yml"), policy)
+  return home
+}
+
+const databases = [
+  { name: "sqlite", storage: () => StorageMemoryTest },
+  ...(postgres === undefined ? [] : [{ name: "postgresql", storage: () => postgres!.make() }])
+]
+
+for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_ENABLED=1 (${database.name})`, () => {
   let gw: TestGateway
   let server: Server
   let target: string
@@ -44,7 +77,7 @@ describe("workflow routes with SVC_ENGINE_API_ENABLED=1", () => {
     })
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
-    gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true })
+    gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, home: homeWithPolicy(POLICY) }, database.storage())
     peer = (await connectPeer(gw.url, gw.adminToken)).peer
   })
   afterAll(async () => {
@@ -62,7 +95,7 @@ describe("workflow routes with SVC_ENGINE_API_ENABLED=1", () => {
     return { status: res.status, body: await readJson(res) }
   }
   const runStatus = async (run_id: string) => (await get(`/workflow/runs/${run_id}`)).body.run?.status
-  const http = () => ({ type: "Http", args: { method: "GET", url: target } })
+  const http = (path = "") => ({ type: "Http", args: { method: "GET", url: target + path } })
   const startPaused = async (steps: ReadonlyArray<unknown>) => {
     const paused = peer.next((m) => m.type === "run.paused", 20_000)
     const started = await post("/workflow/run", { key: KEY, steps })
@@ -116,7 +149,11 @@ describe("workflow routes with SVC_ENGINE_API_ENABLED=1", () => {
     expect(await runStatus(run_id)).toBe("cancelled")
     expect((await get(`/approvals/${event.approval_id}`)).body.approval.status).toBe("cancelled")
     expect((await post("/workflow/resume", { token: event.resume_token })).status).toBe(404)
-    expect((await post("/workflow/cancel", { run_id })).body.cancelled).toBe(false)
+    // Idempotent when already cancelled; false for a run that already succeeded or failed.
+    expect((await post("/workflow/cancel", { run_id })).body.cancelled).toBe(true)
+    const done = await post("/workflow/run", { key: KEY, steps: [http()] })
+    await eventually(async () => (await runStatus(done.body.run_id)) === "succeeded", "run succeeded", 30_000)
+    expect((await post("/workflow/cancel", { run_id: done.body.run_id })).body).toEqual({ status: "ok", run_id: done.body.run_id, cancelled: false })
     expect((await post("/workflow/cancel", { run_id: "run-unknown" })).status).toBe(404)
   })
 
@@ -124,5 +161,39 @@ describe("workflow routes with SVC_ENGINE_API_ENABLED=1", () => {
     const { result } = await peer.request("workflow.run", { key: KEY, steps: [http()] })
     expect(result).toMatchObject({ status: "ok", steps_count: 1 })
     await eventually(async () => (await runStatus(result.run_id)) === "succeeded", "run succeeded", 30_000)
+  })
+
+  it("pauses for a policy approval where the bundle asks; approving continues the run", async () => {
+    const before = calls
+    const { run_id, event } = await startPaused([http("ask/1"), http()])
+    expect(event).toMatchObject({ step_index: 0, reason: "policy" })
+    expect(calls - before).toBe(0)
+    const detail = (await get(`/workflow/runs/${run_id}`)).body
+    expect(detail.run).toMatchObject({ status: "paused", paused_reason: "policy" })
+    expect(detail.run.policy_snapshot_id).toEqual(expect.any(String))
+    const approval = (await get(`/approvals/${event.approval_id}`)).body.approval
+    expect(approval).toMatchObject({ kind: "policy", status: "pending", prompt: "Policy approval required to continue execution" })
+    expect(approval.context.policy.policy_snapshot_id).toBe(detail.run.policy_snapshot_id)
+    expect((await post(`/approvals/${event.approval_id}/respond`, { decision: "approved" })).status).toBe(200)
+    await eventually(async () => (await runStatus(run_id)) === "succeeded", "run succeeded", 30_000)
+    expect(calls - before).toBe(2)
+    const attempt = (await get(`/workflow/runs/${run_id}`)).body.steps[0].attempts[0]
+    expect(attempt.policy_decision).toMatchObject({ decision: "require_approval" })
+  })
+
+  it("denying a policy approval cancels the run", async () => {
+    const { run_id, event } = await startPaused([http("ask/2")])
+    expect((await post(`/approvals/${event.approval_id}/respond`, { decision: "denied" })).status).toBe(200)
+    await eventually(async () => (await runStatus(run_id)) === "cancelled", "run cancelled", 30_000)
+  })
+
+  it("fails the step and the run with policy_denied where the bundle denies", async () => {
+    const before = calls
+    const started = await post("/workflow/run", { key: KEY, steps: [http(), http("denied/x"), http()] })
+    await eventually(async () => (await runStatus(started.body.run_id)) === "failed", "run failed", 30_000)
+    const detail = (await get(`/workflow/runs/${started.body.run_id}`)).body
+    expect(detail.steps.map((s: any) => s.status)).toEqual(["succeeded", "failed", "skipped"])
+    expect(detail.steps[1].attempts[0].error).toEqual({ code: "policy_denied", message: `policy denied tool.http.fetch (${target}denied/x)` })
+    expect(calls - before).toBe(1)
   })
 })
