@@ -5,9 +5,9 @@
  * capability reach the node as `task.execute` and their attempts hold its
  * results; the node's error fails the attempt (`node_task_failed`); an
  * idempotent step is retried on the node; a non-idempotent one pauses for a
- * `retry` approval; no eligible node fails the attempt `node_unavailable`
- * (also `Web` without `args.capability`: its default capability `playwright`
- * is not a namespaced id, so no node can declare it). Node steps are gated as
+ * `retry` approval; no eligible node fails the attempt `node_unavailable`;
+ * a `Web` step without `args.capability` goes to a node declaring the
+ * default `svc.playwright`. Node steps are gated as
  * `tool.node.dispatch`: with `$SVC_HOME/policy.yml` allowing it they run
  * straight through, without it the run pauses for a `policy` approval.
  * SQLite, and PostgreSQL when SVC_TEST_DATABASE_URL is set.
@@ -116,7 +116,7 @@ for (const database of databases) {
       expect(tasks.map((t) => t.type)).toEqual(["task.execute", "task.execute"])
       expect(tasks[0].payload).toEqual({
         run_id,
-        step_id: expect.any(String),
+        step_id: record.steps[0].step_id,
         attempt_id: `${run_id}:0:1`,
         action: { type: "Node", args: { capability: "steps.echo", text: "hello" } }
       })
@@ -209,15 +209,14 @@ for (const database of databases) {
       expect(attempt.error.message).toContain(`${other.nodeId} steps.absent is not in its capability allowlist`)
     })
 
-    it("fails a Web step without args.capability with node_unavailable: its default capability playwright cannot be declared", async () => {
-      // Capability ids must be namespaced (`a.b`), so a node cannot advertise `playwright`.
-      await expect(nodeFor(gw, ["playwright"])).rejects.toThrow(/connect.init failed/)
+    it("sends a Web step without args.capability to a node declaring the default svc.playwright", async () => {
+      const node = await connect(["svc.playwright"])
+      const tasks = serveTasks(node.peer, () => ({ ok: true, result: { result: { shot: "done" } } }))
       const run_id = await api.start([{ type: "Web", args: { url: "https://example.test/" }, max_attempts: 1 }])
-      const record = await api.until(run_id, "failed")
-      expect(record.steps[0].attempts[0].error).toMatchObject({
-        code: "node_unavailable",
-        message: expect.stringMatching(/^no eligible node for playwright: /)
-      })
+      const record = await api.until(run_id, "succeeded")
+      expect(tasks).toHaveLength(1)
+      expect(tasks[0].payload).toMatchObject({ run_id, step_id: record.steps[0].step_id, action: { type: "Web" } })
+      expect(record.steps[0].attempts[0].result).toEqual({ shot: "done" })
     })
 
     it("fails a Node step without args.capability with invalid_action; nothing is dispatched", async () => {

@@ -3,9 +3,12 @@
  * of kind `Web`, `Android`, `Desktop`, `Node`, or any step with
  * `args.capability`, run on a paired node through `NodeDispatch`.
  *
- * - capability: `args.capability`, else the kind's default from the
- *   reference's capability map (`Web` → `playwright`, `Android` → `android`,
- *   `Desktop` → `desktop`); a `Node` step must name one.
+ * - capability: `args.capability`, else the kind's default: the reference's
+ *   capability map in the gateway's namespace (reference §5 "dispatch
+ *   eligibility": `<ns>.<cap>`), i.e. `Web` → `svc.playwright`, `Android` →
+ *   `svc.android`, `Desktop` → `svc.desktop` (capability ids are namespaced,
+ *   so a bare `playwright` could never be declared by a node); a `Node` step
+ *   must name one.
  * - `args.node_id` (optional) addresses one node.
  * - the node receives `task.execute` with `action: {type, args}` and the
  *   attempt's run, step and attempt ids; it must answer within the attempt's timeout.
@@ -27,11 +30,15 @@ import type { ActionExecutor } from "./types.ts"
 /** Kinds that always run on a node. */
 export const NODE_KINDS: ReadonlySet<ActionPrimitiveKind> = new Set<ActionPrimitiveKind>(["Web", "Android", "Desktop", "Node"])
 
-/** The capability a node step needs: `args.capability`, else its kind's default (none for `Node`). */
+/** The namespace of the default capabilities of device kinds. */
+export const DEFAULT_CAPABILITY_NAMESPACE = "svc"
+
+/** The capability a node step needs: `args.capability`, else its kind's default `svc.<cap>` (none for `Node`). */
 export const capabilityOf = (action: ActionPrimitive): string | undefined => {
   const explicit = action.args.capability
   if (typeof explicit === "string" && explicit.trim() !== "") return explicit.trim()
-  return NODE_KINDS.has(action.type) ? CAPABILITY_BY_KIND[action.type] : undefined
+  const bare = NODE_KINDS.has(action.type) ? CAPABILITY_BY_KIND[action.type] : undefined
+  return bare === undefined ? undefined : `${DEFAULT_CAPABILITY_NAMESPACE}.${bare}`
 }
 
 /** A dispatch failure as a failed attempt. */

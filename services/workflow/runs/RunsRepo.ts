@@ -157,7 +157,7 @@ export const toRun = (row: RunRow): ExecutionRun => ({
 // Writes
 // ---------------------------------------------------------------------------
 
-/** A run to enqueue: its job, the run (queued, attempt 1) and its steps (queued, index 0..n-1). */
+/** A run to enqueue: its job, the run (queued, attempt 1) and its steps (queued, index 0..n-1, ids `<run_id>:<index>`). */
 export interface NewRun {
   readonly job_id: string
   readonly run_id: string
@@ -445,7 +445,8 @@ export class RunsRepo extends Context.Service<RunsRepo, {
             })
           } RETURNING *`)
           const stepRows = input.steps.map((action, step_index) => ({
-            step_id: randomUUID(),
+            // The id executors and nodes are given (`AttemptContext.step_id`).
+            step_id: `${input.run_id}:${step_index}`,
             run_id: input.run_id,
             step_index,
             status: "queued",

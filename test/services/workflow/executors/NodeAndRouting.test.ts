@@ -39,7 +39,7 @@ describe("NodeExecutor", () => {
       const outcome = yield* run(step("Web", { url: "https://example.test" }), context({ timeout_ms: 1234 }))
       expect(outcome).toEqual({ result: { status: "completed" }, evidence: { node_id: "n1", evidence: { shot: "png" } } })
       expect(fake.calls[0]).toMatchObject({
-        capability: "playwright",
+        capability: "svc.playwright",
         action: { type: "Web", args: { url: "https://example.test" } },
         run_id: "run-1",
         step_id: "step-1",
@@ -49,8 +49,8 @@ describe("NodeExecutor", () => {
 
       yield* run(step("Node", { capability: "cli.exec", node_id: "n7" }), context())
       expect(fake.calls[1]).toMatchObject({ capability: "cli.exec", node_id: "n7" })
-      expect(capabilityOf(step("Android", {}))).toBe("android")
-      expect(capabilityOf(step("Desktop", {}))).toBe("desktop")
+      expect(capabilityOf(step("Android", {}))).toBe("svc.android")
+      expect(capabilityOf(step("Desktop", {}))).toBe("svc.desktop")
       expect(capabilityOf(step("Node", {}))).toBeUndefined()
       expect((yield* failureOf(run(step("Node", {}), context()))).code).toBe("invalid_action")
     }))
@@ -88,7 +88,7 @@ describe("StepExecutorLive", () => {
   it.effect("routes by kind; args.capability sends any kind to a node; Confirm and kinds without executor are unsupported", () =>
     Effect.gen(function*() {
       const executor = yield* StepExecutor
-      expect((yield* executor.execute(step("Desktop", {}), context())).result).toMatchObject({ capability: "desktop" })
+      expect((yield* executor.execute(step("Desktop", {}), context())).result).toMatchObject({ capability: "svc.desktop" })
       expect((yield* executor.execute(step("Message", { capability: "sms.send" }), context())).result).toMatchObject({
         capability: "sms.send"
       })
@@ -131,7 +131,7 @@ describe("toolCallOf", () => {
       tool_match_target: "git commit -m \"a message\" \"\""
     })
     expect(toolCallOf(step("CLI", { cmd: "ls", args: ["-l"] }))).toEqual({ tool_id: "tool.exec", tool_match_target: "ls -l" })
-    expect(toolCallOf(step("Web", {}))).toEqual({ tool_id: "tool.node.dispatch", tool_match_target: "playwright" })
+    expect(toolCallOf(step("Web", {}))).toEqual({ tool_id: "tool.node.dispatch", tool_match_target: "svc.playwright" })
     expect(toolCallOf(step("Http", { capability: "http" }))).toEqual({ tool_id: "tool.node.dispatch", tool_match_target: "http" })
     expect(toolCallOf(step("Node", {}))).toEqual({ tool_id: "tool.node.dispatch", tool_match_target: "" })
     expect(toolCallOf(step("Confirm", {}))).toBeUndefined()
