@@ -86,10 +86,17 @@ for (const backend of durableBackends) {
         expect(started.status).toBe(200)
         runs.push(started.body.run_id)
       }
+      // A non-idempotent step (POST, no idempotency key) in flight at the kill.
+      const postStart = await call(first, "POST", "/workflow/run", {
+        key: "agent:dpost:main",
+        steps: [{ type: "Http", args: { method: "POST", url: `${srv.url}/block/post`, body: { n: 1 } } }]
+      })
+      expect(postStart.status).toBe(200)
+      const postRun: string = postStart.body.run_id
       const details = (gw: GatewayProcess) => () =>
         Promise.all([...runs, pausedRun].map(async (id) => (await call(gw, "GET", `/workflow/runs/${id}`)).body))
       await waitFor(
-        () => runs.every((_, i) => srv.requested(`/block/${i}`) === 1),
+        () => runs.every((_, i) => srv.requested(`/block/${i}`) === 1) && srv.requested("/block/post") === 1,
         "every run's step 1 to be requested",
         details(first)
       )
@@ -130,6 +137,13 @@ for (const backend of durableBackends) {
         // The GET in flight at the kill may run again; exactly one of its calls succeeded.
         expect(srv.answered(`/block/${i}`)).toBe(1)
       }
+
+      // The POST in flight at the kill is not sent again on its own: the run pauses for a retry approval.
+      await waitFor(async () => (await status(postRun)) === "paused", "the POST run to pause for a retry", details(second))
+      const postDetail = (await call(second, "GET", `/workflow/runs/${postRun}`)).body
+      expect(postDetail.run.paused_reason).toBe("retry")
+      expect(postDetail.steps[0].attempts.map((a: any) => [a.status, a.error?.code])).toEqual([["failed", "interrupted"]])
+      expect(srv.requested("/block/post")).toBe(1)
 
       // The paused run is still paused (the engine has replayed everything by now) and resumes by token.
       expect(await status(pausedRun)).toBe("paused")
