@@ -16,7 +16,7 @@
  *   │     approvals services/approvals     Approvals.layer        src/http/approvals.ts    src/ws/approvals.ts
  *   │     pairing   services/pairing       Pairings.layer         src/http/pairing.ts      src/ws/pairing.ts
  *   │     nodes     services/nodes         NodesLive (capabilities, dispatch, listing)  src/http/nodes.ts  src/ws/nodes.ts
- *   │     planner   services/planner       Planner.layer          src/http/plan.ts
+ *   │     planner   services/planner       Planner.layer (+ PlanExecutionLive: runs over the workflow subsystem)  src/http/plan.ts
  *   │     secrets   services/secrets       SecretStore.layer (+ Secrets, SecretResolver; provider layers/secrets)  src/http/secrets.ts
  *   │     auth-profiles services/auth-profiles AuthProfiles.layer (+ SecretStore, SecretResolver)  src/http/authProfiles.ts
  *   │     provider-oauth services/provider-oauth ProviderOAuth.layer (+ AuthProfiles, SecretStore, SecretResolver)  src/http/providerOAuth.ts
@@ -52,6 +52,7 @@ import { PolicyService } from "../services/policy/PolicyService.ts"
 import { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
 import { SecretStore } from "../services/secrets/SecretStore.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
+import { PlanExecutionLive } from "../services/workflow/planExecution.ts"
 import { WorkflowLive } from "../services/workflow/Workflow.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { ApprovalsHttp } from "../src/http/approvals.ts"
@@ -157,7 +158,7 @@ export const Subsystems = [
   { name: "approvals", layer: Approvals.layer, http: [ApprovalsHttp], ws: [ApprovalsWs] },
   { name: "pairing", layer: Pairings.layer, http: [PairingHttp], ws: [PairingWs] },
   { name: "nodes", layer: NodesLive, http: [NodesHttp], ws: [NodesWs] },
-  { name: "planner", layer: Planner.layer, http: [PlanHttp], ws: [] },
+  { name: "planner", layer: Planner.layer.pipe(Layer.provide(PlanExecutionLive)), http: [PlanHttp], ws: [] },
   { name: "secrets", layer: SecretsLive, http: [SecretsHttp], ws: [] },
   { name: "auth-profiles", layer: AuthProfilesLive, http: [AuthProfilesHttp], ws: [] },
   { name: "provider-oauth", layer: ProviderOAuthLive, http: [ProviderOAuthHttp], ws: [] },

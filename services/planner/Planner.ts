@@ -12,6 +12,10 @@
  * decision and response, and the same request_id answers the stored plan
  * (`PlanConflict` when the body differs). docs/planner.md has the details.
  *
+ * `execute: true` also runs the plan (execute.ts): a success at once, an
+ * escalation when its approval is approved (the approvals listener
+ * registered here), through {@link PlanExecution}.
+ *
  * @module
  */
 import { Clock, Context, Effect, Layer, Result } from "effect"
@@ -22,6 +26,8 @@ import type { ApprovalKind } from "../approvals/schema.ts"
 import { PolicyService } from "../policy/PolicyService.ts"
 import type { PolicyDecision, RuleDecision, RuleName } from "../policy/schema.ts"
 import { InvalidRequest } from "../shared/errors.ts"
+import { makePlanExecutor, withRun } from "./execute.ts"
+import { PlanExecution } from "./PlanExecution.ts"
 import { type PlanRecord, PlansRepo } from "./PlansRepo.ts"
 import { type ActionPrimitive, PlanConflict, type PlanRequest, type PlanResponse, type PlanStatus } from "./schema.ts"
 import { buildSteps, type PlanSteps } from "./steps.ts"
@@ -55,6 +61,17 @@ const explain = (rules: ReadonlyArray<RuleDecision>): string => rules.map((r) =>
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex")
 
+/** The request as stored and compared: `execute: false` is the same request as no `execute`. */
+const storedRequest = (request: PlanRequest): PlanRequest => {
+  if (request.execute === true) return request
+  const { execute: _, ...rest } = request
+  return rest
+}
+
+/** True for an approval the planner created (its `context.source`). */
+const isPlannerApproval = (context: unknown): boolean =>
+  typeof context === "object" && context !== null && (context as { source?: unknown }).source === "planner"
+
 /** The plan runner. */
 export class Planner extends Context.Service<Planner, {
   /**
@@ -66,7 +83,12 @@ export class Planner extends Context.Service<Planner, {
   /** The stored plan with this id, or `undefined`. */
   readonly find: (planId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
 }>()("svc-gateway/planner/Planner") {
-  /** Needs {@link PolicyService}, {@link Approvals}, {@link PlansRepo} and `SecureRandom` (ids). */
+  /**
+   * Needs {@link PolicyService}, {@link Approvals}, {@link PlansRepo} and
+   * `SecureRandom` (ids); uses {@link PlanExecution} for `execute: true`.
+   * Registers its approvals listener, and checks the plans still waiting to
+   * run in the background.
+   */
   static readonly layerNoDeps = Layer.effect(
     Planner,
     Effect.gen(function*() {
@@ -74,6 +96,19 @@ export class Planner extends Context.Service<Planner, {
       const approvals = yield* Approvals
       const repo = yield* PlansRepo
       const random = yield* SecureRandom.SecureRandom
+      const executor = makePlanExecutor({ repo, approvals, execution: yield* PlanExecution })
+
+      // A planner approval that left pending: approved starts its plan's run (if asked), anything else declines it.
+      yield* approvals.onResolved((approval) =>
+        isPlannerApproval(approval.context) ? Effect.orDie(Effect.asVoid(executor.startIfDue(approval.plan_id))) : Effect.void
+      )
+      yield* Effect.forkIn(
+        executor.startAllDue.pipe(Effect.catchCause((cause) => Effect.logWarning("plan execution check failed", cause))),
+        yield* Effect.scope
+      )
+
+      /** The answer with the plan's run, starting it first when it is due. */
+      const settle = (response: PlanResponse) => Effect.map(executor.startIfDue(response.plan_id), (runId) => withRun(response, runId))
 
       /** The stored answer to a repeated request_id. */
       const replay = (stored: PlanRecord, requestJson: string): Effect.Effect<PlanResponse, PlanConflict> => {
@@ -148,12 +183,13 @@ export class Planner extends Context.Service<Planner, {
         }
       }
 
-      const plan = Effect.fn("Planner.plan")(function*(request: PlanRequest) {
+      const plan = Effect.fn("Planner.plan")(function*(sent: PlanRequest) {
+        const request = storedRequest(sent)
         const tags = parseTags(request.tags, request.request_id)
         if (Result.isFailure(tags)) return yield* new InvalidRequest({ message: tags.failure })
         const requestJson = canonicalJson(request)
         const stored = yield* repo.findByRequestId(request.request_id)
-        if (stored !== undefined) return yield* replay(stored, requestJson)
+        if (stored !== undefined) return yield* settle(yield* replay(stored, requestJson))
 
         const decision = yield* policy.check(tags.success.policy)
         const steps = buildSteps(request, tags.success.spend)
@@ -181,6 +217,7 @@ export class Planner extends Context.Service<Planner, {
             ...(yield* outcome(request, planId, decision, steps))
           }
           yield* repo.complete(planId, response)
+          if (request.execute === true && response.status !== "failure") yield* repo.requestExecution(planId)
           yield* repo.appendEvent({
             replay_id: traceId,
             plan_id: planId,
@@ -191,10 +228,11 @@ export class Planner extends Context.Service<Planner, {
           })
           return response
         }))
-        if (created !== undefined) return created
+        // The run starts after the commit: a run of a rolled-back plan must never exist.
+        if (created !== undefined) return request.execute === true ? yield* settle(created) : created
         const winner = yield* repo.findByRequestId(request.request_id)
         if (winner === undefined) return yield* Effect.die(new Error(`plan for ${request.request_id} vanished`))
-        return yield* replay(winner, requestJson)
+        return yield* settle(yield* replay(winner, requestJson))
       })
 
       return Planner.of({ plan, find: repo.findByPlanId })

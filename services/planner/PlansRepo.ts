@@ -6,7 +6,9 @@
  * A plan is created in one transaction ({@link PlansRepo.transaction}):
  * `claim` inserts the row unless its request_id is taken (the unique index
  * decides between concurrent duplicates), then `complete` stores the response
- * and `appendEvent` the audit record.
+ * and `appendEvent` the audit record. The execution columns (migration 2:
+ * `execution_state`, `run_id`) move only through conditional writes
+ * (`moveExecution`, `recordRun`), so a run is started at most once.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
@@ -55,6 +57,17 @@ export const StoredPlannerEventRow = Schema.Struct({
 })
 export type StoredPlannerEvent = typeof StoredPlannerEventRow.Type
 
+/** Where a plan asked to run stands (migration 2; docs/planner.md "Execution"). */
+export const ExecutionState = Schema.Literals(["requested", "starting", "started", "declined"])
+export type ExecutionState = typeof ExecutionState.Type
+
+/** A plan's execution columns: `execution_state` null when it was not asked to run. */
+export const PlanExecutionRow = Schema.Struct({
+  execution_state: Schema.NullOr(ExecutionState),
+  run_id: Schema.NullOr(Schema.String)
+})
+export type PlanExecutionRecord = typeof PlanExecutionRow.Type
+
 /** Repository of plans over `SqlClient`. */
 export class PlansRepo extends Context.Service<PlansRepo, {
   /** Runs `effect` in one transaction (nested calls use savepoints). */
@@ -72,6 +85,19 @@ export class PlansRepo extends Context.Service<PlansRepo, {
   readonly appendEvent: (event: PlannerEvent) => Effect.Effect<void, SqlError>
   /** The audit records of a plan, by step_index. */
   readonly events: (planId: string) => Effect.Effect<ReadonlyArray<StoredPlannerEvent>, SqlError>
+  /** Marks a plan as asked to run (`requested`); inside its creating transaction. */
+  readonly requestExecution: (planId: string) => Effect.Effect<void, SqlError>
+  /** The plan's execution columns, or `undefined` when there is no such plan. */
+  readonly execution: (planId: string) => Effect.Effect<PlanExecutionRecord | undefined, SqlError>
+  /**
+   * One conditional write: `from` → `to` (e.g. `requested` → `starting`, the
+   * claim that lets one caller start the run). True when this call moved it.
+   */
+  readonly moveExecution: (planId: string, from: ExecutionState, to: ExecutionState) => Effect.Effect<boolean, SqlError>
+  /** `starting` → `started` with the run's id. */
+  readonly recordRun: (planId: string, runId: string) => Effect.Effect<void, SqlError>
+  /** The plans still `requested`, oldest first (checked again at start-up). */
+  readonly requestedExecutions: Effect.Effect<ReadonlyArray<string>, SqlError>
 }>()("svc-gateway/planner/PlansRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the planner migrations first. */
   static readonly layer = Layer.effect(
@@ -112,6 +138,27 @@ export class PlansRepo extends Context.Service<PlansRepo, {
               FROM planner_events WHERE plan_id = ${planId} ORDER BY step_index`
       })
 
+      const requestExecution = (planId: string) =>
+        Effect.asVoid(sql`UPDATE plans SET execution_state = 'requested' WHERE plan_id = ${planId}`)
+      const execution = SqlSchema.findOneOption({
+        Request: Schema.String,
+        Result: PlanExecutionRow,
+        execute: (planId) => sql`SELECT execution_state, run_id FROM plans WHERE plan_id = ${planId}`
+      })
+      const moveExecution = (planId: string, from: ExecutionState, to: ExecutionState) =>
+        Effect.map(
+          sql`UPDATE plans SET execution_state = ${to}
+              WHERE plan_id = ${planId} AND execution_state = ${from} RETURNING plan_id`,
+          (rows) => rows.length > 0
+        )
+      const recordRun = (planId: string, runId: string) =>
+        Effect.asVoid(sql`UPDATE plans SET execution_state = 'started', run_id = ${runId}
+                          WHERE plan_id = ${planId} AND execution_state = 'starting' AND run_id IS NULL`)
+      const requestedExecutions = Effect.map(
+        sql<{ plan_id: string }>`SELECT plan_id FROM plans WHERE execution_state = 'requested' ORDER BY created_at, plan_id`,
+        (rows) => rows.map((row) => row.plan_id)
+      )
+
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
       const optional = <A>(effect: Effect.Effect<Option.Option<A>, SqlError | Schema.SchemaError>) =>
         orDieOnSchema(Effect.map(effect, Option.getOrUndefined))
@@ -123,7 +170,12 @@ export class PlansRepo extends Context.Service<PlansRepo, {
         findByRequestId: (requestId) => optional(findByRequestId(requestId)),
         findByPlanId: (planId) => optional(findByPlanId(planId)),
         appendEvent: (event) => orDieOnSchema(appendEvent(event)),
-        events: (planId) => orDieOnSchema(events(planId))
+        events: (planId) => orDieOnSchema(events(planId)),
+        requestExecution,
+        execution: (planId) => optional(execution(planId)),
+        moveExecution,
+        recordRun,
+        requestedExecutions
       })
     })
   )

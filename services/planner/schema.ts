@@ -138,6 +138,10 @@ export const PlanRequest = Schema.Struct({
     description:
       "spend:<amount_minor>:<CUR>[:merchant], pii:<category>|none, legal:<flag>|none, connector:mcp://<name>; " +
       "other tags are kept but not interpreted. Defaults to []."
+  }),
+  execute: Schema.optionalKey(Schema.Boolean).annotateKey({
+    description: "true: run the plan's steps (a success at once, an escalation once its approval is approved); " +
+      "the response then carries run_id when the run has started. Absent = false."
   })
 }).annotate({
   identifier: "PlanRequest",
@@ -169,12 +173,18 @@ const planFields = {
   trace_id: Schema.String.annotateKey({ description: "A UUID identifying this planning run in logs." })
 }
 
+/** The run of a plan asked to run (`execute: true`), once it has started. */
+const runId = Schema.optionalKey(Schema.String).annotateKey({
+  description: "The workflow run of a plan sent with execute: true, once it started (GET /workflow/runs/:run_id)."
+})
+
 /** A plan that may run as is. */
 export const PlanSuccess = Schema.Struct({
   ...planFields,
   status: Schema.Literal("success"),
   steps: Schema.Array(ActionPrimitive),
-  summary: Schema.Struct({ synopsis: Schema.String })
+  summary: Schema.Struct({ synopsis: Schema.String }),
+  run_id: runId
 }).annotate({ identifier: "PlanSuccess" })
 
 /** Why and where a plan waits for a human: a pending approval was created. */
@@ -191,7 +201,8 @@ export type PlanEscalation = typeof PlanEscalation.Type
 export const PlanEscalate = Schema.Struct({
   ...planFields,
   status: Schema.Literal("escalate"),
-  escalation: PlanEscalation
+  escalation: PlanEscalation,
+  run_id: runId
 }).annotate({ identifier: "PlanEscalate" })
 
 /** Why a plan failed. */
