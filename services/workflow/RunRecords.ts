@@ -22,7 +22,7 @@ import {
   RunStarted,
   StepUpdated
 } from "./events.ts"
-import { type NewAttempt, type RecordOf, RunsRepo, type TransitionWrite } from "./runs/RunsRepo.ts"
+import { type NewAttempt, RunsRepo, type TransitionWrite } from "./runs/RunsRepo.ts"
 import type { ExecutionAttempt, ExecutionRun } from "./runs/schema.ts"
 import type { MachineKind, StatusOf } from "./runs/states.ts"
 
@@ -54,13 +54,7 @@ export class RunRecords extends Context.Service<RunRecords, {
    * commit: `run.queued|started|resumed|completed|failed|cancelled`,
    * `step.updated`, `attempt.updated` (jobs have none).
    */
-  readonly move: <K extends MachineKind>(
-    kind: K,
-    id: string,
-    from: ReadonlyArray<StatusOf[K]>,
-    to: StatusOf[K],
-    write: TransitionWrite<K>
-  ) => Effect.Effect<RecordOf[K] | undefined, SqlError>
+  readonly move: RunsRepo["Service"]["transition"]
   /** Announces a run just recorded (`run.queued`). */
   readonly queued: (run: ExecutionRun) => Effect.Effect<void>
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */

@@ -12,13 +12,12 @@
  *
  * @module
  */
-import { Context, Effect, Layer, Queue } from "effect"
+import { Clock, Context, Effect, Layer, Queue } from "effect"
 import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
 import { RunRecords } from "./RunRecords.ts"
 import type { Lane } from "./runs/keys.ts"
 import { RunsRepo } from "./runs/RunsRepo.ts"
 import { isoTime } from "../shared/time.ts"
-import { Clock } from "effect"
 
 /** A lane: runs with the same key and lane run one at a time. */
 export interface LaneId {
