@@ -60,6 +60,8 @@ const pauseReason = (kind: PauseKind) => (kind === "confirm" ? "approval" : kind
 
 const STEP_OPEN: ReadonlyArray<StepStatus> = ["queued", "running", "paused"]
 
+/** Step and attempt ids are derived (`RunsRepo.createRun`, `attemptContext`), so hooks need no lookup. */
+const stepIdOf = (run_id: string, step_index: number) => `${run_id}:${step_index}`
 const attemptIdOf = (run_id: string, step_index: number, attempt: number) => `${run_id}:${step_index}:${attempt}`
 
 const durationOf = (attempt: ExecutionAttempt | undefined, at: string): number =>
@@ -84,18 +86,17 @@ export const RunRecorderLive: Layer.Layer<
     const lanes = yield* LaneSignals
     const sql = yield* SqlClient.SqlClient
 
-    const detail = (run_id: string) =>
-      Effect.flatMap(repo.getRun(run_id), (d) => (d === undefined ? Effect.die(new Error(`run ${run_id} has no record`)) : Effect.succeed(d)))
-    const stepOf = (run_id: string, step_index: number) =>
-      Effect.flatMap(detail(run_id), (d) => {
-        const step = d.steps.find((s) => s.step_index === step_index)
-        return step === undefined ? Effect.die(new Error(`run ${run_id} has no step ${step_index}`)) : Effect.succeed({ ...d, step })
-      })
+    const orDie = <A>(what: string) => (a: A | undefined) => (a === undefined ? Effect.die(new Error(`${what} has no record`)) : Effect.succeed(a))
+    /** The run with its steps and attempts (the end of a run needs them all). */
+    const detail = (run_id: string) => Effect.flatMap(repo.getRun(run_id), orDie(`run ${run_id}`))
+    /** The run record alone: one statement (the hot path). */
+    const runOf = (run_id: string) => Effect.flatMap(repo.getRunRecord(run_id), orDie(`run ${run_id}`))
 
     const finished = (run_id: string, end: RunEnd) =>
       repo.transaction(Effect.gen(function*() {
         const at = yield* now
-        const { run, steps } = yield* detail(run_id)
+        const run = yield* runOf(run_id)
+        const steps = end.status === "succeeded" ? [] : (yield* detail(run_id)).steps
         if (end.status === "succeeded") {
           yield* records.move("run", run_id, ["running"], "succeeded", { at })
           yield* records.move("job", run.job_id, ["running"], "completed", { at })
@@ -118,16 +119,10 @@ export const RunRecorderLive: Layer.Layer<
       }))
 
     return RunHooks.of({
-      started: (run_id) =>
-        repo.transaction(Effect.gen(function*() {
-          const at = yield* now
-          const run = yield* records.move("run", run_id, ["queued"], "running", { at })
-          if (run !== undefined) yield* records.move("job", run.job_id, ["queued"], "running", { at })
-        })).pipe(Effect.orDie),
-
       gate: (run_id, step_index) =>
         Effect.gen(function*() {
-          const { run, step } = yield* stepOf(run_id, step_index)
+          const run = yield* runOf(run_id)
+          const step = yield* Effect.flatMap(repo.getStep(stepIdOf(run_id, step_index)), orDie(`step ${step_index} of ${run_id}`))
           const call = toolCallOf(step.action)
           if (call === undefined) return { decision: "allow" as const }
           const evaluation = yield* policy.evaluateToolCall({
@@ -148,7 +143,7 @@ export const RunRecorderLive: Layer.Layer<
 
       budget: (run_id, step_index) =>
         Effect.gen(function*() {
-          const { run } = yield* detail(run_id)
+          const run = yield* runOf(run_id)
           const budgets = run.budgets
           if (budgets === undefined || run.budget_overridden_at !== undefined) return { exceeded: false }
           const spent = yield* repo.spending(run_id)
@@ -176,11 +171,11 @@ export const RunRecorderLive: Layer.Layer<
             })
             return "interrupted" as const
           }
-          const { step } = yield* stepOf(run_id, step_index)
-          yield* records.move("step", step.step_id, ["queued"], "running", { at })
+          const step_id = stepIdOf(run_id, step_index)
+          yield* records.move("step", step_id, ["queued"], "running", { at })
           yield* records.startAttempt({
             attempt_id,
-            step_id: step.step_id,
+            step_id,
             run_id,
             attempt,
             started_at: at,
@@ -193,12 +188,12 @@ export const RunRecorderLive: Layer.Layer<
       attemptEnded: (run_id, step_index, attempt, end: AttemptEnd, retry) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
-          const { step } = yield* stepOf(run_id, step_index)
+          const step_id = stepIdOf(run_id, step_index)
           const attempt_id = attemptIdOf(run_id, step_index, attempt)
           const cost = { ...(end.cost as object | undefined), duration_ms: durationOf(yield* repo.getAttempt(attempt_id), at) }
           if (end.ok) {
             yield* records.move("attempt", attempt_id, ["running"], "succeeded", { at, result: end.result, cost })
-            yield* records.move("step", step.step_id, ["running"], "succeeded", { at })
+            yield* records.move("step", step_id, ["running"], "succeeded", { at })
           } else {
             yield* records.move("attempt", attempt_id, ["running"], end.code === "timeout" ? "timed_out" : "failed", {
               at,
@@ -206,19 +201,19 @@ export const RunRecorderLive: Layer.Layer<
               error: { code: end.code, message: end.message },
               cost
             })
-            yield* records.move("step", step.step_id, ["running"], retry ? "queued" : "failed", { at })
+            yield* records.move("step", step_id, ["running"], retry ? "queued" : "failed", { at })
           }
         })).pipe(Effect.orDie),
 
       denied: (run_id, step_index, verdict) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
-          const { step } = yield* stepOf(run_id, step_index)
+          const step_id = stepIdOf(run_id, step_index)
           const attempt_id = attemptIdOf(run_id, step_index, 1)
           if ((yield* repo.getAttempt(attempt_id)) === undefined) {
             yield* records.startAttempt({
               attempt_id,
-              step_id: step.step_id,
+              step_id,
               run_id,
               attempt: 1,
               started_at: at,
@@ -229,20 +224,19 @@ export const RunRecorderLive: Layer.Layer<
             at,
             error: { code: "policy_denied", message: `policy denied ${verdict.tool_id ?? "the step"}${verdict.target ? ` (${verdict.target})` : ""}` }
           })
-          yield* records.move("step", step.step_id, ["queued"], "failed", { at })
+          yield* records.move("step", step_id, ["queued"], "failed", { at })
         })).pipe(Effect.orDie),
 
       stepDone: (run_id, step_index) =>
         Effect.gen(function*() {
           const at = yield* now
-          const { step } = yield* stepOf(run_id, step_index)
-          yield* records.move("step", step.step_id, ["queued"], "succeeded", { at })
+          yield* records.move("step", stepIdOf(run_id, step_index), ["queued"], "succeeded", { at })
         }).pipe(Effect.orDie),
 
       paused: (run_id, pause: Pause) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
-          const { run, step } = yield* stepOf(run_id, pause.step_index)
+          const run = yield* runOf(run_id)
           const scope = { key: run.key, lane: run.lane, run_id, step_index: pause.step_index }
           const policyContext = pause.kind === "policy"
             ? {
@@ -272,7 +266,7 @@ export const RunRecorderLive: Layer.Layer<
             created_at: at,
             expires_at: approval.expires_at
           })
-          yield* records.move("step", step.step_id, ["queued"], "paused", { at, approval_id: approval.id })
+          yield* records.move("step", stepIdOf(run_id, pause.step_index), ["queued"], "paused", { at, approval_id: approval.id })
           yield* records.move("run", run_id, ["running"], "paused", { at, paused_reason: pauseReason(pause.kind), paused_detail: pause.detail })
           const payload = { run_id, step_index: pause.step_index, reason: pauseReason(pause.kind), approval_id: approval.id }
           yield* sql.afterCommit(Effect.gen(function*() {
@@ -284,8 +278,7 @@ export const RunRecorderLive: Layer.Layer<
       resumed: (run_id, pause) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
-          const { step } = yield* stepOf(run_id, pause.step_index)
-          yield* records.move("step", step.step_id, ["paused"], "queued", { at })
+          yield* records.move("step", stepIdOf(run_id, pause.step_index), ["paused"], "queued", { at })
           yield* records.move("run", run_id, ["paused"], "running", {
             at,
             ...(pause.kind === "budget" ? { budget_overridden_at: at } : {})

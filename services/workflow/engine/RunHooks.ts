@@ -71,8 +71,6 @@ export type RunEnd =
 
 /** Callbacks of the run workflow; each must not fail (a failure is a defect of the run). */
 export class RunHooks extends Context.Service<RunHooks, {
-  /** The run's first step is about to start (the run is running). */
-  readonly started: (run_id: string) => Effect.Effect<void>
   /** The policy gate of step `step_index`, against the run's policy snapshot. */
   readonly gate: (run_id: string, step_index: number) => Effect.Effect<GateVerdict>
   /** Whether the run's budgets are used up before step `step_index` (only asked while they are enforced). */

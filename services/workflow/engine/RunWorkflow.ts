@@ -243,7 +243,6 @@ const runAttempts = (run_id: string, step_index: number, step: WorkflowStep, ver
 export const runSteps = (payload: RunPayload) =>
   Effect.gen(function*() {
     const run_id = payload.run_id
-    yield* record("started", (h) => h.started(run_id))
     const outcomes: Array<StepOutcome> = []
     const succeededKeys = new Set<string>()
     let budgetsEnforced = payload.budgets !== undefined && Object.keys(payload.budgets).length > 0

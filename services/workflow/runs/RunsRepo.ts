@@ -367,6 +367,10 @@ export class RunsRepo extends Context.Service<RunsRepo, {
   readonly listRuns: (query: RunListQuery) => Effect.Effect<WorkflowRunListResponse, SqlError | InvalidRunCursor>
   /** The run with its steps (by index) and their attempts (oldest first), or `undefined`. */
   readonly getRun: (runId: string) => Effect.Effect<WorkflowRunDetail | undefined, SqlError>
+  /** The run record alone (no steps), or `undefined`: one statement. */
+  readonly getRunRecord: (runId: string) => Effect.Effect<ExecutionRun | undefined, SqlError>
+  /** The step, or `undefined`: one statement. */
+  readonly getStep: (stepId: string) => Effect.Effect<ExecutionStep | undefined, SqlError>
   /** The job, or `undefined`. */
   readonly getJob: (jobId: string) => Effect.Effect<ExecutionJob | undefined, SqlError>
   /** The attempt, or `undefined`. */
@@ -648,6 +652,9 @@ export class RunsRepo extends Context.Service<RunsRepo, {
         listRuns,
         getRun,
         getJob,
+        getRunRecord: (runId) => oneRun(sql`SELECT * FROM workflow_runs WHERE run_id = ${runId}`),
+        getStep: (stepId) =>
+          Effect.map(steps(sql`SELECT * FROM workflow_steps WHERE step_id = ${stepId}`), (r) => (r[0] === undefined ? undefined : toStep(r[0]))),
         getAttempt,
         spending,
         tokenOfApproval,
