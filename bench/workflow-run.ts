@@ -19,6 +19,8 @@
  * - BENCH_SQLITE_SYNCHRONOUS  experiment: `PRAGMA synchronous` (e.g. NORMAL) for the
  *                        gateway's and the plain loop's SQLite connections
  *                        (default: SQLite's FULL, what the gateway runs with)
+ * - BENCH_WF_COMPLETION  "events" or "polling" (default: events when the gateway
+ *                        sends them, else polling)
  * - BENCH_WF_COUNT_SQL=0 count no statements (counting costs the gateway a few %
  *                        of its CPU; this measures how much)
  * - BENCH_CPU_PROF=1     gateway under `node --cpu-prof`; the report (with its
@@ -66,7 +68,8 @@ const settings = {
   shapes: (process.env.BENCH_WF_STEPS ?? "1,5").split(",").map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0),
   execConcurrency: process.env.SVC_EXEC_CONCURRENCY ?? "default (4)",
   sqliteSynchronous: process.env.BENCH_SQLITE_SYNCHRONOUS || undefined,
-  countSql: process.env.BENCH_WF_COUNT_SQL !== "0"
+  countSql: process.env.BENCH_WF_COUNT_SQL !== "0",
+  completion: ((c) => (c === "events" || c === "polling" ? c : undefined))(process.env.BENCH_WF_COMPLETION) as CompletionMode | undefined
 }
 const profiling = process.env.BENCH_CPU_PROF === "1"
 const postgresUrl = benchPostgresUrl()
@@ -206,7 +209,7 @@ const measureGateway = async (
     })
     client = await connectWorkflowClient(gateway.url, BENCH_ADMIN_TOKEN)
     const probed = await probe(client, target.url)
-    mode = probed.mode
+    mode = probed.mode === undefined ? undefined : settings.completion ?? probed.mode
     if (probed.problem !== undefined) problems.push(probed.problem)
     if (mode === undefined) return { database, mode, idleStatementsPerSecond, statementsPerPoll, gateway: cases, problems }
     log(`${database}: completion observed by ${mode}`)

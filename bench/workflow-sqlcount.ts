@@ -80,11 +80,11 @@ export const classify = (text: string): Classified => {
   return c
 }
 
-const add = (counts: SqlCounts, c: Classified, n = 1): void => {
-  counts.statements += n
-  counts.byTable[c.table] = (counts.byTable[c.table] ?? 0) + n
-  counts.byVerb[c.verb] = (counts.byVerb[c.verb] ?? 0) + n
-  counts.byText[c.key] = (counts.byText[c.key] ?? 0) + n
+const add = (counts: SqlCounts, c: Classified): void => {
+  counts.statements++
+  counts.byTable[c.table] = (counts.byTable[c.table] ?? 0) + 1
+  counts.byVerb[c.verb] = (counts.byVerb[c.verb] ?? 0) + 1
+  counts.byText[c.key] = (counts.byText[c.key] ?? 0) + 1
 }
 
 /** Records one executed statement's SQL text. */
@@ -94,7 +94,8 @@ export const record = (counts: SqlCounts, text: string): void => {
   add(counts, c)
 }
 
-const TRANSACTION: Classified = { table: "(none)", verb: "BEGIN", key: "BEGIN … COMMIT (counted per withTransaction: 2)" }
+const BEGIN: Classified = { table: "(none)", verb: "BEGIN", key: "BEGIN (one per withTransaction)" }
+const COMMIT: Classified = { table: "(none)", verb: "COMMIT", key: "COMMIT (one per withTransaction)" }
 
 /**
  * Wraps a storage layer so that everything built on it counts its
@@ -112,7 +113,8 @@ export const countingTransactions = <ROut, E, RIn>(
     const withTransaction: SqlClient.SqlClient["withTransaction"] = (effect) =>
       Effect.suspend(() => {
         counts.transactions++
-        add(counts, TRANSACTION, 2)
+        add(counts, BEGIN)
+        add(counts, COMMIT)
         return original(effect)
       })
     ;(sql as { withTransaction: SqlClient.SqlClient["withTransaction"] }).withTransaction = withTransaction
