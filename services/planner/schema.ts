@@ -41,20 +41,13 @@ export const ActionPrimitiveKind = Schema.Literals(ACTION_PRIMITIVE_KINDS).annot
 })
 export type ActionPrimitiveKind = typeof ActionPrimitiveKind.Type
 
+/** Kinds that only think or ask (reference §6.2: every other kind is state-changing). */
+const NON_STATE_CHANGING_KINDS: ReadonlyArray<ActionPrimitiveKind> = ["Research", "Decide", "Llm", "Confirm"]
+
 /** Kinds that change the world: the workflow engine needs a postcondition to verify each of them. */
-export const STATE_CHANGING_KINDS: ReadonlySet<ActionPrimitiveKind> = new Set<ActionPrimitiveKind>([
-  "Web",
-  "Android",
-  "Desktop",
-  "CLI",
-  "Http",
-  "Mcp",
-  "Node",
-  "Message",
-  "Pay",
-  "Store",
-  "Watch"
-])
+export const STATE_CHANGING_KINDS: ReadonlySet<ActionPrimitiveKind> = new Set<ActionPrimitiveKind>(
+  ACTION_PRIMITIVE_KINDS.filter((kind) => !NON_STATE_CHANGING_KINDS.includes(kind))
+)
 
 /** True when a step of this kind changes state (and so needs a postcondition). */
 export const isStateChanging = (kind: ActionPrimitiveKind): boolean => STATE_CHANGING_KINDS.has(kind)

@@ -96,23 +96,18 @@ export const RunRecorderLive: Layer.Layer<
       repo.transaction(Effect.gen(function*() {
         const at = yield* now
         const run = yield* runOf(run_id)
-        const steps = end.status === "succeeded" ? [] : (yield* detail(run_id)).steps
         if (end.status === "succeeded") {
           yield* records.move("run", run_id, ["running"], "succeeded", { at })
           yield* records.move("job", run.job_id, ["running"], "completed", { at })
         } else if (end.status === "failed") {
-          for (const step of steps) {
+          for (const step of (yield* detail(run_id)).steps) {
             if (step.step_index === end.step_index) yield* records.move("step", step.step_id, STEP_OPEN, "failed", { at })
             else if (step.status === "queued") yield* records.move("step", step.step_id, ["queued"], "skipped", { at })
           }
           yield* records.move("run", run_id, ["running", "paused"], "failed", { at, paused_detail: `step ${end.step_index}: ${end.message}` })
           yield* records.move("job", run.job_id, ["running"], "failed", { at })
         } else {
-          for (const step of steps) {
-            if (STEP_OPEN.includes(step.status)) yield* records.move("step", step.step_id, STEP_OPEN, "cancelled", { at })
-          }
-          yield* records.move("run", run_id, ["paused", "running", "queued"], "cancelled", { at, paused_reason: "cancelled", paused_detail: `pause at step ${end.step_index} denied` })
-          yield* records.move("job", run.job_id, ["queued", "running"], "cancelled", { at })
+          yield* records.cancelRun(run_id, at, `pause at step ${end.step_index} denied`)
         }
         yield* repo.revokeTokensForRun(run_id, at)
         yield* sql.afterCommit(lanes.signal({ key: run.key, lane: run.lane }))

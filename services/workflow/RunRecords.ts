@@ -57,6 +57,14 @@ export class RunRecords extends Context.Service<RunRecords, {
   readonly move: RunsRepo["Service"]["transition"]
   /** Announces a run just recorded (`run.queued`). */
   readonly queued: (run: ExecutionRun) => Effect.Effect<void>
+  /**
+   * Cancels a run that is not finished, announced: the run (`paused_reason:
+   * "cancelled"`, `paused_detail` = `detail`) and its job, running attempts
+   * (error `cancelled`), open steps; its resume tokens are revoked. `false`
+   * when the run was not queued, running or paused (a racing writer ended it).
+   * Call inside a transaction.
+   */
+  readonly cancelRun: (run_id: string, at: string, detail: string | null) => Effect.Effect<boolean, SqlError>
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
   readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
 }>()("svc-gateway/workflow/RunRecords") {
@@ -92,8 +100,31 @@ export class RunRecords extends Context.Service<RunRecords, {
           }
         })
 
+      const OPEN = ["queued", "running", "paused"] as const
+      const cancelRun = (run_id: string, at: string, detail: string | null) =>
+        Effect.gen(function*() {
+          const run = yield* move("run", run_id, OPEN, "cancelled", { at, paused_reason: "cancelled", paused_detail: detail })
+          if (run === undefined) return false
+          yield* move("job", run.job_id, ["queued", "running"], "cancelled", { at })
+          const current = yield* repo.getRun(run_id)
+          for (const step of current?.steps ?? []) {
+            for (const attempt of step.attempts) {
+              if (attempt.status === "running") {
+                yield* move("attempt", attempt.attempt_id, ["running"], "cancelled", {
+                  at,
+                  error: { code: "cancelled", message: detail ?? "run cancelled" }
+                })
+              }
+            }
+            if ((OPEN as ReadonlyArray<string>).includes(step.status)) yield* move("step", step.step_id, OPEN, "cancelled", { at })
+          }
+          yield* repo.revokeTokensForRun(run_id, at)
+          return true
+        })
+
       return RunRecords.of({
         move,
+        cancelRun,
         queued: (run) => announce(RunQueued, run, run.run_id),
         startAttempt: (attempt) =>
           Effect.tap(repo.startAttempt(attempt), (record) => announce(AttemptUpdated, record, record.run_id))

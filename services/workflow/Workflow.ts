@@ -46,7 +46,7 @@ import { RunRecorderLive, tokenDigest } from "./RunRecorder.ts"
 import { RunRecords } from "./RunRecords.ts"
 import { type RunListQuery, RunsRepo } from "./runs/RunsRepo.ts"
 import type {
-  StepStatus,
+  RunStatus,
   WorkflowCancelResponse,
   WorkflowResumeResponse,
   WorkflowRunDetail,
@@ -76,7 +76,8 @@ export class Workflow extends Context.Service<Workflow, {
   readonly list: (query: RunListQuery) => Effect.Effect<WorkflowRunListResponse, InvalidRequest>
 }>()("svc-gateway/workflow/Workflow") {}
 
-const STEP_OPEN: ReadonlyArray<StepStatus> = ["queued", "running", "paused"]
+/** A run that may still be cancelled. */
+const isOpen = (status: RunStatus): boolean => status === "queued" || status === "running" || status === "paused"
 
 /**
  * Logs at start when the effective bundle pauses every Http and CLI step
@@ -130,7 +131,7 @@ export const WorkflowNoDeps: Layer.Layer<
         const token = yield* repo.tokenOfApproval(approval.id)
         if (token === undefined) return
         yield* repo.revokeTokensForApproval(approval.id, yield* now)
-        yield* runs.resume(token.run_id, token.pause_name ?? `confirm/${token.step_index}`, {
+        yield* runs.resume(token.run_id, token.pause_name, {
           approved: approval.status === "approved",
           resolved_by: `approval:${approval.id}`
         })
@@ -171,7 +172,7 @@ export const WorkflowNoDeps: Layer.Layer<
         const used = yield* repo.consumeToken(tokenDigest(token), yield* now).pipe(Effect.orDie)
         if (used === undefined) return yield* new NotFound({ message: "resume token not found (unknown, used or revoked)" })
         if (used.approval_id === null) {
-          yield* runs.resume(used.run_id, used.pause_name ?? `confirm/${used.step_index}`, { approved: true, resolved_by: "resume_token" })
+          yield* runs.resume(used.run_id, used.pause_name, { approved: true, resolved_by: "resume_token" })
         } else {
           // The approvals listener continues the run (the same path as an operator's approval).
           yield* approvals.respond(used.approval_id, { decision: "approved", reason: "resume token" }, RESUME_TOKEN_RESOLVER)
@@ -182,38 +183,21 @@ export const WorkflowNoDeps: Layer.Layer<
 
     const cancel = (run_id: string, reason?: string) =>
       Effect.gen(function*() {
-        const current = yield* repo.getRun(run_id).pipe(Effect.orDie)
+        const current = yield* repo.getRunRecord(run_id).pipe(Effect.orDie)
         if (current === undefined) return yield* new NotFound({ message: `run ${run_id} not found` })
-        if (current.run.status === "cancelled") {
+        if (current.status === "cancelled") {
           yield* repo.revokeTokensForRun(run_id, yield* now).pipe(Effect.orDie)
           return { status: "ok" as const, run_id, cancelled: true }
         }
-        if (!STEP_OPEN.includes(current.run.status as StepStatus)) return { status: "ok" as const, run_id, cancelled: false }
+        if (!isOpen(current.status)) return { status: "ok" as const, run_id, cancelled: false }
         yield* runs.cancel(run_id)
         const at = yield* now
-        const moved = yield* repo.transaction(Effect.gen(function*() {
-          const run = yield* records.move("run", run_id, ["queued", "running", "paused"], "cancelled", {
-            at,
-            paused_reason: "cancelled",
-            paused_detail: reason ?? null
-          })
-          if (run === undefined) return false
-          yield* records.move("job", run.job_id, ["queued", "running"], "cancelled", { at })
-          const latest = yield* repo.getRun(run_id)
-          for (const step of latest?.steps ?? []) {
-            for (const attempt of step.attempts) {
-              if (attempt.status === "running") {
-                yield* records.move("attempt", attempt.attempt_id, ["running"], "cancelled", { at, error: { code: "cancelled", message: reason ?? "run cancelled" } })
-              }
-            }
-            if (STEP_OPEN.includes(step.status)) yield* records.move("step", step.step_id, STEP_OPEN, "cancelled", { at })
-          }
-          yield* repo.revokeTokensForRun(run_id, at)
-          return true
-        })).pipe(Effect.orDie)
+        const moved = yield* repo.transaction(records.cancelRun(run_id, at, reason ?? null)).pipe(Effect.orDie)
         yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
-        yield* lanes.signal({ key: current.run.key, lane: current.run.lane })
-        return { status: "ok" as const, run_id, cancelled: moved || (yield* Effect.orDie(repo.getRun(run_id)))?.run.status === "cancelled" }
+        yield* lanes.signal({ key: current.key, lane: current.lane })
+        // Not moved: a racing writer ended it first (a denied pause cancels it too).
+        const cancelled = moved || (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled"
+        return { status: "ok" as const, run_id, cancelled }
       })
 
     return Workflow.of({

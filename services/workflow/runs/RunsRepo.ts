@@ -18,22 +18,19 @@ import { SqlClient, type Statement } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../../layers/storage/migrations.ts"
 import { runCursor } from "./cursor.ts"
-import { type Lane, WorkflowLane } from "./keys.ts"
+import type { Lane } from "./keys.ts"
 import { workflowRunsMigrations } from "./migrations/index.ts"
 import {
   AttemptCost,
   AttemptError,
-  AttemptStatus,
   DEFAULT_RUN_PAGE,
-  type ExecutionAttempt,
-  type ExecutionJob,
-  type ExecutionRun,
-  type ExecutionStep,
+  ExecutionAttempt,
+  ExecutionJob,
+  ExecutionRun,
+  ExecutionStep,
   type ExecutionStepDetail,
-  JobStatus,
   PauseReason,
   RunStatus,
-  StepStatus,
   TriggerKind,
   WorkflowBudgets,
   type WorkflowRunDetail,
@@ -50,64 +47,37 @@ import { rowDecoder } from "../../../layers/storage/rows.ts"
 const Json = Schema.fromJsonString(Schema.Unknown)
 const NullableJson = Schema.NullOr(Json)
 
-/** A stored job. */
-export const JobRow = Schema.Struct({
-  job_id: Schema.String,
-  key: Schema.String,
-  lane: WorkflowLane,
-  status: JobStatus,
-  trigger_kind: TriggerKind,
-  trigger: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)),
-  latest_run_id: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
-})
+/** A stored job: the {@link ExecutionJob} fields; `trigger` is JSON text. */
+export const JobRow = ExecutionJob.mapFields((fields) => ({
+  ...fields,
+  trigger: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown))
+})).annotate({ identifier: "JobRow" })
 
-/** A stored run; `seq` is its arrival order. */
-export const RunRow = Schema.Struct({
+/**
+ * A stored run: the {@link ExecutionRun} fields, plus `seq` (its arrival
+ * order) and `updated_at`; optional fields are NULL columns, budgets JSON text.
+ */
+export const RunRow = ExecutionRun.mapFields((fields) => ({
+  ...fields,
   seq: Schema.Int,
-  run_id: Schema.String,
-  job_id: Schema.String,
-  key: Schema.String,
-  lane: WorkflowLane,
-  status: RunStatus,
-  attempt: Schema.Int,
-  plan_id: Schema.String,
-  request_id: Schema.String,
-  steps_count: Schema.Int,
-  created_at: Schema.String,
   updated_at: Schema.String,
-  started_at: Schema.NullOr(Schema.String),
-  finished_at: Schema.NullOr(Schema.String),
   paused_reason: Schema.NullOr(PauseReason),
   paused_detail: Schema.NullOr(Schema.String),
   policy_snapshot_id: Schema.NullOr(Schema.String),
   budgets: Schema.NullOr(Schema.fromJsonString(WorkflowBudgets)),
   budget_overridden_at: Schema.NullOr(Schema.String)
-})
+})).annotate({ identifier: "RunRow" })
 export type RunRow = typeof RunRow.Type
 
-/** A stored step; `action` is the step's JSON. */
-export const StepRow = Schema.Struct({
-  step_id: Schema.String,
-  run_id: Schema.String,
-  step_index: Schema.Int,
-  status: StepStatus,
-  action: Schema.fromJsonString(WorkflowStep),
-  created_at: Schema.String,
-  updated_at: Schema.String,
-  approval_id: Schema.NullOr(Schema.Int)
-})
+/** A stored step: the {@link ExecutionStep} fields; `action` is the step's JSON. */
+export const StepRow = ExecutionStep.mapFields((fields) => ({
+  ...fields,
+  action: Schema.fromJsonString(WorkflowStep)
+})).annotate({ identifier: "StepRow" })
 
-/** A stored attempt; the free-form fields are JSON text. */
-export const AttemptRow = Schema.Struct({
-  attempt_id: Schema.String,
-  step_id: Schema.String,
-  run_id: Schema.String,
-  attempt: Schema.Int,
-  status: AttemptStatus,
-  started_at: Schema.String,
-  finished_at: Schema.NullOr(Schema.String),
+/** A stored attempt: the {@link ExecutionAttempt} fields; the free-form ones are JSON text. */
+export const AttemptRow = ExecutionAttempt.mapFields((fields) => ({
+  ...fields,
   result: NullableJson,
   error: Schema.NullOr(Schema.fromJsonString(AttemptError)),
   postcondition_report: NullableJson,
@@ -115,7 +85,7 @@ export const AttemptRow = Schema.Struct({
   cost: Schema.NullOr(Schema.fromJsonString(AttemptCost)),
   policy_decision: NullableJson,
   policy_applied_override_ids: Schema.fromJsonString(Schema.Array(Schema.String))
-})
+})).annotate({ identifier: "AttemptRow" })
 
 /** A stored resume token: only its digest, never the token. */
 export const ResumeTokenRow = Schema.Struct({
@@ -127,8 +97,8 @@ export const ResumeTokenRow = Schema.Struct({
   expires_at: Schema.NullOr(Schema.String),
   used_at: Schema.NullOr(Schema.String),
   revoked_at: Schema.NullOr(Schema.String),
-  /** The pause it continues (`pauseName`). */
-  pause_name: Schema.NullOr(Schema.String)
+  /** The pause it continues (`pauseName`; migration 2 filled it in for older rows). */
+  pause_name: Schema.String
 })
 export type ResumeToken = typeof ResumeTokenRow.Type
 
