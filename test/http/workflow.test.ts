@@ -197,3 +197,87 @@ for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_
     expect(calls - before).toBe(1)
   })
 })
+
+/**
+ * The tool rule requires approval (the built-in bundle's tools default) while
+ * egress to 127.0.0.1 is allowed, so an Http step pauses with a suggested
+ * override; "approve always" creates it and the next run's step passes the
+ * gate. One concurrency slot: a paused run holds none, so another run still
+ * completes. `workflow.resume` and `workflow.cancel` over WebSocket.
+ */
+describe("workflow: approve always, concurrency slots, WS resume and cancel", () => {
+  let gw: TestGateway
+  let server: Server
+  let target: string
+  let calls = 0
+  let peer: Awaited<ReturnType<typeof connectPeer>>["peer"]
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      calls++
+      res.writeHead(200, { "content-type": "application/json" }).end("{}")
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/always`
+    const home = homeWithPolicy(`v: 1\nnetwork_egress:\n  allow: ["http://127.0.0.1:*"]\n`)
+    gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, execConcurrency: 1, home })
+    peer = (await connectPeer(gw.url, gw.adminToken)).peer
+  })
+  afterAll(async () => {
+    peer?.ws.close()
+    await gw?.close()
+    await new Promise((resolve) => server?.close(resolve))
+  })
+
+  const auth = () => ({ authorization: `Bearer ${gw.adminToken}` })
+  const get = async (path: string) => readJson(await gw.fetch(path, { headers: auth() }))
+  const post = async (path: string, body: unknown) => {
+    const res = await postJson(gw, path, body, gw.adminToken)
+    return { status: res.status, body: await readJson(res) }
+  }
+  const runStatus = async (run_id: string) => (await get(`/workflow/runs/${run_id}`)).run?.status
+  const pausedRun = async (key: string, steps: ReadonlyArray<unknown>) => {
+    const paused = peer.next((m) => m.type === "run.paused", 20_000)
+    const { result } = await peer.request("workflow.run", { key, steps })
+    const event = await paused
+    expect(event.payload.run_id).toBe(result.run_id)
+    return { run_id: result.run_id as string, event: event.payload }
+  }
+
+  it("'approve always' on a policy pause creates the suggested override; the next run's step is not paused", async () => {
+    const step = { type: "Http", args: { url: target } }
+    const { run_id, event } = await pausedRun("agent:always:main", [step])
+    expect(event.reason).toBe("policy")
+    const approval = (await get(`/approvals/${event.approval_id}`)).approval
+    const suggested = approval.context.policy.suggested_overrides
+    expect(suggested).toEqual([expect.objectContaining({ tool_id: "tool.http.fetch", pattern: target })])
+    const answer = await post(`/approvals/${event.approval_id}/respond`, { decision: "approved", mode: "always", overrides: suggested })
+    expect(answer.status).toBe(200)
+    expect(answer.body.created_overrides).toHaveLength(1)
+    await eventually(async () => (await runStatus(run_id)) === "succeeded", "run succeeded", 30_000)
+
+    const again = await post("/workflow/run", { key: "agent:always:main", steps: [step] })
+    await eventually(async () => (await runStatus(again.body.run_id)) === "succeeded", "second run succeeded", 30_000)
+    const attempt = (await get(`/workflow/runs/${again.body.run_id}`)).steps[0].attempts[0]
+    expect(attempt.policy_applied_override_ids).toEqual([answer.body.created_overrides[0].policy_override_id])
+  })
+
+  it("a paused run holds no concurrency slot; workflow.resume and workflow.cancel over WebSocket", async () => {
+    const held = await pausedRun("agent:slot1:main", [{ type: "Confirm" }])
+    const other = await pausedRun("agent:slot2:main", [{ type: "Confirm" }])
+    const before = calls
+    // With SVC_EXEC_CONCURRENCY=1 and two paused runs, a third run's step still runs.
+    const free = await post("/workflow/run", { key: "agent:always:main", steps: [{ type: "Http", args: { url: target } }] })
+    await eventually(async () => (await runStatus(free.body.run_id)) === "succeeded", "free run succeeded", 30_000)
+    expect(calls - before).toBe(1)
+
+    expect((await peer.request("workflow.resume", { token: held.event.resume_token })).result).toEqual({ status: "ok", run_id: held.run_id })
+    await eventually(async () => (await runStatus(held.run_id)) === "succeeded", "held run succeeded", 30_000)
+    expect((await peer.request("workflow.cancel", { run_id: other.run_id, reason: "done" })).result).toEqual({
+      status: "ok",
+      run_id: other.run_id,
+      cancelled: true
+    })
+    expect(await runStatus(other.run_id)).toBe("cancelled")
+  })
+})
