@@ -21,8 +21,9 @@
  */
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { Approvals } from "../approvals/Approvals.ts"
+import { tokenDigest } from "../auth/tokenCrypto.ts"
 import type { ApprovalKind } from "../approvals/schema.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { isoTime } from "../shared/time.ts"
@@ -38,8 +39,8 @@ import type { ExecutionAttempt, StepStatus } from "./runs/schema.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, isoTime)
 
-/** The stored form of a resume token: its SHA-256, hex. */
-export const tokenDigest = (token: string): string => createHash("sha256").update(token).digest("hex")
+/** The stored form of a resume token: its SHA-256, hex (the gateway's one token digest). */
+export { tokenDigest }
 
 const APPROVAL_KIND: { readonly [K in PauseKind]: ApprovalKind } = {
   confirm: "workflow_step",

@@ -8,8 +8,8 @@
  * @module
  */
 import { Effect, Layer } from "effect"
-import { createHash } from "node:crypto"
 import { PlanExecution } from "../planner/PlanExecution.ts"
+import { sha256Hex } from "../policy-bundle/canonicalJson.ts"
 import type { PlanTrigger } from "../planner/schema.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
 import { DEFAULT_LANE, MAX_KEY_PART_LENGTH } from "./runs/keys.ts"
@@ -31,7 +31,7 @@ export const keyPart = (text: string): string => {
   }
   return encoded !== undefined && encoded.length <= MAX_KEY_PART_LENGTH
     ? encoded
-    : `%sha256-${createHash("sha256").update(text).digest("hex")}`
+    : `%sha256-${sha256Hex(text)}`
 }
 
 /**
