@@ -22,6 +22,7 @@ import {
   RunStarted,
   StepUpdated
 } from "./events.ts"
+import { RunOutcomes } from "./RunOutcomes.ts"
 import { type NewAttempt, RunsRepo, type TransitionWrite } from "./runs/RunsRepo.ts"
 import type { ExecutionAttempt, ExecutionRun } from "./runs/schema.ts"
 import type { MachineKind, StatusOf } from "./runs/states.ts"
@@ -68,13 +69,14 @@ export class RunRecords extends Context.Service<RunRecords, {
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
   readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
 }>()("svc-gateway/workflow/RunRecords") {
-  /** Needs `RunsRepo`, `EventBus` and a `SqlClient`. */
+  /** Needs `RunsRepo`, `RunOutcomes` (told of every run that ends, after commit), `EventBus` and a `SqlClient`. */
   static readonly layer = Layer.effect(
     RunRecords,
     Effect.gen(function*() {
       const repo = yield* RunsRepo
       const events = yield* EventBus
       const sql = yield* SqlClient.SqlClient
+      const outcomes = yield* RunOutcomes
       const announce = (event: AnyGatewayEvent | undefined, payload: unknown, run_id: string) =>
         event === undefined ? Effect.void : sql.afterCommit(Effect.asVoid(events.publish(event, payload, runScope(run_id))))
 
@@ -90,7 +92,12 @@ export class RunRecords extends Context.Service<RunRecords, {
           const run_id = (record as { readonly run_id: string }).run_id
           switch (kind) {
             case "run":
-              return announce(runEventOf(from, to), record, run_id)
+              return to === "succeeded" || to === "failed" || to === "cancelled"
+                ? Effect.andThen(
+                  announce(runEventOf(from, to), record, run_id),
+                  sql.afterCommit(outcomes.ended(record as ExecutionRun))
+                )
+                : announce(runEventOf(from, to), record, run_id)
             case "step":
               return announce(StepUpdated, record, run_id)
             case "attempt":

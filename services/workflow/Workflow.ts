@@ -43,10 +43,12 @@ import type { StepExecutor } from "./StepExecutor.ts"
 import { EXEC_TOOL_ID, HTTP_TOOL_ID } from "./executors/toolCall.ts"
 import { LaneScheduler, LaneSignals } from "./lanes.ts"
 import { RunRecorderLive, tokenDigest } from "./RunRecorder.ts"
+import { type RunEndListener, RunOutcomes } from "./RunOutcomes.ts"
 import { RunRecords } from "./RunRecords.ts"
 import { type RunListQuery, RunsRepo } from "./runs/RunsRepo.ts"
 import type {
   RunStatus,
+  TriggerKind,
   WorkflowCancelResponse,
   WorkflowResumeResponse,
   WorkflowRunDetail,
@@ -64,8 +66,17 @@ export const RESUME_TOKEN_RESOLVER: ApprovalResolvedBy = { kind: "system", princ
 
 /** The workflow service. Storage failures are defects. */
 export class Workflow extends Context.Service<Workflow, {
-  /** Records the job, the run (pinned to the effective policy snapshot) and its steps, queued; then admits its lane. */
-  readonly run: (request: WorkflowRunRequest, principal?: Principal | undefined) => Effect.Effect<WorkflowRunResponse>
+  /**
+   * Records the job, the run (pinned to the effective policy snapshot) and its
+   * steps, queued; then admits its lane. `options.trigger_kind` says what
+   * started it (`api` when absent) and `options.trigger` adds metadata to the
+   * job's trigger (`plan_id` and `request_id` are always merged in).
+   */
+  readonly run: (
+    request: WorkflowRunRequest,
+    principal?: Principal | undefined,
+    options?: RunOptions | undefined
+  ) => Effect.Effect<WorkflowRunResponse>
   /** Uses a resume token (once): approves the pause's approval, which continues the run. Unknown, used or revoked: `NotFound`. */
   readonly resume: (token: string) => Effect.Effect<WorkflowResumeResponse, NotFound>
   /** Cancels a run that is not finished (`cancelled: false` when it succeeded or failed; `true` again when already cancelled); unknown: `NotFound`. */
@@ -74,7 +85,15 @@ export class Workflow extends Context.Service<Workflow, {
   readonly get: (run_id: string) => Effect.Effect<WorkflowRunDetail, NotFound>
   /** One page of runs, newest first; a cursor this gateway did not issue: `InvalidRequest`. */
   readonly list: (query: RunListQuery) => Effect.Effect<WorkflowRunListResponse, InvalidRequest>
+  /** Registers a listener told of every run that ends on this instance (succeeded, failed or cancelled), after commit. */
+  readonly onRunEnded: (listener: RunEndListener) => Effect.Effect<void>
 }>()("svc-gateway/workflow/Workflow") {}
+
+/** What started a run, for {@link Workflow} `run`. */
+export interface RunOptions {
+  readonly trigger_kind?: TriggerKind | undefined
+  readonly trigger?: Readonly<Record<string, unknown>> | undefined
+}
 
 /** A run that may still be cancelled. */
 const isOpen = (status: RunStatus): boolean => status === "queued" || status === "running" || status === "paused"
@@ -110,7 +129,7 @@ const warnWhenEveryStepEscalates = Effect.gen(function*() {
 export const WorkflowNoDeps: Layer.Layer<
   Workflow,
   never,
-  WorkflowRuns | RunsRepo | RunRecords | LaneScheduler | LaneSignals | Approvals | PolicyBundle
+  WorkflowRuns | RunsRepo | RunRecords | RunOutcomes | LaneScheduler | LaneSignals | Approvals | PolicyBundle
 > = Layer.effect(
   Workflow,
   Effect.gen(function*() {
@@ -121,6 +140,7 @@ export const WorkflowNoDeps: Layer.Layer<
     const lanes = yield* LaneSignals
     const approvals = yield* Approvals
     const policy = yield* PolicyBundle
+    const outcomes = yield* RunOutcomes
 
     yield* warnWhenEveryStepEscalates
 
@@ -138,7 +158,7 @@ export const WorkflowNoDeps: Layer.Layer<
       }).pipe(Effect.orDie)
     )
 
-    const run = (request: WorkflowRunRequest) =>
+    const run = (request: WorkflowRunRequest, _principal?: Principal, options?: RunOptions) =>
       Effect.gen(function*() {
         const effective = yield* policy.effective
         const created = yield* repo.createRun({
@@ -151,6 +171,8 @@ export const WorkflowNoDeps: Layer.Layer<
           steps: request.steps,
           budgets: request.budgets,
           policy_snapshot_id: effective.policy_snapshot_id,
+          trigger_kind: options?.trigger_kind,
+          trigger: options?.trigger,
           created_at: yield* now
         })
         yield* records.queued(created.run)
@@ -204,6 +226,7 @@ export const WorkflowNoDeps: Layer.Layer<
       run,
       resume,
       cancel,
+      onRunEnded: outcomes.onEnded,
       get: (run_id) =>
         Effect.flatMap(Effect.orDie(repo.getRun(run_id)), (d) =>
           d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d)),
@@ -260,6 +283,7 @@ export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) =
     Layer.provide(LaneScheduler.layer),
     Layer.provideMerge(engine),
     Layer.provide(RunRecords.layer),
+    Layer.provideMerge(RunOutcomes.layer),
     Layer.provide(LaneSignals.layer),
     Layer.provideMerge(RunsRepo.layer)
   )
