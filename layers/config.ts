@@ -33,6 +33,7 @@
  * | SVC_ENGINE_API_ENABLED       | --engine-api            | 0 (1: the /workflow/* HTTP routes) |
  * | SVC_CLI_ENABLED              | --cli-steps             | 0 (1: CLI workflow steps run) |
  * | SVC_EXEC_CONCURRENCY         | --exec-concurrency      | 4 (workflow steps running at once) |
+ * | SVC_AUTOMATION_ENABLED       | --automation            | 0 (1: watcher firings start runs) |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -111,6 +112,8 @@ export interface GatewaySettings {
   readonly engineApiEnabled: boolean
   /** `CLI` workflow steps run (`SVC_CLI_ENABLED=1`); off: they fail with `unsupported_action`. */
   readonly cliEnabled: boolean
+  /** Watcher firings start their runs (`SVC_AUTOMATION_ENABLED=1`); off: firings are only recorded (docs/watchers.md). */
+  readonly automationEnabled: boolean
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -154,6 +157,8 @@ export interface RawSettings {
   readonly engineApi?: "0" | "1" | undefined
   /** `SVC_CLI_ENABLED`; absent: `0`. */
   readonly cliSteps?: "0" | "1" | undefined
+  /** `SVC_AUTOMATION_ENABLED`; absent: `0`. */
+  readonly automation?: "0" | "1" | undefined
 }
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
@@ -249,6 +254,7 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       secretsMasterKeyPath: Option.getOrUndefined(raw.secretsMasterKeyPath ?? Option.none())?.trim() || undefined,
       engineApiEnabled: raw.engineApi === "1",
       cliEnabled: raw.cliSteps === "1",
+      automationEnabled: raw.automation === "1",
       isExposed: exposed
     }
   }
@@ -293,7 +299,8 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     auth: o.authEnabled === false ? "off" : "on",
     authProfiles: o.authProfilesEnabled === false ? "off" : "on",
     engineApi: o.engineApiEnabled === true ? "1" : "0",
-    cliSteps: o.cliEnabled === true ? "1" : "0"
+    cliSteps: o.cliEnabled === true ? "1" : "0",
+    automation: o.automationEnabled === true ? "1" : "0"
   })
   if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
   return result.settings

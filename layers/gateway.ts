@@ -21,6 +21,8 @@
  *   │     auth-profiles services/auth-profiles AuthProfiles.layer (+ SecretStore, SecretResolver)  src/http/authProfiles.ts
  *   │     provider-oauth services/provider-oauth ProviderOAuth.layer (+ AuthProfiles, SecretStore, SecretResolver)  src/http/providerOAuth.ts
  *   │     workflow  services/workflow      WorkflowLive (engine, executors, run records, approvals)  src/http/workflow.ts  src/ws/workflow.ts
+ *   │     playbooks services/playbooks     PlaybooksLive ($SVC_HOME/playbooks, watched; runs over WorkflowLive)  src/http/playbooks.ts
+ *   │     watchers  services/watchers      WatchersLive (Watchers + WebhookTrigger, over SecretsLive)  src/http/watchers.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
  *   │
@@ -54,6 +56,9 @@ import { SecretStore } from "../services/secrets/SecretStore.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
 import { PlanExecutionLive } from "../services/workflow/planExecution.ts"
 import { WorkflowLive } from "../services/workflow/Workflow.ts"
+import { PlaybooksLive } from "../services/playbooks/Playbooks.ts"
+import { Watchers } from "../services/watchers/Watchers.ts"
+import { WebhookTrigger } from "../services/watchers/webhook/WebhookTrigger.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { ApprovalsHttp } from "../src/http/approvals.ts"
 import { AuthHttp } from "../src/http/auth.ts"
@@ -66,12 +71,14 @@ import { NodesHttp } from "../src/http/nodes.ts"
 import { PairingHttp } from "../src/http/pairing.ts"
 import { gatewayMiddleware } from "../src/http/middleware.ts"
 import { PlanHttp } from "../src/http/plan.ts"
+import { PlaybooksHttp } from "../src/http/playbooks.ts"
 import { PolicyHttp } from "../src/http/policy.ts"
 import { PolicyBundleHttp } from "../src/http/policyBundle.ts"
 import { SecretsHttp } from "../src/http/secrets.ts"
 import * as HttpRoutes from "../src/http/router.ts"
 import { UiHttp } from "../src/http/ui.ts"
 import { WorkflowHttp } from "../src/http/workflow.ts"
+import { WatchersHttp } from "../src/http/watchers.ts"
 import { PlannedWsMessages, WsMessages } from "../src/ws/api/index.ts"
 import { WsConfig } from "../src/ws/config.ts"
 import * as WsDispatch from "../src/ws/dispatch.ts"
@@ -92,6 +99,9 @@ export { AuthProfileReferences, AuthProfileReferencesLive, AuthProfiles } from "
 export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
 export { RateLimiter } from "../services/auth/RateLimiter.ts"
 export { Pairings } from "../services/pairing/Pairings.ts"
+export { Playbooks, PlaybooksLive } from "../services/playbooks/Playbooks.ts"
+export { Watchers } from "../services/watchers/Watchers.ts"
+export { WebhookTrigger } from "../services/watchers/webhook/WebhookTrigger.ts"
 export { PolicyService } from "../services/policy/PolicyService.ts"
 export { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
 export { PolicyOverrides } from "../services/policy-bundle/PolicyOverrides.ts"
@@ -145,6 +155,13 @@ const ProviderOAuthLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
     : ProviderOAuth.disabled("auth profiles are disabled (SVC_AUTH_PROFILES=off)")))
 
 /**
+ * Watchers and their signed webhook trigger (docs/watchers.md,
+ * docs/automation.md) over {@link SecretsLive}: a webhook watcher's secret
+ * handle is checked when it is created and resolved at each call.
+ */
+export const WatchersLive = WebhookTrigger.layer.pipe(Layer.provideMerge(Watchers.layer), Layer.provide(SecretsLive))
+
+/**
  * Every subsystem, in one row each: its service layer (wired for production:
  * it provides its own dependencies and needs only `GatewayConfig` and the
  * storage) and the handlers it serves over HTTP and WebSocket. Adding a
@@ -163,6 +180,8 @@ export const Subsystems = [
   { name: "auth-profiles", layer: AuthProfilesLive, http: [AuthProfilesHttp], ws: [] },
   { name: "provider-oauth", layer: ProviderOAuthLive, http: [ProviderOAuthHttp], ws: [] },
   { name: "workflow", layer: WorkflowLive, http: [WorkflowHttp], ws: [WorkflowWs] },
+  { name: "playbooks", layer: PlaybooksLive, http: [PlaybooksHttp], ws: [] },
+  { name: "watchers", layer: WatchersLive, http: [WatchersHttp], ws: [] },
   { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
 ] as const
 

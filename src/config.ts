@@ -58,6 +58,7 @@ export const settingsFlags = {
   secretProvider: choiceFlag("secret-provider", "SVC_SECRET_PROVIDER", ["db", "env"] as const, "db", "Secret provider: db (encrypted in the database) or env (environment variables) (SVC_SECRET_PROVIDER)"),
   engineApi: choiceFlag("engine-api", "SVC_ENGINE_API_ENABLED", ["0", "1"] as const, "0", "1 serves the workflow engine's HTTP routes, /workflow/* (SVC_ENGINE_API_ENABLED); 0: they answer 404"),
   cliSteps: choiceFlag("cli-steps", "SVC_CLI_ENABLED", ["0", "1"] as const, "0", "1 lets workflow CLI steps run commands (SVC_CLI_ENABLED); 0: they fail with unsupported_action"),
+  automation: choiceFlag("automation", "SVC_AUTOMATION_ENABLED", ["0", "1"] as const, "0", "1 lets watcher firings start their runs (SVC_AUTOMATION_ENABLED); 0: firings are only recorded"),
   secretsMasterKeyPath: textFlag("secrets-master-key-path", "SVC_SECRETS_MASTER_KEY_PATH", "Master key of the db secret provider; generated on first start (SVC_SECRETS_MASTER_KEY_PATH, default $SVC_HOME/secrets.master.key)"),
   adminToken: Flag.Redacted("admin-token").pipe(
     Flag.withDescription("Admin token (SVC_ADMIN_TOKEN); default: $SVC_HOME/admin-token, generated on first start"),

@@ -112,7 +112,7 @@ const warnWhenEveryStepEscalates = Effect.gen(function*() {
     url: "https://example.com/"
   })
   const exec = yield* policy.evaluateToolCall({ agent_id: "default", tool_id: EXEC_TOOL_ID, tool_match_target: "true" })
-  if (http.decision !== "allow" && exec.decision !== "allow") {
+  if (http.decision === "require_approval" && exec.decision === "require_approval") {
     yield* Effect.logWarning(
       "workflow: the effective policy bundle escalates every step (Http and CLI steps pause for an approval); allow tools and hosts in $SVC_HOME/policy.yml (docs/workflow.md)"
     ).pipe(Effect.annotateLogs({ http: http.decision, exec: exec.decision }))

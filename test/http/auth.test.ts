@@ -282,7 +282,7 @@ describe("authorization of device tokens", () => {
     ["operator.write is not operator.read", ["operator.write"], "GET", "/openapi.json", 403],
     ["operator.read passes authz on /status (not built yet: 404)", ["operator.read"], "GET", "/status", 404],
     ["operator.read may not POST /watchers", ["operator.read"], "POST", "/watchers", 403],
-    ["operator.write passes authz on POST /watchers (404)", ["operator.write"], "POST", "/watchers", 404],
+    ["operator.write passes authz on POST /watchers (not a valid watcher: 400)", ["operator.write"], "POST", "/watchers", 400],
     ["operator.read may not read /auth/pins", ["operator.read"], "GET", "/auth/pins", 403],
     ["operator.approvals for GET /approvals", ["operator.approvals"], "GET", "/approvals", 200],
     ["operator.read may not GET /approvals", ["operator.read"], "GET", "/approvals", 403],

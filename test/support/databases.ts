@@ -87,6 +87,24 @@ export const postgresDatabase = (url: string): TestDatabase =>
       return storageLayer({ kind: "postgres", url, searchPath: schema })
     })))
 
+/**
+ * One `svc_test_<random>` schema that several storage layers share (two
+ * gateways on one database, or one database across a restart): each
+ * `layer()` build is its own client on the schema; `drop()` removes the
+ * schema and everything in it.
+ */
+export const sharedPostgresSchema = async (url: string): Promise<{
+  readonly layer: () => Layer.Layer<TestDatabaseServices, SqlError>
+  readonly drop: () => Promise<void>
+}> => {
+  const schema = `svc_test_${randomBytes(6).toString("hex")}`
+  await Effect.runPromise(withAdminClient(url, (sql) => sql`CREATE SCHEMA ${sql(schema)}`))
+  return {
+    layer: () => storageLayer({ kind: "postgres", url, searchPath: schema }),
+    drop: () => Effect.runPromise(Effect.asVoid(withAdminClient(url, (sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`)))
+  }
+}
+
 /** PostgreSQL when `SVC_TEST_DATABASE_URL` is set. */
 export const postgres: TestDatabase | undefined = postgresUrl === undefined ? undefined : postgresDatabase(postgresUrl)
 

@@ -57,6 +57,8 @@ export interface StartOptions {
    * (starting at the epoch); move it with `gw.run(TestClock.adjust(...))`.
    */
   readonly clock?: "live" | "test"
+  /** With `clock: "test"`: the `TestClock`'s time (ms since the epoch) before any service starts (default 0). */
+  readonly clockStartMs?: number
   /**
    * Services that replace the gateway's own for its transports (HTTP routes
    * and the WS server), e.g. a failing `Presence` to inject a defect.
@@ -100,7 +102,10 @@ export const startGateway = async (
       Layer.provide(logging),
       Layer.provideMerge(GatewayConfigLive(settings))
     )
-  const runtime = ManagedRuntime.make(options.clock === "test" ? live.pipe(Layer.provideMerge(TestClock.layer())) : live)
+  const testClock = options.clockStartMs === undefined
+    ? TestClock.layer()
+    : Layer.effectDiscard(TestClock.setTime(options.clockStartMs)).pipe(Layer.provideMerge(TestClock.layer()))
+  const runtime = ManagedRuntime.make(options.clock === "test" ? live.pipe(Layer.provideMerge(testClock)) : live)
   const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
   const url = HttpServer.formatAddress(server.address)
   return {

@@ -18,11 +18,13 @@ import { HealthApi } from "./health.ts"
 import { NodesApi } from "./nodes.ts"
 import { PairingApi } from "./pairing.ts"
 import { PlanApi } from "./plan.ts"
+import { PlaybooksApi } from "./playbooks.ts"
 import { PolicyApi } from "./policy.ts"
 import { PolicyBundleApi } from "./policyBundle.ts"
 import { SecretsApi } from "./secrets.ts"
 import { ProviderOAuthApi } from "./providerOAuth.ts"
 import { UiApi } from "./ui.ts"
+import { WatchersApi } from "./watchers.ts"
 
 export { PlannedApi } from "./planned.ts"
 
@@ -43,6 +45,8 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(SecretsApi)
   .add(ProviderOAuthApi)
   .add(AuthProfilesApi)
+  .add(PlaybooksApi)
+  .add(WatchersApi)
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:

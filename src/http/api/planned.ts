@@ -51,20 +51,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["PATCH", "/plugins/:id/rpc/*"],
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
-  .add(group("playbooks", OPERATOR, [
-    ["GET", "/playbooks"],
-    ["GET", "/playbooks/:id"],
-    ["POST", "/playbooks/:id/run"],
-    ["POST", "/playbooks/runtime"],
-    ["POST", "/playbooks/:id/execute"]
-  ]))
-  .add(group("watchers", OPERATOR, [
-    ["POST", "/watchers"],
-    ["GET", "/watchers"],
-    ["PATCH", "/watchers/:id"],
-    ["DELETE", "/watchers/:id"],
-    ["POST", "/watchers/:id/trigger/webhook"]
-  ]))
   .add(group("canvas", OPERATOR, [["POST", "/canvas/publish"], ["GET", "/canvas/:id"], ["GET", "/canvas/:id/meta"]]))
   .add(group("artifacts", READ, [
     ["GET", "/artifacts/:id/metadata"],

@@ -1,0 +1,191 @@
+/**
+ * Watcher persistence (tables `watchers`, `watcher_firings`;
+ * services/watchers/migrations). The two dialects differ only at this edge:
+ * PostgreSQL returns `BIGINT` columns as `bigint` and `BOOLEAN` as
+ * `boolean`, SQLite returns numbers for both; rows are decoded with
+ * {@link WatcherRow} and {@link FiringRow} and normalised to the wire
+ * records (`id` a number, `active` a boolean, `trigger_config` parsed JSON).
+ * A row that does not decode is corrupt storage: a defect.
+ *
+ * @module
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { migrate } from "../../layers/storage/migrations.ts"
+import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { watchersMigrations } from "./migrations/index.ts"
+import { TriggerType, type Watcher, WatcherFiring } from "./schema.ts"
+
+/** An integer column: `bigint` from PostgreSQL's BIGINT, a number from SQLite. */
+const DbInt = Schema.Union([Schema.Number, Schema.BigInt])
+/** A boolean column: `boolean` from PostgreSQL, 1/0 from SQLite. */
+const DbBool = Schema.Union([Schema.Boolean, Schema.Number])
+
+/** A stored watcher. */
+export const WatcherRow = Schema.Struct({
+  id: DbInt,
+  plan_id: Schema.String,
+  trigger_type: TriggerType,
+  trigger_config: Schema.NullOr(Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown))),
+  active: DbBool,
+  deleted_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+export type WatcherRow = typeof WatcherRow.Type
+
+/** A stored firing, with its watcher's `plan_id`: the wire record with the dialects' integer columns. */
+export const FiringRow = WatcherFiring.mapFields((fields) => ({
+  ...fields,
+  watcher_id: DbInt,
+  slot: Schema.NullOr(DbInt)
+}))
+
+/** The wire record of a row. */
+export const toWatcher = (row: WatcherRow): Watcher => ({
+  id: Number(row.id),
+  plan_id: row.plan_id,
+  trigger_type: row.trigger_type,
+  ...(row.trigger_config !== null ? { trigger_config: row.trigger_config } : {}),
+  active: row.active === true || row.active === 1,
+  created_at: row.created_at,
+  updated_at: row.updated_at
+})
+
+const toFiring = (row: typeof FiringRow.Type): WatcherFiring => ({
+  ...row,
+  watcher_id: Number(row.watcher_id),
+  slot: row.slot === null ? null : Number(row.slot)
+})
+
+/** A watcher to insert (the database assigns `id`). */
+export interface NewWatcher {
+  readonly plan_id: string
+  readonly trigger_type: TriggerType
+  readonly trigger_config: Readonly<Record<string, unknown>> | undefined
+  readonly created_at: string
+}
+
+/** A firing to insert, `pending`. */
+export interface NewFiring {
+  readonly firing_id: string
+  readonly watcher_id: number
+  readonly trigger_type: TriggerType
+  /** `slot:<slot>`, `nonce:<digest>` or `run:<run_id>`: unique per watcher. */
+  readonly dedupe_key: string
+  readonly slot: number | null
+  readonly nonce_digest: string | null
+  readonly source_run_id: string | null
+  readonly created_at: string
+}
+
+/** How a firing ended. */
+export interface FiringResult {
+  readonly status: "enqueued" | "recorded" | "failed"
+  readonly run_id: string | null
+  readonly error: string | null
+}
+
+/** Repository of watchers and their firings over `SqlClient` (SQLite and PostgreSQL alike). */
+export class WatchersRepo extends Context.Service<WatchersRepo, {
+  /** Stores an active watcher and returns it. */
+  readonly insert: (watcher: NewWatcher) => Effect.Effect<Watcher, SqlError>
+  /** The watcher unless it is unknown or deleted (active or not). */
+  readonly get: (id: number) => Effect.Effect<Watcher | undefined, SqlError>
+  /** The active watchers, by id; only those of `type` when given. */
+  readonly listActive: (type?: TriggerType) => Effect.Effect<ReadonlyArray<Watcher>, SqlError>
+  /** The active `plan_complete` watchers of `planId`, by id. */
+  readonly listPlanComplete: (planId: string) => Effect.Effect<ReadonlyArray<Watcher>, SqlError>
+  /** Sets `active` of a watcher that is not deleted; false when there is none. */
+  readonly setActive: (id: number, active: boolean, at: string) => Effect.Effect<boolean, SqlError>
+  /** Deactivates and marks deleted a watcher that is not deleted yet; false when there is none. */
+  readonly softDelete: (id: number, at: string) => Effect.Effect<boolean, SqlError>
+  /** Inserts a `pending` firing unless (watcher_id, dedupe_key) exists; true when this call inserted it. */
+  readonly insertFiring: (firing: NewFiring) => Effect.Effect<boolean, SqlError>
+  /** Records how a firing ended. */
+  readonly finishFiring: (firingId: string, result: FiringResult, at: string) => Effect.Effect<void, SqlError>
+  /** The firings of a watcher, oldest first (diagnostics and tests). */
+  readonly firings: (watcherId: number) => Effect.Effect<ReadonlyArray<WatcherFiring>, SqlError>
+}>()("svc-gateway/watchers/WatchersRepo") {
+  /** The SQL implementation; needs a `SqlClient` and applies the watchers migrations first. */
+  static readonly layer = Layer.effect(
+    WatchersRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrate("watchers", watchersMigrations)
+
+      const insert = SqlSchema.findOne({
+        Request: Schema.Struct({
+          plan_id: Schema.String,
+          trigger_type: TriggerType,
+          trigger_config: Schema.NullOr(Schema.String),
+          active: Schema.Boolean,
+          created_at: Schema.String,
+          updated_at: Schema.String
+        }),
+        Result: WatcherRow,
+        execute: (row) => sql`INSERT INTO watchers ${sql.insert(row)} RETURNING *`
+      })
+      const watchers = rowDecoder(WatcherRow)
+      const firingRows = rowDecoder(FiringRow)
+      const live = sql`deleted_at IS NULL`
+
+      return WatchersRepo.of({
+        insert: (watcher) =>
+          insert({
+            plan_id: watcher.plan_id,
+            trigger_type: watcher.trigger_type,
+            trigger_config: watcher.trigger_config === undefined ? null : JSON.stringify(watcher.trigger_config),
+            active: true,
+            created_at: watcher.created_at,
+            updated_at: watcher.created_at
+          }).pipe(
+            Effect.map(toWatcher),
+            Effect.catchTag("NoSuchElementError", Effect.die),
+            orDieOnSchema
+          ),
+        get: (id) => Effect.map(watchers(sql`SELECT * FROM watchers WHERE id = ${id} AND ${live}`), (rows) => rows.map(toWatcher)[0]),
+        listActive: (type) =>
+          Effect.map(
+            watchers(sql`SELECT * FROM watchers WHERE active = ${true} AND ${live}
+              ${type === undefined ? sql`` : sql`AND trigger_type = ${type}`} ORDER BY id`),
+            (rows) => rows.map(toWatcher)
+          ),
+        listPlanComplete: (planId) =>
+          Effect.map(
+            watchers(sql`SELECT * FROM watchers WHERE plan_id = ${planId} AND trigger_type = 'plan_complete'
+              AND active = ${true} AND ${live} ORDER BY id`),
+            (rows) => rows.map(toWatcher)
+          ),
+        setActive: (id, active, at) =>
+          Effect.map(
+            sql`UPDATE watchers SET active = ${active}, updated_at = ${at} WHERE id = ${id} AND ${live} RETURNING id`,
+            (rows) => rows.length > 0
+          ),
+        softDelete: (id, at) =>
+          Effect.map(
+            sql`UPDATE watchers SET active = ${false}, deleted_at = ${at}, updated_at = ${at} WHERE id = ${id} AND ${live} RETURNING id`,
+            (rows) => rows.length > 0
+          ),
+        insertFiring: (firing) =>
+          Effect.map(
+            sql`INSERT INTO watcher_firings ${sql.insert({ ...firing, status: "pending", run_id: null, error: null, updated_at: firing.created_at })}
+              ON CONFLICT (watcher_id, dedupe_key) DO NOTHING RETURNING firing_id`,
+            (rows) => rows.length > 0
+          ),
+        finishFiring: (firingId, result, at) =>
+          Effect.asVoid(sql`UPDATE watcher_firings SET status = ${result.status}, run_id = ${result.run_id},
+            error = ${result.error}, updated_at = ${at} WHERE firing_id = ${firingId}`),
+        firings: (watcherId) =>
+          Effect.map(
+            firingRows(sql`SELECT f.firing_id, f.watcher_id, w.plan_id, f.trigger_type, f.slot, f.nonce_digest, f.source_run_id,
+              f.status, f.run_id, f.error, f.created_at
+              FROM watcher_firings f JOIN watchers w ON w.id = f.watcher_id
+              WHERE f.watcher_id = ${watcherId} ORDER BY f.created_at, f.firing_id`),
+            (rows) => rows.map(toFiring)
+          )
+      })
+    })
+  )
+}

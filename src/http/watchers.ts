@@ -1,0 +1,36 @@
+/**
+ * Watchers handlers (src/http/api/watchers.ts): the path id checked (400
+ * "invalid watcher id"), then one call to `Watchers`, or for the signed
+ * webhook one call to `WebhookTrigger` with the headers and the raw body
+ * bytes exactly as received.
+ */
+import { Effect } from "effect"
+import { InvalidRequest } from "../../services/shared/errors.ts"
+import { parseWatcherId } from "../../services/watchers/schema.ts"
+import { Watchers } from "../../services/watchers/Watchers.ts"
+import { WebhookTrigger } from "../../services/watchers/webhook/WebhookTrigger.ts"
+import { GatewayApi } from "./api/index.ts"
+import { handlers } from "./router.ts"
+
+const watcherId = (raw: string) => {
+  const id = parseWatcherId(raw)
+  return id === undefined ? Effect.fail(new InvalidRequest({ message: "invalid watcher id" })) : Effect.succeed(id)
+}
+
+/** Watchers handlers; need {@link Watchers} and {@link WebhookTrigger}. */
+export const WatchersHttp = handlers(GatewayApi, "watchers", Effect.gen(function*() {
+  const watchers = yield* Watchers
+  const webhook = yield* WebhookTrigger
+  return {
+    create: ({ payload }) => watchers.create(payload),
+    list: () => watchers.list,
+    update: ({ params, payload }) => Effect.flatMap(watcherId(params.id), (id) => watchers.setActive(id, payload.active)),
+    remove: ({ params }) => Effect.flatMap(watcherId(params.id), watchers.remove),
+    triggerWebhook: ({ params, request }) =>
+      Effect.gen(function*() {
+        const id = yield* watcherId(params.id)
+        const body = new Uint8Array(yield* request.arrayBuffer)
+        return yield* webhook.trigger({ watcher_id: id, headers: request.headers, body })
+      })
+  }
+}))
