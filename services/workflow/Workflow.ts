@@ -141,7 +141,9 @@ export const WorkflowNoDeps: Layer.Layer<
     const run = (request: WorkflowRunRequest) =>
       Effect.gen(function*() {
         const effective = yield* policy.effective
-        const created = yield* repo.createRun({
+        // The run and its `run.queued` audit event commit together.
+        const createdAt = yield* now
+        const created = yield* repo.transaction(Effect.tap(repo.createRun({
           job_id: `job-${randomUUID()}`,
           run_id: `run-${randomUUID()}`,
           key: request.key,
@@ -151,9 +153,8 @@ export const WorkflowNoDeps: Layer.Layer<
           steps: request.steps,
           budgets: request.budgets,
           policy_snapshot_id: effective.policy_snapshot_id,
-          created_at: yield* now
-        })
-        yield* records.queued(created.run)
+          created_at: createdAt
+        }), (created) => records.queued(created.run)))
         yield* scheduler.admit({ key: created.run.key, lane: created.run.lane })
         return {
           status: "ok" as const,

@@ -9,6 +9,7 @@ import type { NodeEvents } from "../../services/nodes/events.ts"
 import type { PairingEvents } from "../../services/pairing/events.ts"
 import type { WsSessionEvents } from "../../services/ws-sessions/events.ts"
 import type { PolicyBundleEvents } from "../../services/policy-bundle/events.ts"
+import type { RoutingEvents } from "../../services/routing/events.ts"
 import type {
   CapabilityDescriptor,
   WsConnectProofResult,
@@ -188,6 +189,7 @@ type DeclaredEventMap = EventMap<
   | (typeof PairingEvents)[number]
   | (typeof NodeEvents)[number]
   | (typeof WorkflowEvents)[number]
+  | (typeof RoutingEvents)[number]
 >
 
 /**

@@ -12,6 +12,8 @@ import { ApprovalsApi } from "./approvals.ts"
 import { WorkflowApi } from "./workflow.ts"
 import { AuthApi } from "./auth.ts"
 import { AuthProfilesApi } from "./authProfiles.ts"
+import { AuditApi } from "./audit.ts"
+import { ContractsApi } from "./contracts.ts"
 import { DiagnosticsApi } from "./diagnostics.ts"
 import { DocsApi } from "./docs.ts"
 import { HealthApi } from "./health.ts"
@@ -21,7 +23,10 @@ import { PlanApi } from "./plan.ts"
 import { PolicyApi } from "./policy.ts"
 import { PolicyBundleApi } from "./policyBundle.ts"
 import { SecretsApi } from "./secrets.ts"
+import { SnapshotsApi } from "./snapshots.ts"
 import { ProviderOAuthApi } from "./providerOAuth.ts"
+import { RuntimeApi } from "./runtime.ts"
+import { RoutingApi } from "./routing.ts"
 import { UiApi } from "./ui.ts"
 
 export { PlannedApi } from "./planned.ts"
@@ -33,6 +38,8 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(PolicyBundleApi)
   .add(AuthApi)
   .add(DiagnosticsApi)
+  .add(RuntimeApi)
+  .add(ContractsApi)
   .add(ApprovalsApi)
   .add(WorkflowApi)
   .add(PairingApi)
@@ -43,6 +50,9 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(SecretsApi)
   .add(ProviderOAuthApi)
   .add(AuthProfilesApi)
+  .add(AuditApi)
+  .add(SnapshotsApi)
+  .add(RoutingApi)
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:
