@@ -34,6 +34,9 @@
  * | SVC_CLI_ENABLED              | --cli-steps             | 0 (1: CLI workflow steps run) |
  * | SVC_EXEC_CONCURRENCY         | --exec-concurrency      | 4 (workflow steps running at once) |
  * | SVC_AUTOMATION_ENABLED       | --automation            | 0 (1: watcher firings start runs) |
+ * | SVC_SNAPSHOT_IMPORT_ENABLED  | --snapshot-import       | 0 (1: POST /snapshot/import) |
+ * | SVC_METRICS                  | --metrics               | on (off: nothing recorded, /metrics 404) |
+ * | OTEL_EXPORTER_OTLP_ENDPOINT  | --otlp-endpoint         | unset (no tracing) |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -114,6 +117,12 @@ export interface GatewaySettings {
   readonly cliEnabled: boolean
   /** Watcher firings start their runs (`SVC_AUTOMATION_ENABLED=1`); off: firings are only recorded (docs/watchers.md). */
   readonly automationEnabled: boolean
+  /** `POST /snapshot/import` imports (`SVC_SNAPSHOT_IMPORT_ENABLED=1`); off: it answers 403 `disabled` (docs/operations.md "Backup and restore"). */
+  readonly snapshotImportEnabled: boolean
+  /** Metrics are recorded and served at `GET /metrics` (`SVC_METRICS`, default on; docs/operations.md "Metrics"). */
+  readonly metricsEnabled: boolean
+  /** OTLP/HTTP base URL spans are exported to (`OTEL_EXPORTER_OTLP_ENDPOINT`); `undefined`: no tracing (docs/operations.md "Tracing"). */
+  readonly otlpEndpoint: string | undefined
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -159,6 +168,12 @@ export interface RawSettings {
   readonly cliSteps?: "0" | "1" | undefined
   /** `SVC_AUTOMATION_ENABLED`; absent: `0`. */
   readonly automation?: "0" | "1" | undefined
+  /** `SVC_SNAPSHOT_IMPORT_ENABLED`; absent: `0`. */
+  readonly snapshotImport?: "0" | "1" | undefined
+  /** `SVC_METRICS`; absent: `on`. */
+  readonly metrics?: "on" | "off" | undefined
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`; absent, none or blank: no tracing. */
+  readonly otlpEndpoint?: Option.Option<string> | undefined
 }
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
@@ -224,6 +239,12 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
   if (raw.headersTimeoutMs > raw.requestTimeoutMs) {
     problems.push("SVC_HEADERS_TIMEOUT_MS must not exceed SVC_REQUEST_TIMEOUT_MS (the headers are part of the request)")
   }
+  const otlpEndpoint = Option.getOrUndefined(raw.otlpEndpoint ?? Option.none())?.trim() || undefined
+  if (otlpEndpoint !== undefined && !/^https?:\/\//i.test(otlpEndpoint)) {
+    problems.push("OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint must be an http:// or https:// URL (the collector's OTLP/HTTP base URL)")
+  } else if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
+    problems.push("OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint is not a valid URL")
+  }
   if (problems.length > 0) return { ok: false, problems }
   return {
     ok: true,
@@ -255,6 +276,9 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       engineApiEnabled: raw.engineApi === "1",
       cliEnabled: raw.cliSteps === "1",
       automationEnabled: raw.automation === "1",
+      snapshotImportEnabled: raw.snapshotImport === "1",
+      metricsEnabled: raw.metrics !== "off",
+      otlpEndpoint,
       isExposed: exposed
     }
   }
@@ -300,7 +324,10 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     authProfiles: o.authProfilesEnabled === false ? "off" : "on",
     engineApi: o.engineApiEnabled === true ? "1" : "0",
     cliSteps: o.cliEnabled === true ? "1" : "0",
-    automation: o.automationEnabled === true ? "1" : "0"
+    automation: o.automationEnabled === true ? "1" : "0",
+    snapshotImport: o.snapshotImportEnabled === true ? "1" : "0",
+    metrics: o.metricsEnabled === false ? "off" : "on",
+    otlpEndpoint: Option.fromUndefinedOr(o.otlpEndpoint)
   })
   if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
   return result.settings

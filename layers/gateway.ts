@@ -23,8 +23,14 @@
  *   │     workflow  services/workflow      WorkflowLive (engine, executors, run records, approvals)  src/http/workflow.ts  src/ws/workflow.ts
  *   │     playbooks services/playbooks     PlaybooksLive ($SVC_HOME/playbooks, watched; runs over WorkflowLive)  src/http/playbooks.ts
  *   │     watchers  services/watchers      WatchersLive (Watchers + WebhookTrigger, over SecretsLive)  src/http/watchers.ts
+ *   │     snapshots services/snapshots     Snapshots.layer (export, import of every stateful table)  src/http/snapshots.ts
+ *   │     routing   services/routing       RoutingConfigService.layer  src/http/routing.ts
+ *   │     diagnostics services/diagnostics Diagnostics.layer (status, metrics, usage)  src/http/runtime.ts
+ *   │     audit     services/audit         AuditLog.layer (hash chains; every deciding subsystem appends)  src/http/audit.ts
+ *   │     contracts src/contracts (JSON Schema catalog of the wire schemas)  src/http/contracts.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
+ *   │      over the storage and the observability switches (services/diagnostics/observability.ts: SVC_METRICS, OTLP tracing)
  *   │
  *   ├─ HTTP: GatewayHttpRoutes = routes of GatewayApi (handlers of every row) + the global middleware
  *   ├─ WS:   WsDispatchLive (handlers of every row) ─► WsServerLive (the /ws upgrade, one actor per connection)
@@ -44,6 +50,7 @@ import { HttpRouter } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import { Approvals } from "../services/approvals/Approvals.ts"
+import { AuditLog } from "../services/audit/AuditLog.ts"
 import { AuthService } from "../services/auth/AuthService.ts"
 import { AuthProfileReferencesLive, AuthProfiles } from "../services/auth-profiles/AuthProfiles.ts"
 import { ProviderOAuth } from "../services/provider-oauth/ProviderOAuth.ts"
@@ -52,7 +59,11 @@ import { Pairings } from "../services/pairing/Pairings.ts"
 import { Planner } from "../services/planner/Planner.ts"
 import { PolicyService } from "../services/policy/PolicyService.ts"
 import { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
+import { Diagnostics } from "../services/diagnostics/Diagnostics.ts"
+import { observabilityFromSettings } from "../services/diagnostics/observability.ts"
+import { RoutingConfigService } from "../services/routing/RoutingConfigService.ts"
 import { SecretStore } from "../services/secrets/SecretStore.ts"
+import { Snapshots } from "../services/snapshots/Snapshots.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
 import { PlanExecutionLive } from "../services/workflow/planExecution.ts"
 import { WorkflowLive } from "../services/workflow/Workflow.ts"
@@ -61,9 +72,11 @@ import { Watchers } from "../services/watchers/Watchers.ts"
 import { WebhookTrigger } from "../services/watchers/webhook/WebhookTrigger.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { ApprovalsHttp } from "../src/http/approvals.ts"
+import { AuditHttp } from "../src/http/audit.ts"
 import { AuthHttp } from "../src/http/auth.ts"
 import { AuthProfilesHttp } from "../src/http/authProfiles.ts"
 import { ProviderOAuthHttp } from "../src/http/providerOAuth.ts"
+import { ContractsHttp } from "../src/http/contracts.ts"
 import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
 import { DocsHttp } from "../src/http/docs.ts"
 import { HealthHttp } from "../src/http/health.ts"
@@ -74,8 +87,12 @@ import { PlanHttp } from "../src/http/plan.ts"
 import { PlaybooksHttp } from "../src/http/playbooks.ts"
 import { PolicyHttp } from "../src/http/policy.ts"
 import { PolicyBundleHttp } from "../src/http/policyBundle.ts"
+import { RoutingHttp } from "../src/http/routing.ts"
 import { SecretsHttp } from "../src/http/secrets.ts"
+import { SnapshotsHttp } from "../src/http/snapshots.ts"
 import * as HttpRoutes from "../src/http/router.ts"
+import { RuntimeHttp } from "../src/http/runtime.ts"
+import { makeRouteMatcher } from "../src/http/authorization.ts"
 import { UiHttp } from "../src/http/ui.ts"
 import { WorkflowHttp } from "../src/http/workflow.ts"
 import { WatchersHttp } from "../src/http/watchers.ts"
@@ -94,6 +111,7 @@ import * as NodeServer from "./http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "./storage/Storage.ts"
 
 export { Approvals, ApprovalsConfig } from "../services/approvals/Approvals.ts"
+export { AuditLog } from "../services/audit/AuditLog.ts"
 export { AuthConfig, AuthService } from "../services/auth/AuthService.ts"
 export { AuthProfileReferences, AuthProfileReferencesLive, AuthProfiles } from "../services/auth-profiles/AuthProfiles.ts"
 export { DeviceTokenRepo } from "../services/auth/DeviceTokenRepo.ts"
@@ -182,6 +200,11 @@ export const Subsystems = [
   { name: "workflow", layer: WorkflowLive, http: [WorkflowHttp], ws: [WorkflowWs] },
   { name: "playbooks", layer: PlaybooksLive, http: [PlaybooksHttp], ws: [] },
   { name: "watchers", layer: WatchersLive, http: [WatchersHttp], ws: [] },
+  { name: "snapshots", layer: Snapshots.layer, http: [SnapshotsHttp], ws: [] },
+  { name: "routing", layer: RoutingConfigService.layer, http: [RoutingHttp], ws: [] },
+  { name: "diagnostics", layer: Diagnostics.layer, http: [RuntimeHttp], ws: [] },
+  { name: "audit", layer: AuditLog.layer, http: [AuditHttp], ws: [] },
+  { name: "contracts", layer: Layer.empty, http: [ContractsHttp], ws: [] },
   { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
 ] as const
 
@@ -221,8 +244,17 @@ export const gatewayServices = <E = never>(
 ) => {
   const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
     options?.storage ?? StorageFromSettings
-  return subsystemLayers.pipe(Layer.provideMerge(storage))
+  return subsystemLayers.pipe(Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
 }
+
+/**
+ * The metrics and tracing switches of the settings (services/diagnostics/observability.ts),
+ * beneath every subsystem and transport; HTTP spans are named by the
+ * declared route templates.
+ */
+export const ObservabilityLive = observabilityFromSettings(
+  makeRouteMatcher(HttpRoutes.accessTable(GatewayApi, PlannedApi), (entry) => entry.path)
+)
 
 /** Every domain service, on the storage the settings ask for. Needs {@link GatewayConfig}. */
 export const GatewayServicesLive = gatewayServices()

@@ -40,5 +40,5 @@ const answer = (...args) =>
     encoding: "utf8"
   })
 const answers = { help: answer("--help"), version: answer("--version") }
-for (const command of ["serve", "node"]) answers[`${command} --help`] = answer(command, "--help")
+for (const command of ["serve", "node", "snapshot"]) answers[`${command} --help`] = answer(command, "--help")
 writeFileSync(`${outdir}/help.json`, JSON.stringify(answers))

@@ -77,9 +77,43 @@ const nodeCommand = Command.make("node", {
     return yield* Effect.never.pipe(Effect.ensuring(Effect.promise(() => client.close())))
   })).pipe(Command.withDescription("Run a demo node: connects over WebSocket, advertises demo.echo and answers task.execute"))
 
+/** `--home` and `--database-url` as `serve` reads them: the database a snapshot command works on. */
+const databaseFlags = { home: settingsFlags.home, databaseUrl: settingsFlags.databaseUrl }
+const snapshotTarget = (flags: { readonly home: Option.Option<string>; readonly databaseUrl: Option.Option<string> }) => ({
+  home: Option.getOrElse(flags.home, () => join(homedir(), ".svc")),
+  databaseUrl: Option.getOrUndefined(flags.databaseUrl)?.trim() || undefined
+})
+// Loaded on demand, like `serve`.
+const snapshotModule = Effect.promise(() => import("./snapshot.ts"))
+
+const snapshotExportCommand = Command.make("export", {
+  ...databaseFlags,
+  tables: Flag.String("tables").pipe(Flag.withDescription("Comma-separated table names (default: every table of the snapshot set)"), Flag.optional),
+  out: Flag.String("out").pipe(Flag.withDescription("Write the bundle to this file (mode 0600) instead of stdout"), Flag.optional)
+}, (flags) =>
+  Effect.flatMap(snapshotModule, ({ exportSnapshot }) =>
+    exportSnapshot(snapshotTarget(flags), { tables: Option.getOrUndefined(flags.tables), out: Option.getOrUndefined(flags.out) }))).pipe(
+    Command.withDescription("Export every stateful table of the configured database as a svc.snapshot.v2 bundle (JSON)")
+  )
+
+const snapshotImportCommand = Command.make("import", {
+  ...databaseFlags,
+  file: Flag.String("file").pipe(Flag.withDescription("The bundle to import (svc.snapshot.v2 JSON)")),
+  confirm: Flag.String("confirm").pipe(Flag.withDescription("Must be IMPORT"))
+}, (flags) =>
+  Effect.flatMap(snapshotModule, ({ importSnapshot }) =>
+    importSnapshot(snapshotTarget(flags), { file: flags.file, confirm: flags.confirm }))).pipe(
+    Command.withDescription("Import a bundle into the configured database; every target table must be empty (all or nothing)")
+  )
+
+const snapshotCommand = Command.make("snapshot").pipe(
+  Command.withDescription("Back up and restore the gateway's state (also from SQLite into PostgreSQL; docs/operations.md)"),
+  Command.withSubcommands([snapshotExportCommand, snapshotImportCommand])
+)
+
 const root = Command.make("svc-gateway").pipe(
   Command.withDescription("svc-gateway: operator gateway for AI-agent platforms"),
-  Command.withSubcommands([serveCommand, nodeCommand])
+  Command.withSubcommands([serveCommand, nodeCommand, snapshotCommand])
 )
 
 Command.run(root, { version: VERSION }).pipe(

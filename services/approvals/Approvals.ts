@@ -8,12 +8,18 @@
  * concurrent resolvers get exactly one winner and the others the idempotent
  * answer (the approval as it is, no side effect, no event).
  *
+ * Audit (docs/audit.md): creation (`approval.requested`) and every
+ * transition (`approval.approved|denied|expired|cancelled`) append an event
+ * to the approval's plan chain (its `plan_id`) in the transaction of the
+ * write, with the ids of the overrides an "approve always" created.
+ *
  * @module
  */
 import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
+import { AuditLog } from "../audit/AuditLog.ts"
 import { PolicyOverrides } from "../policy-bundle/PolicyOverrides.ts"
 import type { PolicyOverride } from "../policy-bundle/schema.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
@@ -69,6 +75,17 @@ export class ApprovalsConfig extends Context.Service<ApprovalsConfig, {
   )
 }
 
+/** The audit action of an approval that left `pending` (and the overrides its "approve always" created). */
+const transitionAction = (approval: Approval, created: ReadonlyArray<PolicyOverride> = []) => ({
+  type: `approval.${approval.status}`,
+  approval_id: approval.id,
+  kind: approval.kind,
+  step_index: approval.step_index,
+  resolution: approval.resolution,
+  ...(approval.scope !== undefined ? { scope: approval.scope } : {}),
+  ...(created.length > 0 ? { created_override_ids: created.map((o) => o.policy_override_id) } : {})
+})
+
 /** Longest lifetime a creator may ask for: 10 years. */
 const MAX_TTL_SECONDS = 10 * 365 * 86_400
 
@@ -111,7 +128,10 @@ export class Approvals extends Context.Service<Approvals, {
    */
   readonly onResolved: (listener: (approval: Approval) => Effect.Effect<void>) => Effect.Effect<void>
 }>()("svc-gateway/approvals/Approvals") {
-  /** Needs {@link ApprovalsRepo}, {@link ApprovalsConfig}, `PolicyOverrides`, `EventBus`, `ConnectionRegistry`, `GatewayRequests`. */
+  /**
+   * Needs {@link ApprovalsRepo}, {@link ApprovalsConfig}, `PolicyOverrides`, `EventBus`, `ConnectionRegistry`,
+   * `GatewayRequests` and `AuditLog`.
+   */
   static readonly layerNoDeps = Layer.effect(
     Approvals,
     Effect.gen(function*() {
@@ -120,7 +140,16 @@ export class Approvals extends Context.Service<Approvals, {
       const overrides = yield* PolicyOverrides
       const events = yield* EventBus
       const sql = yield* SqlClient.SqlClient
+      const audit = yield* AuditLog
       const scope = yield* Effect.scope
+
+      /** Appends the transitions of `approvals` to their plans' chains (in plan order: one lock order for every writer). */
+      const auditTransitions = (approvals: ReadonlyArray<Approval>) =>
+        Effect.forEach(
+          [...approvals].sort((a, b) => (a.plan_id < b.plan_id ? -1 : a.plan_id > b.plan_id ? 1 : a.id - b.id)),
+          (approval) => audit.append(approval.plan_id, transitionAction(approval)),
+          { discard: true }
+        )
 
       const eventScope = (approval: Approval) =>
         approval.scope?.run_id !== undefined ? { kind: "run", run_id: approval.scope.run_id } : undefined
@@ -141,7 +170,8 @@ export class Approvals extends Context.Service<Approvals, {
         }, { discard: true })
 
       const expireDue = Effect.gen(function*() {
-        const expired = yield* repo.expireDue(iso(yield* Clock.currentTimeMillis))
+        const at = iso(yield* Clock.currentTimeMillis)
+        const expired = yield* repo.transaction(Effect.tap(repo.expireDue(at), auditTransitions))
         yield* announceResolved(expired)
         return expired
       })
@@ -156,15 +186,15 @@ export class Approvals extends Context.Service<Approvals, {
         const planned = plannedOverrides(current, input, by)
         if (Result.isFailure(planned)) return yield* new InvalidRequest({ message: planned.failure })
         const at = iso(yield* Clock.currentTimeMillis)
-        const write = repo.decide(id, { status: input.decision, at, by, reason: input.reason })
-        const outcome = planned.success.length === 0
-          ? Effect.map(write, (won) => won === undefined ? undefined : { won, created: [] as Array<PolicyOverride> })
-          : repo.transaction(Effect.gen(function*() {
-            const won = yield* write
-            if (won === undefined) return undefined
-            return { won, created: yield* Effect.forEach(planned.success, overrides.create) }
-          }))
-        const result = yield* outcome
+        const selected = planned.success
+        // The decision, its overrides and its audit event commit together.
+        const result = yield* repo.transaction(Effect.gen(function*() {
+          const won = yield* repo.decide(id, { status: input.decision, at, by, reason: input.reason })
+          if (won === undefined) return undefined
+          const created: ReadonlyArray<PolicyOverride> = yield* Effect.forEach(selected, overrides.create)
+          yield* audit.append(won.plan_id, transitionAction(won, created))
+          return { won, created }
+        }))
         if (result === undefined) {
           // Lost: someone else decided it, or it is due and the expiry fiber has not run yet (do it now).
           const latest = yield* get(id)
@@ -194,7 +224,7 @@ export class Approvals extends Context.Service<Approvals, {
           }
           const now = yield* Clock.currentTimeMillis
           const expiresAt = now + Math.round(ttl * 1000)
-          const approval = yield* repo.insert({
+          const approval = yield* repo.transaction(Effect.tap(repo.insert({
             kind: input.kind,
             status: "pending",
             plan_id: input.plan_id,
@@ -210,7 +240,16 @@ export class Approvals extends Context.Service<Approvals, {
             scope_lane: input.scope?.lane ?? null,
             scope_run_id: input.scope?.run_id ?? null,
             scope_step_index: input.scope?.step_index ?? null
-          })
+          }), (approval) =>
+            audit.append(approval.plan_id, {
+              type: "approval.requested",
+              approval_id: approval.id,
+              kind: approval.kind,
+              step_index: approval.step_index,
+              prompt: approval.prompt,
+              expires_at: approval.expires_at,
+              ...(approval.scope !== undefined ? { scope: approval.scope } : {})
+            })))
           // Announced once the row is committed (at once outside a transaction, e.g. the planner's): a reader
           // then sees it, and the background ask runs without the creator's transaction connection.
           yield* sql.afterCommit(Effect.gen(function*() {
@@ -243,7 +282,8 @@ export class Approvals extends Context.Service<Approvals, {
       const cancel = (target: { readonly planId: string } | { readonly runId: string }, reason: string | undefined) =>
         Effect.gen(function*() {
           yield* expireDue // what is already due expires rather than being cancelled
-          const cancelled = yield* repo.cancel(target, iso(yield* Clock.currentTimeMillis), reason ?? "cancelled")
+          const at = iso(yield* Clock.currentTimeMillis)
+          const cancelled = yield* repo.transaction(Effect.tap(repo.cancel(target, at, reason ?? "cancelled"), auditTransitions))
           yield* announceResolved(cancelled)
           return cancelled
         })
@@ -264,11 +304,13 @@ export class Approvals extends Context.Service<Approvals, {
   /**
    * Wired: storage ({@link ApprovalsRepo}, migrated), settings, and the
    * WebSocket sessions services (event bus, registry, gateway requests) and
-   * the policy-bundle subsystem's `PolicyOverrides` ("approve always"); shared
-   * layers are built once. Needs `GatewayConfig` and a `SqlClient`.
+   * the policy-bundle subsystem's `PolicyOverrides` ("approve always") and
+   * the audit chain; shared layers are built once. Needs `GatewayConfig` and
+   * a `SqlClient`.
    */
   static readonly layer = Approvals.layerNoDeps.pipe(
     Layer.provide(ApprovalsRepo.layer),
+    Layer.provide(AuditLog.layer),
     Layer.provide(ApprovalsConfig.layer),
     Layer.provide(EventBus.layer),
     Layer.provide(GatewayRequests.layer),

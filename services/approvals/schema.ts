@@ -65,7 +65,7 @@ export const Approval = Schema.Struct({
   expires_at: Schema.NullOr(Schema.String),
   resolution: Schema.NullOr(ApprovalResolution),
   scope: Schema.optionalKey(ApprovalScope)
-})
+}).annotate({ identifier: "Approval" })
 export type Approval = typeof Approval.Type
 
 // ---------------------------------------------------------------------------

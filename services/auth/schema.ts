@@ -35,7 +35,7 @@ export type DeviceRole = typeof DeviceRole.Type
 /** `POST /auth/session` body. */
 export const AuthSessionRequest = Schema.Struct({
   token: Schema.String.annotate({ description: "The admin token or a device token to store in the svc_admin_token cookie." })
-})
+}).annotate({ identifier: "AuthSessionRequest" })
 export type AuthSessionRequest = typeof AuthSessionRequest.Type
 
 /**
@@ -69,12 +69,14 @@ export const DeviceTokenIssueRequest = Schema.Struct({
     })
   )
 }).check(
-  Schema.makeFilter((req) =>
-    req.persistent === true && req.ttl_seconds !== undefined
-      ? { path: ["ttl_seconds"], issue: "cannot be combined with persistent: true" }
-      : undefined
+  Schema.makeFilter(
+    (req) =>
+      req.persistent === true && req.ttl_seconds !== undefined
+        ? { path: ["ttl_seconds"], issue: "cannot be combined with persistent: true" }
+        : undefined,
+    { expected: "ttl_seconds not combined with persistent: true" }
   )
-)
+).annotate({ identifier: "DeviceTokenIssueRequest" })
 export type DeviceTokenIssueRequest = typeof DeviceTokenIssueRequest.Type
 
 /** `POST /auth/device-tokens/issue` 201 body. `expires_at` is null for persistent tokens. */
@@ -89,18 +91,18 @@ export const DeviceTokenIssueResponse = Schema.Struct({
   expires_at: Schema.NullOr(Schema.String).annotate({
     description: "ISO-8601 UTC, millisecond precision: exactly issued_at + ttl_seconds; null when persistent."
   })
-})
+}).annotate({ identifier: "DeviceTokenIssueResponse" })
 export type DeviceTokenIssueResponse = typeof DeviceTokenIssueResponse.Type
 
 /** `POST /auth/device-tokens/revoke` body. */
 export const DeviceTokenRevokeRequest = Schema.Struct({
   token: Schema.String.check(Schema.isNonEmpty()).annotate({ description: "The device token to revoke." })
-})
+}).annotate({ identifier: "DeviceTokenRevokeRequest" })
 export type DeviceTokenRevokeRequest = typeof DeviceTokenRevokeRequest.Type
 
 /** `POST /auth/device-tokens/revoke` 200 body. */
 export const DeviceTokenRevokeResponse = Schema.Struct({
   revoked: Schema.Literal(true),
   token_id: Schema.String
-})
+}).annotate({ identifier: "DeviceTokenRevokeResponse" })
 export type DeviceTokenRevokeResponse = typeof DeviceTokenRevokeResponse.Type

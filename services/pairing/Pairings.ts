@@ -13,11 +13,17 @@
  * scoped_token}` written only to the node's own live connections, and on
  * deny/revoke every live connection of the node closed (4001).
  *
+ * Every transition (and every reissued token) appends its `pairing.*` event
+ * to the `gateway.pairing` audit chain in the transaction of its write
+ * (docs/audit.md); never the token.
+ *
  * @module
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { AuditLog } from "../audit/AuditLog.ts"
+import { AuditChains } from "../audit/chains.ts"
 import type { NodePrincipal } from "../auth/principal.ts"
 import { secretEquals, tokenDigest } from "../auth/tokenCrypto.ts"
 import { NotFound, Unauthorized } from "../shared/errors.ts"
@@ -70,6 +76,17 @@ export const PAIRING_CLOSE_REASON = { denied: "pairing denied", revoked: "pairin
 
 const invalidToken = new Unauthorized({ message: "invalid token" })
 
+/** The audit action of a pairing transition: the record's decision fields, never a token. */
+const auditAction = (type: string, pairing: Pairing) => ({
+  type,
+  pairing_id: pairing.pairing_id,
+  node_id: pairing.node.node_id,
+  status: pairing.status,
+  trust_level: pairing.trust_level,
+  capability_allowlist: pairing.capability_allowlist,
+  resolution: pairing.resolution
+})
+
 /** The envelope scope of a pairing's events. */
 const nodeScope = (pairing: Pairing) => ({ kind: "node", node_id: pairing.node.node_id })
 
@@ -117,7 +134,7 @@ export class Pairings extends Context.Service<Pairings, {
    */
   readonly authenticateToken: (token: string) => Effect.Effect<NodePrincipal, Unauthorized | SqlError>
 }>()("svc-gateway/pairing/Pairings") {
-  /** Needs {@link PairingsRepo}, `EventBus`, `ConnectionRegistry` and a `SqlClient` (for `afterCommit`). */
+  /** Needs {@link PairingsRepo}, `EventBus`, `ConnectionRegistry`, `AuditLog` and a `SqlClient` (for `afterCommit`). */
   static readonly layerNoDeps = Layer.effect(
     Pairings,
     Effect.gen(function*() {
@@ -125,6 +142,12 @@ export class Pairings extends Context.Service<Pairings, {
       const events = yield* EventBus
       const registry = yield* ConnectionRegistry
       const sql = yield* SqlClient.SqlClient
+      const audit = yield* AuditLog
+
+      /** `write`, and when it took effect its audit event `type`, in one transaction. */
+      const audited = <E>(write: Effect.Effect<Pairing | undefined, E>, type: string) =>
+        audit.transaction(Effect.tap(write, (pairing) =>
+          pairing === undefined ? Effect.void : Effect.asVoid(audit.append(AuditChains.pairing, auditAction(type, pairing)))))
 
       const nodeConnections = (nodeId: string): ReadonlyArray<ConnectionHandle> =>
         registry.all().filter((c) => c.role === "node" && c.deviceId === nodeId)
@@ -159,12 +182,12 @@ export class Pairings extends Context.Service<Pairings, {
               if (refreshed.status === "approved") yield* reissueToken(refreshed)
               return refreshed
             }
-            const reopened = yield* repo.reopen(seen)
+            const reopened = yield* audited(repo.reopen(seen), "pairing.requested")
             if (reopened !== undefined) {
               yield* announceRequested(reopened)
               return reopened
             }
-            const created = yield* repo.insertPending(seen)
+            const created = yield* audited(repo.insertPending(seen), "pairing.requested")
             if (created !== undefined) {
               yield* announceRequested(created)
               return created
@@ -186,7 +209,7 @@ export class Pairings extends Context.Service<Pairings, {
       const reissueToken = (pairing: Pairing) =>
         Effect.gen(function*() {
           const token = generateNodeToken()
-          const rotated = yield* repo.rotateToken(pairing.pairing_id, tokenDigest(token))
+          const rotated = yield* audited(repo.rotateToken(pairing.pairing_id, tokenDigest(token)), "pairing.token_reissued")
           if (rotated === undefined) return
           yield* sql.afterCommit(Effect.gen(function*() {
             const delivered = yield* deliverToken(rotated, token)
@@ -198,14 +221,17 @@ export class Pairings extends Context.Service<Pairings, {
 
       const approve = Effect.fnUntraced(function*(pairingId: number, input: PairingApproveInput, by: PairingResolvedBy) {
         const token = generateNodeToken()
-        const won = yield* repo.approve(pairingId, {
-          trustLevel: input.trust_level,
-          allowlist: input.capability_allowlist,
-          tokenDigest: tokenDigest(token),
-          at: iso(yield* Clock.currentTimeMillis),
-          by,
-          reason: input.reason
-        })
+        const won = yield* audited(
+          repo.approve(pairingId, {
+            trustLevel: input.trust_level,
+            allowlist: input.capability_allowlist,
+            tokenDigest: tokenDigest(token),
+            at: iso(yield* Clock.currentTimeMillis),
+            by,
+            reason: input.reason
+          }),
+          "pairing.approved"
+        )
         if (won === undefined) return yield* notPending(pairingId)
         yield* sql.afterCommit(Effect.gen(function*() {
           const delivered = yield* deliverToken(won, token)
@@ -226,14 +252,14 @@ export class Pairings extends Context.Service<Pairings, {
         }))
 
       const deny = Effect.fnUntraced(function*(pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) {
-        const won = yield* repo.deny(pairingId, { at: iso(yield* Clock.currentTimeMillis), by, reason: input.reason })
+        const won = yield* audited(repo.deny(pairingId, { at: iso(yield* Clock.currentTimeMillis), by, reason: input.reason }), "pairing.denied")
         if (won === undefined) return yield* notPending(pairingId)
         yield* closeAndAnnounce(won, PAIRING_CLOSE_REASON.denied)
         return won
       })
 
       const revoke = Effect.fnUntraced(function*(pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) {
-        const won = yield* repo.revoke(pairingId, { at: iso(yield* Clock.currentTimeMillis), by, reason: input.reason })
+        const won = yield* audited(repo.revoke(pairingId, { at: iso(yield* Clock.currentTimeMillis), by, reason: input.reason }), "pairing.revoked")
         if (won === undefined) return yield* new NotFound({ message: `pairing ${pairingId} not found or already revoked` })
         yield* closeAndAnnounce(won, PAIRING_CLOSE_REASON.revoked)
         return won
@@ -262,12 +288,13 @@ export class Pairings extends Context.Service<Pairings, {
   )
 
   /**
-   * Wired: storage ({@link PairingsRepo}, migrated) and the WebSocket
-   * sessions services it announces through (event bus, registry); shared
-   * layers are built once. Needs a `SqlClient`.
+   * Wired: storage ({@link PairingsRepo}, migrated), the audit chain and the
+   * WebSocket sessions services it announces through (event bus, registry);
+   * shared layers are built once. Needs a `SqlClient`.
    */
   static readonly layer = Pairings.layerNoDeps.pipe(
     Layer.provide(PairingsRepo.layer),
+    Layer.provide(AuditLog.layer),
     Layer.provide(EventBus.layer),
     Layer.provide(ConnectionRegistry.layer)
   )

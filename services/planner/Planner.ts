@@ -16,12 +16,18 @@
  * escalation when its approval is approved (the approvals listener
  * registered here), through {@link PlanExecution}.
  *
+ * Audit (docs/audit.md): in the plan's creating transaction the plan's
+ * chain (its `plan_id`) gets `policy.checked {request_id, input, decision}`,
+ * the approval's `approval.requested` when it escalates, and
+ * `plan.created {request, outcome}`.
+ *
  * @module
  */
 import { Clock, Context, Effect, Layer, Result } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { SqlError } from "effect/sql/SqlError"
 import { Approvals } from "../approvals/Approvals.ts"
+import { AuditLog } from "../audit/AuditLog.ts"
 import type { ApprovalKind } from "../approvals/schema.ts"
 import { PolicyService } from "../policy/PolicyService.ts"
 import type { PolicyDecision, RuleDecision, RuleName } from "../policy/schema.ts"
@@ -32,9 +38,6 @@ import { type PlanRecord, PlansRepo } from "./PlansRepo.ts"
 import { type ActionPrimitive, PlanConflict, type PlanRequest, type PlanResponse, type PlanStatus } from "./schema.ts"
 import { buildSteps, type PlanSteps } from "./steps.ts"
 import { parseTags } from "./tags.ts"
-
-/** `step_index` of a plan's own audit record (after any step index, as in the reference). */
-export const PLAN_EVENT_STEP_INDEX = 2_147_483_647
 
 /** The approval kind of the first escalating rule. */
 export const KIND_BY_RULE: Readonly<Record<RuleName, ApprovalKind>> = {
@@ -84,8 +87,8 @@ export class Planner extends Context.Service<Planner, {
   readonly find: (planId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
 }>()("svc-gateway/planner/Planner") {
   /**
-   * Needs {@link PolicyService}, {@link Approvals}, {@link PlansRepo} and
-   * `SecureRandom` (ids); uses {@link PlanExecution} for `execute: true`.
+   * Needs {@link PolicyService}, {@link Approvals}, {@link PlansRepo},
+   * `AuditLog` and `SecureRandom` (ids); uses {@link PlanExecution} for `execute: true`.
    * Registers its approvals listener, and checks the plans still waiting to
    * run in the background.
    */
@@ -95,6 +98,7 @@ export class Planner extends Context.Service<Planner, {
       const policy = yield* PolicyService
       const approvals = yield* Approvals
       const repo = yield* PlansRepo
+      const audit = yield* AuditLog
       const random = yield* SecureRandom.SecureRandom
       const executor = makePlanExecutor({ repo, approvals, execution: yield* PlanExecution })
 
@@ -209,6 +213,12 @@ export class Planner extends Context.Service<Planner, {
             created_at: createdAt
           })
           if (!claimed) return undefined
+          yield* audit.append(planId, {
+            type: "policy.checked",
+            request_id: request.request_id,
+            input: tags.success.policy,
+            decision
+          })
           const response: PlanResponse = {
             plan_id: planId,
             request_id: request.request_id,
@@ -218,14 +228,7 @@ export class Planner extends Context.Service<Planner, {
           }
           yield* repo.complete(planId, response)
           if (request.execute === true && response.status !== "failure") yield* repo.requestExecution(planId)
-          yield* repo.appendEvent({
-            replay_id: traceId,
-            plan_id: planId,
-            step_index: PLAN_EVENT_STEP_INDEX,
-            occurred_at: createdAt,
-            action: JSON.stringify({ type: "plan.created", request, decision, outcome: response }),
-            created_at: createdAt
-          })
+          yield* audit.append(planId, { type: "plan.created", request, outcome: response })
           return response
         }))
         // The run starts after the commit: a run of a rolled-back plan must never exist.
@@ -241,10 +244,10 @@ export class Planner extends Context.Service<Planner, {
 
   /**
    * Wired for the gateway: its repository (SQL, migrated), the policy
-   * engine, secure ids and the approvals subsystem (shared layers are built
-   * once). Needs `GatewayConfig` and a `SqlClient`.
+   * engine, secure ids, the approvals subsystem and the audit chain (shared
+   * layers are built once). Needs `GatewayConfig` and a `SqlClient`.
    */
   static readonly layer = Planner.layerNoDeps.pipe(
-    Layer.provide(Layer.mergeAll(PlansRepo.layer, PolicyService.layer, SecureRandom.layerWebCrypto, Approvals.layer))
+    Layer.provide(Layer.mergeAll(PlansRepo.layer, PolicyService.layer, SecureRandom.layerWebCrypto, Approvals.layer, AuditLog.layer))
   )
 }

@@ -1,12 +1,14 @@
 /**
- * Plan persistence (tables `plans` and `planner_events`,
- * services/planner/migrations). Rows are encoded and decoded with the row
- * schemas below (`SqlSchema`), the same on SQLite and PostgreSQL.
+ * Plan persistence (table `plans`, services/planner/migrations). Rows are
+ * encoded and decoded with the row schemas below (`SqlSchema`), the same on
+ * SQLite and PostgreSQL. The plan's audit records live in the audit chain
+ * (services/audit; migration 1's `planner_events` is no longer written: its
+ * rows were moved into the chain, docs/audit.md "Planner records").
  *
  * A plan is created in one transaction ({@link PlansRepo.transaction}):
  * `claim` inserts the row unless its request_id is taken (the unique index
  * decides between concurrent duplicates), then `complete` stores the response
- * and `appendEvent` the audit record. The execution columns (migration 2:
+ * (and the planner appends its audit events). The execution columns (migration 2:
  * `execution_state`, `run_id`) move only through conditional writes
  * (`moveExecution`, `recordRun`), so a run is started at most once.
  */
@@ -35,28 +37,6 @@ export const PlanRow = Schema.Struct({
 })
 export type PlanRecord = typeof PlanRow.Type
 
-/**
- * One audit record (`planner_events`): `action` is the JSON text of what
- * happened. `prev_hash` / `event_hash` are left null for the audit chain.
- */
-export const PlannerEventRow = Schema.Struct({
-  replay_id: Schema.String,
-  plan_id: Schema.String,
-  step_index: Schema.Int,
-  occurred_at: Schema.String,
-  action: Schema.String,
-  created_at: Schema.String
-})
-export type PlannerEvent = typeof PlannerEventRow.Type
-
-/** A stored audit record with its hash-chain columns. */
-export const StoredPlannerEventRow = Schema.Struct({
-  ...PlannerEventRow.fields,
-  prev_hash: Schema.NullOr(Schema.String),
-  event_hash: Schema.NullOr(Schema.String)
-})
-export type StoredPlannerEvent = typeof StoredPlannerEventRow.Type
-
 /** Where a plan asked to run stands (migration 2; docs/planner.md "Execution"). */
 export const ExecutionState = Schema.Literals(["requested", "starting", "started", "declined"])
 export type ExecutionState = typeof ExecutionState.Type
@@ -81,10 +61,6 @@ export class PlansRepo extends Context.Service<PlansRepo, {
   readonly complete: (planId: string, response: PlanResponse) => Effect.Effect<void, SqlError>
   readonly findByRequestId: (requestId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
   readonly findByPlanId: (planId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
-  /** Appends an audit record; its (plan_id, step_index) is unique. */
-  readonly appendEvent: (event: PlannerEvent) => Effect.Effect<void, SqlError>
-  /** The audit records of a plan, by step_index. */
-  readonly events: (planId: string) => Effect.Effect<ReadonlyArray<StoredPlannerEvent>, SqlError>
   /** Marks a plan as asked to run (`requested`); inside its creating transaction. */
   readonly requestExecution: (planId: string) => Effect.Effect<void, SqlError>
   /** The plan's execution columns, or `undefined` when there is no such plan. */
@@ -126,17 +102,6 @@ export class PlansRepo extends Context.Service<PlansRepo, {
         })
       const findByRequestId = findBy("request_id")
       const findByPlanId = findBy("plan_id")
-      const appendEvent = SqlSchema.void({
-        Request: PlannerEventRow,
-        execute: (row) => sql`INSERT INTO planner_events ${sql.insert(row)}`
-      })
-      const events = SqlSchema.findAll({
-        Request: Schema.String,
-        Result: StoredPlannerEventRow,
-        execute: (planId) =>
-          sql`SELECT replay_id, plan_id, step_index, occurred_at, action, created_at, prev_hash, event_hash
-              FROM planner_events WHERE plan_id = ${planId} ORDER BY step_index`
-      })
 
       const requestExecution = (planId: string) =>
         Effect.asVoid(sql`UPDATE plans SET execution_state = 'requested' WHERE plan_id = ${planId}`)
@@ -169,8 +134,6 @@ export class PlansRepo extends Context.Service<PlansRepo, {
         complete: (planId, response) => orDieOnSchema(complete({ plan_id: planId, response_json: response })),
         findByRequestId: (requestId) => optional(findByRequestId(requestId)),
         findByPlanId: (planId) => optional(findByPlanId(planId)),
-        appendEvent: (event) => orDieOnSchema(appendEvent(event)),
-        events: (planId) => orDieOnSchema(events(planId)),
         requestExecution,
         execution: (planId) => optional(execution(planId)),
         moveExecution,

@@ -117,7 +117,7 @@ export type PlanTrigger = typeof PlanTrigger.Type
 /** `POST /plan` body. */
 export const PlanRequest = Schema.Struct({
   request_id: nonEmptyText(MAX_REQUEST_ID_LENGTH).check(
-    Schema.makeFilter((id) => id.trim() === "" ? "must not be empty" : undefined)
+    Schema.makeFilter((id) => id.trim() === "" ? "must not be empty" : undefined, { expected: "a request_id that is not blank" })
   ).annotateKey({
     description:
       "Caller's idempotency key: the same request_id always answers the same stored plan (a different body is 409)."

@@ -10,6 +10,10 @@
  * published (`policy_override.created|revoked|expired {override}`, audience
  * operator.admin).
  *
+ * Every change also appends `policy_override.created|revoked|expired` to
+ * the `gateway.policy_overrides` audit chain in the transaction of its write
+ * (docs/audit.md).
+ *
  * Storage failures are defects (500 `internal_error` over HTTP): the
  * methods' error channels hold only the client's mistakes.
  *
@@ -18,6 +22,8 @@
 import { Cause, Clock, Context, Duration, Effect, Layer, Queue, Result } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
+import { AuditLog } from "../audit/AuditLog.ts"
+import { AuditChains } from "../audit/chains.ts"
 import { makeDecoder } from "../shared/decode.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -67,6 +73,20 @@ export const EXPIRY_RECHECK = Duration.seconds(60)
 
 const validateCreate = makeDecoder(PolicyOverrideCreateRequest)
 
+/** The audit action of an override's change: its identity and terms. */
+const auditAction = (type: string, row: PolicyOverrideRow) => ({
+  type,
+  policy_override_id: row.policy_override_id,
+  agent_id: row.agent_id,
+  workspace_id: row.workspace_id,
+  tool_id: row.tool_id,
+  pattern: row.pattern,
+  created_from_approval_id: row.created_from_approval_id,
+  expires_at: row.expires_at,
+  ...(type === "policy_override.created" ? { created_by: row.created_by } : {}),
+  ...(type === "policy_override.revoked" ? { revoked_by: row.revoked_by, revoked_reason: row.revoked_reason } : {})
+})
+
 
 /** The override store. */
 export class PolicyOverrides extends Context.Service<PolicyOverrides, {
@@ -107,13 +127,16 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
    */
   readonly expireDue: Effect.Effect<ReadonlyArray<PolicyOverride>>
 }>()("svc-gateway/policy-bundle/PolicyOverrides") {
-  /** Needs {@link PolicyOverrideRepo} and the `EventBus`; runs the expiry fiber for the layer's lifetime. */
+  /** Needs {@link PolicyOverrideRepo}, the `EventBus` and `AuditLog`; runs the expiry fiber for the layer's lifetime. */
   static readonly layerNoDeps = Layer.effect(
     PolicyOverrides,
     Effect.gen(function*() {
       const repo = yield* PolicyOverrideRepo
       const bus = yield* EventBus
       const sql = yield* SqlClient.SqlClient
+      const audit = yield* AuditLog
+      const audited = (type: string, rows: ReadonlyArray<PolicyOverrideRow>) =>
+        Effect.forEach(rows, (row) => audit.append(AuditChains.policyOverrides, auditAction(type, row)), { discard: true })
       const wake = yield* Queue.dropping<void>(1)
       const now = Effect.map(Clock.currentTimeMillis, iso)
       const die = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A> => Effect.orDie(effect)
@@ -145,7 +168,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
           revoked_by: null,
           revoked_reason: null
         }
-        yield* die(repo.insert(row))
+        yield* die(audit.transaction(Effect.andThen(repo.insert(row), audited("policy_override.created", [row]))))
         const override = toPolicyOverride(row)
         yield* Effect.logInfo("policy override created").pipe(Effect.annotateLogs({
           policy_override_id: row.policy_override_id,
@@ -177,12 +200,16 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
       })
 
       const revoke = Effect.fn("PolicyOverrides.revoke")(function*(input: PolicyOverrideRevokeInput) {
-        const row = yield* die(repo.revoke({
-          policy_override_id: input.policy_override_id,
-          revoked_at: yield* now,
-          revoked_by: input.revoked_by ?? null,
-          revoked_reason: input.reason ?? null
-        }))
+        const revokedAt = yield* now
+        const row = yield* die(audit.transaction(Effect.tap(
+          repo.revoke({
+            policy_override_id: input.policy_override_id,
+            revoked_at: revokedAt,
+            revoked_by: input.revoked_by ?? null,
+            revoked_reason: input.reason ?? null
+          }),
+          (revoked) => revoked === undefined ? Effect.void : audited("policy_override.revoked", [revoked])
+        )))
         if (row === undefined) return yield* new NotFound({ message: "override not found or not active" })
         const override = toPolicyOverride(row)
         yield* Effect.logInfo("policy override revoked").pipe(Effect.annotateLogs({ policy_override_id: row.policy_override_id }))
@@ -191,7 +218,8 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
       })
 
       const expireDue = Effect.gen(function*() {
-        const rows = yield* die(repo.expireDue(yield* now))
+        const at = yield* now
+        const rows = yield* die(audit.transaction(Effect.tap(repo.expireDue(at), (expired) => audited("policy_override.expired", expired))))
         const expired = rows.map(toPolicyOverride)
         for (const override of expired) {
           yield* Effect.logInfo("policy override expired").pipe(Effect.annotateLogs({ policy_override_id: override.policy_override_id }))
@@ -242,9 +270,10 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
     })
   )
 
-  /** Wired: overrides in the database (`PolicyOverrideRepo`, tables migrated) and the `EventBus`. Needs a `SqlClient`. */
+  /** Wired: overrides in the database (`PolicyOverrideRepo`, tables migrated), the audit chain and the `EventBus`. Needs a `SqlClient`. */
   static readonly layer = PolicyOverrides.layerNoDeps.pipe(
     Layer.provide(PolicyOverrideRepo.layer),
+    Layer.provide(AuditLog.layer),
     Layer.provide(EventBus.layer)
   )
 }

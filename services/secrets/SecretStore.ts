@@ -1,12 +1,18 @@
 /**
  * The secret store (gateway-api.md "Secrets"; reference §7.1).
  *
+ * Audit (docs/audit.md): storing, rotating and revoking a handle, and every
+ * resolution with its outcome, append an event to the `gateway.secrets`
+ * chain in the same transaction (handle, purpose, outcome; never a value).
+ *
  * @module
  */
 import { Cause, Clock, Context, Effect, Layer, Option, type Redacted, Result } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { SecretProviderFromSettings } from "../../layers/secrets/index.ts"
+import { AuditLog } from "../audit/AuditLog.ts"
+import { AuditChains } from "../audit/chains.ts"
 import { type SecretRef, SecretProvider, type SecretProviderError } from "../../layers/secrets/SecretProvider.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { RotationPropagationFailed } from "./errors.ts"
@@ -41,15 +47,21 @@ export class SecretResolver extends Context.Service<SecretResolver, {
    */
   readonly resolve: (handleId: string, purpose: string) => Effect.Effect<Redacted.Redacted<string>, NotFound>
 }>()("svc-gateway/secrets/SecretResolver") {
-  /** Needs {@link SecretsRepo} and `SecretProvider`. */
-  static readonly layerNoDeps: Layer.Layer<SecretResolver, never, SecretsRepo | SecretProvider> = Layer.effect(
+  /** Needs {@link SecretsRepo}, `SecretProvider` and `AuditLog`. */
+  static readonly layerNoDeps: Layer.Layer<SecretResolver, never, SecretsRepo | SecretProvider | AuditLog> = Layer.effect(
     SecretResolver,
     Effect.gen(function*() {
       const repo = yield* SecretsRepo
       const provider = yield* SecretProvider
+      const audit = yield* AuditLog
       const record = (handleId: string, purpose: string, outcome: ResolutionOutcome) =>
-        Effect.flatMap(Clock.currentTimeMillis, (ms) =>
-          repo.recordResolution({ handle_id: handleId, purpose: purpose.slice(0, 256), outcome, resolved_at: new Date(ms).toISOString() }))
+        Effect.flatMap(Clock.currentTimeMillis, (ms) => {
+          const resolution = { handle_id: handleId, purpose: purpose.slice(0, 256), outcome }
+          return repo.transaction(Effect.andThen(
+            repo.recordResolution({ ...resolution, resolved_at: new Date(ms).toISOString() }),
+            audit.append(AuditChains.secrets, { type: "secret.resolved", ...resolution })
+          ))
+        })
       const resolve = (handleId: string, purpose: string) =>
         Effect.gen(function*() {
           const fail = (outcome: ResolutionOutcome, message: string) =>
@@ -122,12 +134,13 @@ export class Secrets extends Context.Service<Secrets, {
     value: Redacted.Redacted<string>
   ) => Effect.Effect<SecretRotateResponse, NotFound | InvalidRequest | RotationPropagationFailed>
 }>()("svc-gateway/secrets/Secrets") {
-  /** Needs {@link SecretsRepo}, `SecretProvider` and {@link SecretReferences}. */
-  static readonly layerNoDeps: Layer.Layer<Secrets, never, SecretsRepo | SecretProvider | SecretReferences> = Layer.effect(
+  /** Needs {@link SecretsRepo}, `SecretProvider`, {@link SecretReferences} and `AuditLog`. */
+  static readonly layerNoDeps: Layer.Layer<Secrets, never, SecretsRepo | SecretProvider | SecretReferences | AuditLog> = Layer.effect(
     Secrets,
     Effect.gen(function*() {
       const repo = yield* SecretsRepo
       const provider = yield* SecretProvider
+      const audit = yield* AuditLog
       const references = yield* SecretReferences
       const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
@@ -172,7 +185,15 @@ export class Secrets extends Context.Service<Secrets, {
           if (provider.value === "forbidden" && input.value !== undefined) {
             return yield* invalid(`value: not accepted by the ${provider.kind} secret provider (it reads the value itself)`)
           }
-          const row = yield* repo.transaction(create(agentId, input.scope, input.value)).pipe(orDie)
+          const row = yield* repo.transaction(Effect.tap(create(agentId, input.scope, input.value), (row) =>
+            audit.append(AuditChains.secrets, {
+              type: "secret.stored",
+              handle_id: row.handle_id,
+              agent_id: row.agent_id,
+              provider: row.provider,
+              scope: row.scope,
+              version: row.version
+            }))).pipe(orDie)
           yield* Effect.logInfo("secret stored").pipe(annotate(row))
           return toSecretHandle(row)
         })
@@ -183,7 +204,9 @@ export class Secrets extends Context.Service<Secrets, {
             const row = yield* active(handleId)
             if (!(yield* repo.revoke(handleId, yield* now, null))) return yield* notFound(handleId)
             if (row.provider === provider.kind) yield* provider.remove(refOf(row))
-            return yield* references.handleRevoked(handleId)
+            const disabled = yield* references.handleRevoked(handleId)
+            yield* audit.append(AuditChains.secrets, { type: "secret.revoked", handle_id: handleId, references_disabled: disabled })
+            return disabled
           })).pipe(orDie)
           yield* Effect.logInfo("secret revoked").pipe(Effect.annotateLogs({ handle_id: handleId, references_disabled: disabled }))
         })
@@ -211,6 +234,13 @@ export class Secrets extends Context.Service<Secrets, {
             )
             if (!(yield* repo.revoke(handleId, yield* now, created.handle_id))) return yield* notFound(handleId)
             yield* provider.remove(refOf(old))
+            yield* audit.append(AuditChains.secrets, {
+              type: "secret.rotated",
+              handle_id: handleId,
+              new_handle_id: created.handle_id,
+              version: created.version,
+              references_repointed: repointed
+            })
             return { created, repointed }
           })).pipe(orDie)
           yield* Effect.logInfo("secret rotated").pipe(
@@ -246,7 +276,7 @@ export class SecretStore extends Context.Service<SecretStore, {
 
   /**
    * Wired: {@link Secrets}, {@link SecretStore} and {@link SecretResolver} on
-   * one {@link SecretsRepo} (migrated) and the provider the settings choose
+   * one {@link SecretsRepo} (migrated), the audit chain, and the provider the settings choose
    * (`SVC_SECRET_PROVIDER`). Needs `GatewayConfig`, a `SqlClient` and
    * {@link SecretReferences} (the auth-profiles subsystem). Fails at start
    * with `SecretsKeyMismatch` or `SecretsKeyUnreadable` (the `db` provider's
@@ -255,6 +285,7 @@ export class SecretStore extends Context.Service<SecretStore, {
   static readonly layer = Layer.mergeAll(SecretStore.layerNoDeps, SecretResolver.layerNoDeps).pipe(
     Layer.provideMerge(Secrets.layerNoDeps),
     Layer.provide(SecretsRepo.layer),
+    Layer.provide(AuditLog.layer),
     Layer.provide(SecretProviderFromSettings)
   )
 }

@@ -3,13 +3,17 @@
  * persisted before it is sent"): each transition of `RunsRepo` that took
  * effect registers its event with `SqlClient.afterCommit`, so it is sent
  * after the enclosing transaction commits (at once outside one), and never
- * for a write that lost its race or rolled back.
+ * for a write that lost its race or rolled back. The workflow metrics
+ * (`workflow_runs_total`, `workflow_step_duration_seconds`; docs/operations.md
+ * "Metrics") are recorded the same way, after commit.
  *
  * @module
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
+import { GatewayMetrics } from "../diagnostics/metrics.ts"
+import { AuditLog } from "../audit/AuditLog.ts"
 import type { AnyGatewayEvent } from "../ws-sessions/GatewayEvent.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import {
@@ -48,6 +52,16 @@ const runEventOf = (from: ReadonlyArray<string>, to: string): AnyGatewayEvent | 
   }
 }
 
+/** Run statuses counted by `workflow_runs_total`: arrivals and ends. */
+const COUNTED_RUN_STATUSES: ReadonlySet<string> = new Set(["queued", "succeeded", "failed", "cancelled"])
+
+/** Seconds between two ISO-8601 times (0 when either is missing or unreadable). */
+const secondsBetween = (from: string | null | undefined, to: string | null | undefined): number => {
+  if (from == null || to == null) return 0
+  const seconds = (Date.parse(to) - Date.parse(from)) / 1000
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 0
+}
+
 /** Announcing writes of run records. */
 export class RunRecords extends Context.Service<RunRecords, {
   /**
@@ -69,7 +83,7 @@ export class RunRecords extends Context.Service<RunRecords, {
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
   readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
 }>()("svc-gateway/workflow/RunRecords") {
-  /** Needs `RunsRepo`, `RunOutcomes` (told of every run that ends, after commit), `EventBus` and a `SqlClient`. */
+  /** Needs `RunsRepo`, `RunOutcomes` (told of every run that ends, after commit), `EventBus` and a `SqlClient` (the audit chain is wired in: `AuditLog.layer`). */
   static readonly layer = Layer.effect(
     RunRecords,
     Effect.gen(function*() {
@@ -77,6 +91,19 @@ export class RunRecords extends Context.Service<RunRecords, {
       const events = yield* EventBus
       const sql = yield* SqlClient.SqlClient
       const outcomes = yield* RunOutcomes
+      const metrics = yield* GatewayMetrics
+      const audit = yield* AuditLog
+      // A run's state change joins its plan's audit chain, in the transaction of the move (docs/audit.md).
+      const auditRun = (run: ExecutionRun, from: ReadonlyArray<string>, to: string) =>
+        audit.append(run.plan_id, {
+          type: `run.${to}`,
+          run_id: run.run_id,
+          job_id: run.job_id,
+          from,
+          ...(run.paused_reason !== undefined ? { paused_reason: run.paused_reason } : {}),
+          ...(run.paused_detail !== undefined ? { paused_detail: run.paused_detail } : {})
+        })
+      const afterCommit = (record: () => void) => metrics.enabled ? sql.afterCommit(Effect.sync(record)) : Effect.void
       const announce = (event: AnyGatewayEvent | undefined, payload: unknown, run_id: string) =>
         event === undefined ? Effect.void : sql.afterCommit(Effect.asVoid(events.publish(event, payload, runScope(run_id))))
 
@@ -92,16 +119,26 @@ export class RunRecords extends Context.Service<RunRecords, {
           const run_id = (record as { readonly run_id: string }).run_id
           switch (kind) {
             case "run":
-              return to === "succeeded" || to === "failed" || to === "cancelled"
-                ? Effect.andThen(
-                  announce(runEventOf(from, to), record, run_id),
-                  sql.afterCommit(outcomes.ended(record as ExecutionRun))
-                )
-                : announce(runEventOf(from, to), record, run_id)
+              return Effect.andThen(
+                auditRun(record as ExecutionRun, from, to),
+                COUNTED_RUN_STATUSES.has(to)
+                  ? Effect.andThen(announce(runEventOf(from, to), record, run_id), afterCommit(() => metrics.workflowRun(to)))
+                  : announce(runEventOf(from, to), record, run_id)
+              ).pipe(
+                Effect.andThen(to === "succeeded" || to === "failed" || to === "cancelled"
+                  ? sql.afterCommit(outcomes.ended(record as ExecutionRun))
+                  : Effect.void)
+              )
             case "step":
               return announce(StepUpdated, record, run_id)
-            case "attempt":
-              return announce(AttemptUpdated, record, run_id)
+            case "attempt": {
+              if (to === "running") return announce(AttemptUpdated, record, run_id)
+              const attempt = record as { readonly started_at?: string | null; readonly finished_at?: string | null }
+              return Effect.andThen(
+                announce(AttemptUpdated, record, run_id),
+                afterCommit(() => metrics.workflowStep(to, secondsBetween(attempt.started_at, attempt.finished_at)))
+              )
+            }
             default:
               return Effect.void
           }
@@ -132,10 +169,14 @@ export class RunRecords extends Context.Service<RunRecords, {
       return RunRecords.of({
         move,
         cancelRun,
-        queued: (run) => announce(RunQueued, run, run.run_id),
+        queued: (run) =>
+          Effect.andThen(
+            Effect.orDie(audit.append(run.plan_id, { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane })),
+            Effect.andThen(announce(RunQueued, run, run.run_id), afterCommit(() => metrics.workflowRun("queued")))
+          ),
         startAttempt: (attempt) =>
           Effect.tap(repo.startAttempt(attempt), (record) => announce(AttemptUpdated, record, record.run_id))
       })
     })
-  )
+  ).pipe(Layer.provide(AuditLog.layer))
 }

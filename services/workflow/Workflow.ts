@@ -161,7 +161,9 @@ export const WorkflowNoDeps: Layer.Layer<
     const run = (request: WorkflowRunRequest, _principal?: Principal, options?: RunOptions) =>
       Effect.gen(function*() {
         const effective = yield* policy.effective
-        const created = yield* repo.createRun({
+        // The run and its `run.queued` audit event commit together.
+        const createdAt = yield* now
+        const created = yield* repo.transaction(Effect.tap(repo.createRun({
           job_id: `job-${randomUUID()}`,
           run_id: `run-${randomUUID()}`,
           key: request.key,
@@ -173,9 +175,8 @@ export const WorkflowNoDeps: Layer.Layer<
           policy_snapshot_id: effective.policy_snapshot_id,
           trigger_kind: options?.trigger_kind,
           trigger: options?.trigger,
-          created_at: yield* now
-        })
-        yield* records.queued(created.run)
+          created_at: createdAt
+        }), (created) => records.queued(created.run)))
         yield* scheduler.admit({ key: created.run.key, lane: created.run.lane })
         return {
           status: "ok" as const,

@@ -7,6 +7,7 @@
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import { hasScope } from "../auth/principal.ts"
+import { GatewayMetrics } from "../diagnostics/metrics.ts"
 import { type ConnectionHandle, ConnectionRegistry } from "./ConnectionRegistry.ts"
 import type { Audience, GatewayEvent } from "./GatewayEvent.ts"
 import type { WsEventEnvelope } from "./schema.ts"
@@ -72,6 +73,7 @@ export class EventBus extends Context.Service<EventBus, {
     EventBus,
     Effect.gen(function*() {
       const registry = yield* ConnectionRegistry
+      const metrics = yield* GatewayMetrics
       const deliver = <T>(
         connections: Iterable<ConnectionHandle>,
         type: string,
@@ -85,6 +87,7 @@ export class EventBus extends Context.Service<EventBus, {
           for (const connection of connections) {
             if (include(connection) && connection.send(text)) delivered++
           }
+          if (delivered > 0) metrics.wsMessage(type, "out", delivered)
           return { envelope, delivered }
         })
       return EventBus.of({

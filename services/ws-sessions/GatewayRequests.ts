@@ -7,6 +7,7 @@
 import { Context, Deferred, Duration, Effect, Layer } from "effect"
 import type { WsResponseEnvelope } from "./schema.ts"
 import { ConnectionRegistry } from "./ConnectionRegistry.ts"
+import { GatewayMetrics } from "../diagnostics/metrics.ts"
 import {
   PeerDisconnected,
   PeerNotConnected,
@@ -54,6 +55,7 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
     GatewayRequests,
     Effect.gen(function*() {
       const registry = yield* ConnectionRegistry
+      const metrics = yield* GatewayMetrics
       const pending = new Map<string, Pending>()
 
       const request = (
@@ -77,6 +79,7 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
               new PeerDisconnected({ connectionId, requestId, message: `connection ${connectionId} closed before the request was sent` })
             )
           }
+          metrics.wsMessage(type, "out")
           return Deferred.await(deferred).pipe(
             Effect.timeoutOrElse({
               duration: options?.timeout ?? DEFAULT_PEER_REQUEST_TIMEOUT,

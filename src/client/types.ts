@@ -10,6 +10,7 @@ import type { PairingEvents } from "../../services/pairing/events.ts"
 import type { WsSessionEvents } from "../../services/ws-sessions/events.ts"
 import type { PolicyBundleEvents } from "../../services/policy-bundle/events.ts"
 import type { WatcherEvents } from "../../services/watchers/events.ts"
+import type { RoutingEvents } from "../../services/routing/events.ts"
 import type {
   CapabilityDescriptor,
   WsConnectProofResult,
@@ -190,6 +191,7 @@ type DeclaredEventMap = EventMap<
   | (typeof NodeEvents)[number]
   | (typeof WorkflowEvents)[number]
   | (typeof WatcherEvents)[number]
+  | (typeof RoutingEvents)[number]
 >
 
 /**

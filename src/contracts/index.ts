@@ -44,3 +44,4 @@ export {
 export * from "../../services/pairing/schema.ts"
 export * from "../../services/nodes/schema.ts"
 export * from "../../services/ws-sessions/schema.ts"
+export * from "../../services/snapshots/schema.ts"

@@ -14,12 +14,21 @@ import type { RouteEntry } from "./router.ts"
 /** The declared access of a request's route; `undefined` when the route is not declared. */
 export type AccessMatcher = (method: string, path: string) => RouteAccess | undefined
 
-/** Compiles the route table into a matcher (a radix-tree lookup per request). HEAD matches like GET. */
-export const makeAccessMatcher = (entries: ReadonlyArray<RouteEntry>): AccessMatcher => {
-  const router = FindMyWay.make<RouteAccess>({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true })
-  for (const entry of entries) router.on(entry.method as "GET", entry.path as `/${string}`, entry.access)
+/**
+ * Compiles the route table into a matcher (a radix-tree lookup per request)
+ * returning `value(entry)` of the matching entry. HEAD matches like GET.
+ */
+export const makeRouteMatcher = <A>(
+  entries: ReadonlyArray<RouteEntry>,
+  value: (entry: RouteEntry) => A
+): (method: string, path: string) => A | undefined => {
+  const router = FindMyWay.make<A>({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true })
+  for (const entry of entries) router.on(entry.method as "GET", entry.path as `/${string}`, value(entry))
   return (method, path) => router.find(method === "HEAD" ? "GET" : method, path)?.handler
 }
+
+/** Compiles the route table into an {@link AccessMatcher}. */
+export const makeAccessMatcher = (entries: ReadonlyArray<RouteEntry>): AccessMatcher => makeRouteMatcher(entries, (entry) => entry.access)
 
 const unmappedRoute = new Forbidden({ message: "route is not scope-authorized for scoped tokens" })
 const nodeToken = new Forbidden({ message: "scoped node tokens are for the WebSocket API only" })

@@ -16,14 +16,27 @@
  *    admin bypasses; device tokens need the route's scope; undeclared routes
  *    are denied (403) to device tokens.
  * 6. Every failure is mapped by `respond.ts` (one place).
+ * 7. Audit (docs/audit.md): an authorization refusal appends `authz.denied`
+ *    (route template, method, required scope, the caller's token id; never
+ *    the credential) to the `gateway.auth` chain; refused credentials are
+ *    audited by `AuthService` (`auth.failed`).
+ * 8. Metrics (docs/operations.md "Metrics"), recorded here and only here:
+ *    `http_requests_total` and `http_request_duration_seconds` by the
+ *    matched route's declared template (`/*` when none matched, so raw
+ *    paths never become labels), and `auth_failures_total` by reason.
  */
 import { ByteSize, Effect, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { AuditLog } from "../../services/audit/AuditLog.ts"
+import { authzDenied } from "../../services/audit/authEvents.ts"
+import { AuditChains } from "../../services/audit/chains.ts"
 import { AuthService } from "../../services/auth/AuthService.ts"
 import { adminPrincipal, CurrentPrincipal, type Principal } from "../../services/auth/principal.ts"
+import { type AuthFailureReason, GatewayMetrics } from "../../services/diagnostics/metrics.ts"
 import { Forbidden, PayloadTooLarge, Unauthorized } from "../../services/shared/errors.ts"
 import { GatewayConfig } from "../../layers/config.ts"
-import { authorizationFailure, makeAccessMatcher } from "./authorization.ts"
+import { requiredScope, type RouteAccess } from "./api/access.ts"
+import { authorizationFailure, makeRouteMatcher } from "./authorization.ts"
 import { requestCredential } from "./credentials.ts"
 import { isSameOrigin, requestScheme } from "./origin.ts"
 import { pathOf } from "./path.ts"
@@ -55,7 +68,28 @@ export const gatewayMiddleware = (routes: ReadonlyArray<RouteEntry>) => HttpRout
   Effect.gen(function*() {
     const auth = yield* AuthService
     const settings = yield* GatewayConfig
-    const matchAccess = makeAccessMatcher(routes)
+    const metrics = yield* GatewayMetrics
+    const audit = yield* AuditLog
+    // Looked up only when a request is refused: the route's template, never its raw path.
+    const routeTemplate = makeRouteMatcher(routes, (entry) => entry.path)
+    const auditDenied = (principal: Principal, method: string, url: string, access: RouteAccess | undefined, denied: Forbidden) =>
+      audit.appendOrLog(AuditChains.auth, authzDenied(principal, {
+        transport: "http",
+        route: routeTemplate(method, pathOf(url)) ?? "/*",
+        method,
+        required_scope: access === undefined ? null : requiredScope(access, method) ?? null,
+        reason: denied.message
+      }))
+    // One metrics series per declared route, built now: a request only looks its route up.
+    const matchRoute = makeRouteMatcher(routes, (entry) => ({ access: entry.access, series: metrics.httpRoute(entry.path) }))
+    const unmatched = { access: undefined, series: metrics.httpRoute("/*") }
+    const authFailed = (reason: AuthFailureReason) => metrics.authFailure(reason)
+    const credentialRefused = (error: unknown) =>
+      Effect.sync(() => {
+        const tag = (error as { readonly _tag?: unknown })._tag
+        if (tag === "Unauthorized") authFailed("invalid_token")
+        else if (tag === "TooManyRequests") authFailed("rate_limited")
+      })
     const maxBody = ByteSize.bytes(settings.maxBodyBytes)
     const tooLarge = new PayloadTooLarge({
       message: `request body exceeds ${settings.maxBodyBytes} bytes`
@@ -77,19 +111,28 @@ export const gatewayMiddleware = (routes: ReadonlyArray<RouteEntry>) => HttpRout
         const incomingId = headers["x-request-id"]
         const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : `req-${crypto.randomUUID()}`
         const method = request.method
-        const access = matchAccess(method, pathOf(request.url))
+        const started = metrics.enabled ? performance.now() : 0
+        const route = matchRoute(method, pathOf(request.url)) ?? unmatched
+        const access = route.access
 
         let program = bounded
         if (auth.enabled && access?.kind !== "public") {
           const credential = requestCredential(request, headers)
-          if (credential === undefined) program = Effect.fail(missingToken)
-          else if (credential.source === "cookie" && !cookieAllowed(request, headers)) program = Effect.fail(crossOrigin)
-          else if (auth.isAdminToken(credential.token)) program = runAs(adminPrincipal)
+          if (credential === undefined) {
+            authFailed("missing_token")
+            program = Effect.fail(missingToken)
+          } else if (credential.source === "cookie" && !cookieAllowed(request, headers)) {
+            authFailed("cross_origin")
+            program = Effect.fail(crossOrigin)
+          } else if (auth.isAdminToken(credential.token)) program = runAs(adminPrincipal)
           else {
             const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
-            program = Effect.flatMap(auth.authenticateAttempt(credential.token, clientAddress), (principal) => {
+            const attempt = auth.authenticateAttempt(credential.token, clientAddress)
+            program = Effect.flatMap(metrics.enabled ? Effect.tapError(attempt, credentialRefused) : attempt, (principal) => {
               const denied = authorizationFailure(access, method, principal)
-              return denied === undefined ? runAs(principal) : Effect.fail(denied)
+              if (denied === undefined) return runAs(principal)
+              authFailed("forbidden")
+              return Effect.andThen(auditDenied(principal, method, request.url, access, denied), Effect.fail(denied))
             })
           }
         }
@@ -99,8 +142,14 @@ export const gatewayMiddleware = (routes: ReadonlyArray<RouteEntry>) => HttpRout
         }
         return Effect.matchCauseEffect(program, {
           onFailure: (cause) =>
-            Effect.map(failureResponse(cause, requestId), (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
-          onSuccess: (response) => Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+            Effect.map(failureResponse(cause, requestId), (response) => {
+              if (metrics.enabled) route.series.record(method, response.status, (performance.now() - started) / 1000)
+              return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+            }),
+          onSuccess: (response) => {
+            if (metrics.enabled) route.series.record(method, response.status, (performance.now() - started) / 1000)
+            return Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+          }
         })
       }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
     }

@@ -8,10 +8,14 @@
  * calls) is never silent: the cause is logged with the connection id and the
  * socket closes with 1011, so the peer reconnects. Typed failures of a
  * request are answered `ok:false` and the connection stays.
- * Close codes: docs/websocket.md.
+ * Close codes: docs/websocket.md. Metrics (docs/operations.md "Metrics"):
+ * `ws_connections_active{role}` while registered, and `ws_messages_total`
+ * for every envelope in and every response and error event out (events and
+ * gateway-initiated requests are counted where they are sent).
  */
 import { Cause, Clock, Data, Duration, Effect, FiberSet, Queue, Result, Schedule } from "effect"
 import type { WebSocket } from "ws"
+import { type MetricsRecorder, UNKNOWN_TYPE } from "../../services/diagnostics/metrics.ts"
 import type { Principal } from "../../services/auth/principal.ts"
 import type { ConnectionHandle, ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
 import { eventEnvelope } from "../../services/ws-sessions/EventBus.ts"
@@ -30,6 +34,7 @@ import {
 } from "../../services/ws-sessions/schema.ts"
 import type { WsSettings } from "./config.ts"
 import { type DispatchOutcome, toWsError } from "./dispatch.ts"
+import { requestTypeLabel, responseTypeLabel } from "./messageTypes.ts"
 
 /** Ends the connection with a WebSocket close code and reason. */
 class CloseConnection extends Data.TaggedError("CloseConnection")<{ readonly code: number; readonly reason: string }> {}
@@ -45,6 +50,7 @@ export interface ConnectionEnv {
   /** Told of every node that completed the handshake (its pairing is created, refreshed or reopened). */
   readonly pairings: Pairings["Service"]
   readonly dispatch: (connection: ConnectionHandle, request: WsRequestEnvelope) => Effect.Effect<DispatchOutcome>
+  readonly metrics: MetricsRecorder
 }
 
 const decodeEnvelope = makeDecoder(WsRequestEnvelope, { label: "message" })
@@ -81,7 +87,10 @@ export const runConnection = (
   env: ConnectionEnv
 ): Effect.Effect<void> => {
   let registeredId: string | undefined
+  let registeredRole: "client" | "node" | undefined
   let closed = false
+  const { metrics } = env
+  const received = (label: string) => metrics.wsMessage(label, "in")
   const closeSocket = (code: number, reason: string) => {
     if (closed) return
     closed = true
@@ -121,10 +130,15 @@ export const runConnection = (
       ws.send(text, written)
       return true
     }
-    const respond = (request_id: string, type: string, outcome: DispatchOutcome) =>
-      send(JSON.stringify(outcome.ok ? { request_id, type, ...outcome } : { request_id, type, ok: false, error: outcome.error }))
+    const respond = (request_id: string, type: string, outcome: DispatchOutcome) => {
+      const sent = send(JSON.stringify(outcome.ok ? { request_id, type, ...outcome } : { request_id, type, ok: false, error: outcome.error }))
+      if (sent) metrics.wsMessage(requestTypeLabel(type), "out")
+      return sent
+    }
     const errorEvent = (code: string, message: string): void => {
-      send(eventEnvelope(ErrorEvent.type, { code, message }, clock.currentTimeMillisUnsafe()).text)
+      if (send(eventEnvelope(ErrorEvent.type, { code, message }, clock.currentTimeMillisUnsafe()).text)) {
+        metrics.wsMessage(ErrorEvent.type, "out")
+      }
     }
 
     // Before the handshake completes, messages queue for the handshake fiber;
@@ -179,8 +193,9 @@ export const runConnection = (
     // --- Handshake v2 -------------------------------------------------------------------------
     const handshake = Effect.gen(function*() {
       const first = parse(yield* next)
-      if (first === PARSE_FAILED) return yield* close(WsCloseCode.protocolViolation, "invalid json")
       const type = isObject(first) ? first.type : undefined
+      received(requestTypeLabel(type))
+      if (first === PARSE_FAILED) return yield* close(WsCloseCode.protocolViolation, "invalid json")
       if (type === "connect") {
         return yield* close(WsCloseCode.protocolViolation, "legacy connect is deprecated; use connect.init and connect.proof")
       }
@@ -204,6 +219,7 @@ export const runConnection = (
       respond(requestId, "connect.init", { ok: true, result: { connection_id: connectionId, challenge } })
 
       const second = parse(yield* next)
+      received(requestTypeLabel(isObject(second) ? second.type : undefined))
       if (second === PARSE_FAILED) return yield* close(WsCloseCode.protocolViolation, "invalid json")
       if (!isObject(second) || second.type !== "connect.proof") {
         return yield* close(WsCloseCode.protocolViolation, "expected connect.proof")
@@ -250,6 +266,8 @@ export const runConnection = (
     )
     registeredId = handle.connectionId
     yield* env.registry.add(handle)
+    registeredRole = handle.role
+    metrics.wsConnection(handle.role, 1)
     // A node's pairing (docs/pairing.md), after registering: an approval that follows at once finds this
     // connection for its token, and a revocation that commits from here on closes it. A scoped-token
     // connection whose pairing is no longer approved under that token is closed now.
@@ -270,10 +288,14 @@ export const runConnection = (
     const runInFlight = yield* FiberSet.runtime(inFlight)<never>()
     const handleEnvelope = (text: string): void => {
       const message = parse(text)
-      if (message === PARSE_FAILED) return errorEvent("invalid_json", "message is not valid JSON")
-      if (!isObject(message)) return errorEvent("invalid_message", "message must be a JSON object")
-      if ("event_id" in message) return errorEvent("unexpected_event", "clients may not send events")
+      if (message === PARSE_FAILED || !isObject(message) || "event_id" in message) {
+        received(UNKNOWN_TYPE)
+        if (message === PARSE_FAILED) return errorEvent("invalid_json", "message is not valid JSON")
+        if (!isObject(message)) return errorEvent("invalid_message", "message must be a JSON object")
+        return errorEvent("unexpected_event", "clients may not send events")
+      }
       if ("ok" in message) {
+        received(responseTypeLabel(message.type))
         const response = decodeResponse(message)
         if (Result.isFailure(response)) return errorEvent("invalid_message", response.failure)
         if (!env.requests.resolve(handle.connectionId, response.success)) {
@@ -281,6 +303,7 @@ export const runConnection = (
         }
         return
       }
+      received(requestTypeLabel(message.type))
       const request = decodeEnvelope(message)
       if (Result.isFailure(request)) return errorEvent("invalid_message", request.failure)
       const { request_id, type } = request.success
@@ -317,6 +340,7 @@ export const runConnection = (
       return Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : crash(cause, "connection")
     }),
     Effect.ensuring(Effect.suspend(() => {
+      if (registeredRole !== undefined) metrics.wsConnection(registeredRole, -1)
       if (registeredId === undefined) return Effect.void
       env.requests.connectionClosed(registeredId)
       return env.registry.remove(registeredId)

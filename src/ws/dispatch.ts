@@ -7,9 +7,14 @@
  * node token may send only the types declared `nodeToken: true`), roles,
  * payload decoding (compiled once), the handler. Failures carry the codes of
  * the errors' own declarations (services/shared/errors.ts), as over HTTP.
+ * With tracing on (docs/operations.md "Tracing") each handled request runs in
+ * a `ws <type>` server span; with Effect's native tracer no span is made.
  */
-import { Context, Effect, Layer, Result, type Schema } from "effect"
-import { hasScope } from "../../services/auth/principal.ts"
+import { Context, Effect, Layer, Result, type Schema, Tracer } from "effect"
+import { AuditLog } from "../../services/audit/AuditLog.ts"
+import { authzDenied } from "../../services/audit/authEvents.ts"
+import { AuditChains } from "../../services/audit/chains.ts"
+import { hasScope, type Principal } from "../../services/auth/principal.ts"
 import { type Decoder, makeDecoder } from "../../services/shared/decode.ts"
 import { errorDetails, errorInfo, isClientError } from "../../services/shared/errors.ts"
 import type { ConnectionHandle } from "../../services/ws-sessions/ConnectionRegistry.ts"
@@ -126,19 +131,35 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
       for (const type of bound.keys()) {
         if (!table.has(type)) return yield* Effect.die(new Error(`WS handler for undeclared request type ${type}`))
       }
+      const traced = (yield* Tracer.Tracer) !== Tracer.nativeTracer
+      const span = <A, E, R>(effect: Effect.Effect<A, E, R>, request: WsRequestEnvelope, connection: ConnectionHandle) =>
+        traced
+          ? Effect.withSpan(effect, `ws ${request.type}`, {
+            kind: "server",
+            attributes: { "ws.request.type": request.type, "ws.request_id": request.request_id, "ws.peer.role": connection.role }
+          })
+          : effect
+
+      // A refusal is audited (`authz.denied` in `gateway.auth`, docs/audit.md), then answered `forbidden`.
+      const audit = yield* AuditLog
+      const denied = (principal: Principal, type: string, scope: string | null, message: string) =>
+        Effect.as(
+          audit.appendOrLog(AuditChains.auth, authzDenied(principal, { transport: "ws", route: type, required_scope: scope, reason: message })),
+          failWith("forbidden", message)
+        )
 
       const dispatch = (connection: ConnectionHandle, request: WsRequestEnvelope): Effect.Effect<DispatchOutcome> => {
         const entry = table.get(request.type)
         const principal = connection.principal
         if (principal.kind === "device") {
-          if (entry === undefined) return Effect.succeed(failWith("forbidden", "request is not scope-authorized for scoped tokens"))
+          if (entry === undefined) return denied(principal, request.type, null, "request is not scope-authorized for scoped tokens")
           const scope = entry.message.scope
           if (scope !== null && !hasScope(principal, scope)) {
-            return Effect.succeed(failWith("forbidden", `insufficient scope: ${request.type} requires ${scope}`))
+            return denied(principal, request.type, scope, `insufficient scope: ${request.type} requires ${scope}`)
           }
         } else if (principal.kind === "node" && entry?.message.nodeToken !== true) {
           // A scoped node token may send only the types declared `nodeToken: true` (docs/pairing.md).
-          return Effect.succeed(failWith("forbidden", `${request.type} is not allowed with a scoped node token`))
+          return denied(principal, request.type, null, `${request.type} is not allowed with a scoped node token`)
         }
         if (entry !== undefined && !entry.message.roles.includes(connection.role)) {
           return Effect.succeed(failWith("unauthorized", `only ${entry.message.roles.join(" or ")} peers may send ${request.type}`))
@@ -148,7 +169,7 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
         }
         const decoded = entry.decode(request.payload === undefined ? {} : request.payload)
         if (Result.isFailure(decoded)) return Effect.succeed(failWith("invalid_request", decoded.failure))
-        return entry.handler(decoded.success, connection).pipe(
+        return span(entry.handler(decoded.success, connection), request, connection).pipe(
           Effect.map((result): DispatchOutcome => (result === undefined ? { ok: true } : { ok: true, result })),
           // Typed failures are answers; a non-client one (e.g. the database is down) is logged as internal_error.
           // Defects are not caught here: the connection logs them and closes 1011.

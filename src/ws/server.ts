@@ -18,6 +18,7 @@ import { type IncomingMessage, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { WebSocketServer } from "ws"
 import { AuthService } from "../../services/auth/AuthService.ts"
+import { GatewayMetrics } from "../../services/diagnostics/metrics.ts"
 import { adminPrincipal, type Principal } from "../../services/auth/principal.ts"
 import { Pairings } from "../../services/pairing/Pairings.ts"
 import { isNodeToken } from "../../services/pairing/token.ts"
@@ -54,7 +55,8 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
   const presence = yield* Presence
   const pairings = yield* Pairings
   const { dispatch } = yield* WsDispatch
-  const env = { settings, registry, requests, presence, pairings, dispatch }
+  const metrics = yield* GatewayMetrics
+  const env = { settings, registry, requests, presence, pairings, dispatch, metrics }
 
   const fibers = yield* FiberSet.make<void>()
   const run = yield* FiberSet.runtime(fibers)<never>()
@@ -77,9 +79,10 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
   const authenticateUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const credential = upgradeCredential(request)
     if (credential === undefined) {
-      return Effect.sync(() =>
+      return Effect.sync(() => {
+        metrics.authFailure("missing_token")
         refuse(socket, 401, "unauthorized", "Provide a token via Authorization: Bearer, the svc_admin_token cookie (same origin) or the svc-auth subprotocol")
-      )
+      })
     }
     const clientAddress = request.socket.remoteAddress ?? "unknown"
     // A scoped node token (docs/pairing.md) is resolved by the pairing service; its failures count against the
@@ -92,11 +95,15 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
         onFailure: (error) => {
           switch (error._tag) {
             case "TooManyRequests":
-              return Effect.sync(() =>
+              return Effect.sync(() => {
+                metrics.authFailure("rate_limited")
                 refuse(socket, 429, "too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) })
-              )
+              })
             case "Unauthorized":
-              return Effect.sync(() => refuse(socket, 401, "unauthorized", "invalid token"))
+              return Effect.sync(() => {
+                metrics.authFailure("invalid_token")
+                refuse(socket, 401, "unauthorized", "invalid token")
+              })
             default:
               return Effect.logError("ws upgrade: authentication failed").pipe(
                 Effect.annotateLogs({ cause: error.message }),

@@ -280,7 +280,7 @@ describe("authorization of device tokens", () => {
     ["operator.read may read the OpenAPI document", ["operator.read"], "GET", "/openapi.json", 200],
     ["no scopes: forbidden", [], "GET", "/openapi.json", 403],
     ["operator.write is not operator.read", ["operator.write"], "GET", "/openapi.json", 403],
-    ["operator.read passes authz on /status (not built yet: 404)", ["operator.read"], "GET", "/status", 404],
+    ["operator.read may read /status", ["operator.read"], "GET", "/status", 200],
     ["operator.read may not POST /watchers", ["operator.read"], "POST", "/watchers", 403],
     ["operator.write passes authz on POST /watchers (not a valid watcher: 400)", ["operator.write"], "POST", "/watchers", 400],
     ["operator.read may not read /auth/pins", ["operator.read"], "GET", "/auth/pins", 403],
@@ -288,7 +288,7 @@ describe("authorization of device tokens", () => {
     ["operator.read may not GET /approvals", ["operator.read"], "GET", "/approvals", 403],
     ["operator.pairing passes authz on POST /pairings/:id/approve (not a valid approval: 400)", ["operator.pairing"], "POST", "/pairings/7/approve", 400],
     ["operator.read may not POST /pairings/:id/approve", ["operator.read"], "POST", "/pairings/7/approve", 403],
-    ["operator.admin for GET /routing/config", ["operator.admin"], "GET", "/routing/config", 404],
+    ["operator.admin may read /routing/config", ["operator.admin"], "GET", "/routing/config", 200],
     ["routes outside the table are denied (deny by default)", ["operator.admin", "operator.read", "operator.write"], "GET", "/unmapped", 403],
     ["app-style routes are denied", ["operator.admin"], "POST", "/api/account/delete", 403]
   ]

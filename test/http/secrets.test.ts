@@ -14,6 +14,7 @@ import { join } from "node:path"
 import { GatewayConfigLive, StorageMemoryTest } from "../../layers/gateway.ts"
 import { DbSecretProvider } from "../../layers/secrets/dbProvider.ts"
 import { storageLayer } from "../../layers/storage/Storage.ts"
+import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { SecretResolver, Secrets } from "../../services/secrets/SecretStore.ts"
 import { SecretsRepo } from "../../services/secrets/SecretsRepo.ts"
 import { postgres } from "../support/databases.ts"
@@ -185,6 +186,7 @@ describe("rotation whose propagation fails", () => {
       Layer.provideMerge(SecretsRepo.layer),
       Layer.provide(DbSecretProvider),
       Layer.provide(failing.layer),
+      Layer.provide(AuditLog.layer),
       Layer.provide(StorageMemoryTest),
       Layer.provide(GatewayConfigLive(settings)),
       Layer.orDie

@@ -11,6 +11,7 @@
  * @module
  */
 import { Effect, Schema } from "effect"
+import { isGatewayChain } from "../../audit/chains.ts"
 import { ActionPrimitive } from "../../planner/schema.ts"
 import { bounded, LARGE_JSON, SMALL_JSON } from "../../shared/json.ts"
 import { DEFAULT_LANE, WorkflowKey, WorkflowLane } from "./keys.ts"
@@ -70,7 +71,10 @@ export const WorkflowRunRequest = Schema.Struct({
   lane: WorkflowLane.pipe(Schema.withDecodingDefaultKey(Effect.succeed(DEFAULT_LANE))).annotateKey({
     description: `Lane of the key (${DEFAULT_LANE} when absent).`
   }),
-  plan_id: Schema.optionalKey(text(MAX_ID_LENGTH)).annotateKey({ description: "plan-<uuid> when absent." }),
+  plan_id: Schema.optionalKey(text(MAX_ID_LENGTH).check(Schema.makeFilter(
+    (id) => isGatewayChain(id) ? "must not start with gateway. (reserved for the gateway's audit chains)" : undefined,
+    { expected: "a plan id not starting with gateway." }
+  ))).annotateKey({ description: "plan-<uuid> when absent. Must not start with `gateway.` (reserved audit chain ids)." }),
   request_id: Schema.optionalKey(text(MAX_ID_LENGTH)).annotateKey({ description: "req-<uuid> when absent." }),
   steps: Schema.Array(WorkflowStep).check(
     Schema.isMinLength(1, { expected: "at least one step" }),

@@ -12,6 +12,8 @@ import { ApprovalsApi } from "./approvals.ts"
 import { WorkflowApi } from "./workflow.ts"
 import { AuthApi } from "./auth.ts"
 import { AuthProfilesApi } from "./authProfiles.ts"
+import { AuditApi } from "./audit.ts"
+import { ContractsApi } from "./contracts.ts"
 import { DiagnosticsApi } from "./diagnostics.ts"
 import { DocsApi } from "./docs.ts"
 import { HealthApi } from "./health.ts"
@@ -22,7 +24,10 @@ import { PlaybooksApi } from "./playbooks.ts"
 import { PolicyApi } from "./policy.ts"
 import { PolicyBundleApi } from "./policyBundle.ts"
 import { SecretsApi } from "./secrets.ts"
+import { SnapshotsApi } from "./snapshots.ts"
 import { ProviderOAuthApi } from "./providerOAuth.ts"
+import { RuntimeApi } from "./runtime.ts"
+import { RoutingApi } from "./routing.ts"
 import { UiApi } from "./ui.ts"
 import { WatchersApi } from "./watchers.ts"
 
@@ -35,6 +40,8 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(PolicyBundleApi)
   .add(AuthApi)
   .add(DiagnosticsApi)
+  .add(RuntimeApi)
+  .add(ContractsApi)
   .add(ApprovalsApi)
   .add(WorkflowApi)
   .add(PairingApi)
@@ -47,6 +54,9 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(AuthProfilesApi)
   .add(PlaybooksApi)
   .add(WatchersApi)
+  .add(AuditApi)
+  .add(SnapshotsApi)
+  .add(RoutingApi)
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:

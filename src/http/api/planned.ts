@@ -25,15 +25,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
   .add(group("public", PUBLIC, [["GET", "/ui/*"]]))
   // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
   .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
-  .add(group("runtime", READ, [
-    ["GET", "/status"],
-    ["GET", "/metrics"],
-    ["GET", "/contracts/jsonschema/catalog.json"],
-    ["GET", "/contracts/jsonschema/:file"],
-    ["GET", "/usage"]
-  ]))
-  .add(group("routing", ADMIN, [["GET", "/routing/config"], ["PUT", "/routing/config"], ["POST", "/routing/config/revert"]]))
-  .add(group("snapshots", ADMIN, [["GET", "/snapshot/export"], ["POST", "/snapshot/import"]]))
   .add(group("memoryExports", READ, [["GET", "/memory/exports/:id"]]))
   .add(group("models", READ, [
     ["GET", "/models/status"],
@@ -66,4 +57,3 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["GET", "/context/detail/:id"]
   ]))
   .add(group("ingress", OPERATOR, [["POST", "/ingress/messenger"]]))
-  .add(group("audit", ADMIN, [["GET", "/audit/export/:planId"], ["POST", "/audit/verify"], ["POST", "/audit/forget"]]))

@@ -9,6 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { Approvals } from "../../../services/approvals/Approvals.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { ApprovalsRepo } from "../../../services/approvals/ApprovalsRepo.ts"
 import { adminPrincipal } from "../../../services/auth/principal.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
@@ -17,6 +18,15 @@ import { testDatabases } from "../../support/databases.ts"
 import { approvalsLayer, createdOverrides, device, fakeConnection, input } from "./support.ts"
 
 const HTTP = { kind: "http", principal: "admin" } as const
+
+/** The action types of a plan's audit chain, which must verify. */
+const chainTypes = (plan: string) =>
+  Effect.gen(function*() {
+    const audit = yield* AuditLog
+    const events = yield* audit.events(plan)
+    expect(audit.verify(events).valid).toBe(true)
+    return events.map((e) => (e.action as { type: string }).type)
+  })
 
 /**
  * Lets the service's fibers run until `check` holds: polls every 5 ms of real
@@ -145,6 +155,7 @@ for (const db of testDatabases) {
         yield* TestClock.adjust(Duration.seconds(1))
         yield* settle(() => watcher.events("approval.resolved").length === 2)
         expect((yield* approvals.get(1)).resolution?.resolved_at).toBe("1970-01-01T00:01:00.000Z")
+        expect(yield* chainTypes("fast")).toEqual(["approval.requested", "approval.expired"])
         // Terminal: a late decision gets the expired approval, unchanged.
         expect((yield* approvals.respond(2, { decision: "approved" }, HTTP)).approval).toEqual(fast)
         yield* TestClock.adjust(Duration.hours(1))
@@ -185,6 +196,12 @@ for (const db of testDatabases) {
         expect(yield* approvals.cancelForRun("run-9")).toEqual([])
         expect(watcher.events("approval.resolved").map((e) => e.payload.approval.id)).toEqual([2, 1, 3, 4])
         expect((yield* approvals.respond(3, { decision: "approved" }, HTTP)).approval.status).toBe("cancelled")
+        // Each creation and transition is in its plan's audit chain.
+        expect(yield* chainTypes("plan-x")).toEqual(["approval.requested", "approval.requested", "approval.approved", "approval.cancelled"])
+        expect(yield* chainTypes("plan-y")).toEqual(["approval.requested", "approval.cancelled"])
+        expect(yield* chainTypes("plan-other")).toEqual(["approval.requested"])
+        const cancelled = (yield* (yield* AuditLog).events("plan-x"))[3].action
+        expect(cancelled).toMatchObject({ approval_id: 1, resolution: { decision: "denied", reason: "plan cancelled by operator" } })
       })))
 
     it.effect("concurrent resolvers: exactly one transition, every answer is the winner's approval", () =>
@@ -203,6 +220,7 @@ for (const db of testDatabases) {
         expect(final.status).not.toBe("pending")
         for (const answer of answers) expect(answer.approval).toEqual(final)
         expect(watcher.events("approval.resolved").map((e) => e.payload.approval)).toEqual([final])
+        expect(yield* chainTypes("race")).toEqual(["approval.requested", `approval.${final.status}`])
       })))
 
     it.effect("lists by created_at with cursor pagination over several pages and filters", () =>

@@ -5,6 +5,7 @@
  * fiber runs on the test's `TestClock`).
  */
 import { Clock, Duration, Effect, Layer } from "effect"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { Approvals, ApprovalsConfig } from "../../../services/approvals/Approvals.ts"
 import { ApprovalsRepo } from "../../../services/approvals/ApprovalsRepo.ts"
 import type { Principal } from "../../../services/auth/principal.ts"
@@ -57,10 +58,11 @@ export const FakePolicyOverrides = Layer.sync(PolicyOverrides, () => {
   return { create } as unknown as PolicyOverrides["Service"]
 })
 
-/** The approvals service (TTL 3600 s, grace 30 s) with its repository, the WS sessions services and fake overrides, on `db`. */
+/** The approvals service (TTL 3600 s, grace 30 s) with its repository, the audit chain, the WS sessions services and fake overrides, on `db`. */
 export const approvalsLayer = (db: TestDatabase) =>
   Approvals.layerNoDeps.pipe(
     Layer.provideMerge(ApprovalsRepo.layer),
+    Layer.provideMerge(AuditLog.layer),
     Layer.provide(Layer.succeed(ApprovalsConfig, { ttlSeconds: 3600, requestGrace: Duration.seconds(30) })),
     Layer.provideMerge(FakePolicyOverrides),
     Layer.provideMerge(GatewayRequests.layerNoDeps),

@@ -7,6 +7,7 @@ import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { AuthConfig, AuthService } from "../../../services/auth/AuthService.ts"
 import { DeviceTokenRepo } from "../../../services/auth/DeviceTokenRepo.ts"
 import { RateLimitConfig, RateLimiter } from "../../../services/auth/RateLimiter.ts"
@@ -19,6 +20,7 @@ const ADMIN = "c".repeat(64)
 const authLayer = (db: (typeof testDatabases)[number]) =>
   AuthService.layerNoDeps.pipe(
     Layer.provideMerge(DeviceTokenRepo.layer),
+    Layer.provideMerge(AuditLog.layer),
     Layer.provideMerge(RateLimiter.layerNoDeps.pipe(
       Layer.provide(Layer.succeed(RateLimitConfig, { max: 2, windowSeconds: 60 })),
       Layer.provide(BoundedMemoryStore.layer())
@@ -95,6 +97,29 @@ for (const db of testDatabases) {
         expect((yield* Effect.flip(auth.revokeDeviceToken(issued.token)))._tag).toBe("NotFound")
         expect((yield* Effect.flip(auth.authenticate(issued.token)))._tag).toBe("Unauthorized")
         expect((yield* Effect.flip(auth.revokeDeviceToken("svc-device.v1.never-issued")))._tag).toBe("NotFound")
+      }))
+
+    it.effect("audits issue and revoke, and refused credentials up to the rate limit, never the token", () =>
+      Effect.gen(function*() {
+        const auth = yield* AuthService
+        const audit = yield* AuditLog
+        const issued = yield* auth.issueDeviceToken({ device_id: "dev-audit", role: "client", scopes: ["operator.read"] })
+        yield* auth.revokeDeviceToken(issued.token)
+        const tokens = yield* audit.events("gateway.device_tokens")
+        expect(tokens.slice(-2).map((e) => e.action)).toEqual([
+          { type: "device_token.issued", token_id: issued.token_id, device_id: "dev-audit", role: "client", scopes: ["operator.read"], expires_at: issued.expires_at },
+          { type: "device_token.revoked", token_id: issued.token_id }
+        ])
+        const before = (yield* audit.events("gateway.auth")).length
+        for (let i = 0; i < 4; i++) yield* Effect.flip(auth.authenticateAttempt(issued.token, "203.0.113.9"))
+        const failures = (yield* audit.events("gateway.auth")).slice(before)
+        // The limit is 2: the third and fourth attempts are refused with 429 and not written.
+        expect(failures.map((e) => e.action)).toEqual([
+          { type: "auth.failed", reason: "invalid_token", client_address: "203.0.113.9" },
+          { type: "auth.failed", reason: "invalid_token", client_address: "203.0.113.9" }
+        ])
+        expect(JSON.stringify([...tokens, ...failures])).not.toContain(issued.token)
+        expect(audit.verify(yield* audit.events("gateway.auth")).valid).toBe(true)
       }))
   })
 }

@@ -12,6 +12,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { adminPrincipal } from "../../../services/auth/principal.ts"
 import { tokenDigest } from "../../../services/auth/tokenCrypto.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { Pairings } from "../../../services/pairing/Pairings.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import { testDatabases } from "../../support/databases.ts"
@@ -202,6 +203,11 @@ for (const db of testDatabases) {
         expect(fresh).not.toBe(token)
         expect((yield* Effect.flip(pairings.authenticateToken(token)))._tag).toBe("Unauthorized")
         expect((yield* pairings.authenticateToken(fresh)).nodeId).toBe("dev_n")
+        // The audit chain records the transitions, never a scoped token.
+        const audited = JSON.stringify(yield* (yield* AuditLog).events("gateway.pairing"))
+        expect(audited).toContain("pairing.approved")
+        expect(audited).not.toContain(token)
+        expect(audited).not.toContain(fresh)
       })))
 
     it.effect("deny: pending only; the node's connections close 4001; a denied node that connects again is pending again", () =>
@@ -230,6 +236,19 @@ for (const db of testDatabases) {
         expect((yield* pairings.nodeConnected(connected("dev_d")))?.status).toBe("pending")
         expect(operator.events("pairing.requested")).toHaveLength(3)
         expect(operator.events("pairing.resolved").map((e) => e.payload.pairing.status)).toEqual(["denied", "revoked", "denied"])
+        // Every transition is in the gateway.pairing audit chain, in order.
+        const audit = yield* AuditLog
+        const chain = yield* audit.events("gateway.pairing")
+        expect(chain.map((e) => (e.action as { type: string }).type)).toEqual([
+          "pairing.requested",
+          "pairing.denied",
+          "pairing.revoked",
+          "pairing.requested",
+          "pairing.denied",
+          "pairing.requested"
+        ])
+        expect(chain[1].action).toMatchObject({ pairing_id: denied.pairing_id, node_id: "dev_d", status: "denied" })
+        expect(audit.verify(chain).valid).toBe(true)
       })))
 
     it.effect("lists newest first, by status; concurrent first connects of one node create one pairing", () =>

@@ -4,6 +4,7 @@
  * service wired on a test database (built per test, on the test's `TestClock`).
  */
 import { Clock, Layer } from "effect"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import type { Principal } from "../../../services/auth/principal.ts"
 import { Pairings } from "../../../services/pairing/Pairings.ts"
 import { PairingsRepo } from "../../../services/pairing/PairingsRepo.ts"
@@ -21,10 +22,11 @@ export const fakeConnection = (id: string, deviceId: string, principal: Principa
 
 
 
-/** The pairing service with its repository and the WS sessions services, on a fresh `db`. */
+/** The pairing service with its repository, the audit chain and the WS sessions services, on a fresh `db`. */
 export const pairingsLayer = (db: TestDatabase) =>
   Pairings.layerNoDeps.pipe(
     Layer.provideMerge(PairingsRepo.layer),
+    Layer.provideMerge(AuditLog.layer),
     Layer.provideMerge(EventBus.layerNoDeps),
     Layer.provideMerge(ConnectionRegistry.layer),
     // The database client keeps the live clock: its pool's timers must not wait for the TestClock.

@@ -6,8 +6,8 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Ref } from "effect"
-import { PLAN_EVENT_STEP_INDEX, Planner } from "../../../services/planner/Planner.ts"
-import { PlansRepo } from "../../../services/planner/PlansRepo.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
+import { Planner } from "../../../services/planner/Planner.ts"
 import type { PlanRequest, PlanResponse } from "../../../services/planner/schema.ts"
 import { testDatabases } from "../../support/databases.ts"
 import { CreatedApprovals, plannerLayer } from "./support.ts"
@@ -246,26 +246,26 @@ for (const db of testDatabases) {
         expect(fixed.status).toBe("escalate")
       }))
 
-    it.effect("keeps an audit record of each plan (request, decision, outcome)", () =>
+    it.effect("appends the policy check and the plan to the plan's audit chain, in the plan's transaction", () =>
       Effect.gen(function*() {
         const planner = yield* Planner
-        const repo = yield* PlansRepo
+        const audit = yield* AuditLog
         const response = yield* planner.plan(request("audit-1", ["spend:60000:EUR", ...CLEAN]))
-        const events = yield* repo.events(response.plan_id)
-        expect(events).toHaveLength(1)
-        expect(events[0]).toMatchObject({
-          replay_id: response.trace_id,
-          plan_id: response.plan_id,
-          step_index: PLAN_EVENT_STEP_INDEX,
-          occurred_at: response.created_at,
-          prev_hash: null,
-          event_hash: null
-        })
-        const action = JSON.parse(events[0].action)
-        expect(action.type).toBe("plan.created")
-        expect(action.request.request_id).toBe("audit-1")
-        expect(action.decision.decision).toBe("deny")
-        expect(action.outcome).toEqual(response)
+        const bundle = yield* audit.exportChain(response.plan_id)
+        expect(bundle.chain_verification.valid).toBe(true)
+        expect(bundle.events.map((e) => [e.plan_id, e.step_index, e.occurred_at])).toEqual([
+          [response.plan_id, 0, response.created_at],
+          [response.plan_id, 1, response.created_at]
+        ])
+        const [checked, created] = bundle.events.map((e) => e.action as Record<string, any>)
+        expect(checked).toMatchObject({ type: "policy.checked", request_id: "audit-1", decision: { decision: "deny" } })
+        expect(checked.input).toMatchObject({ spend: { amount_minor_units: 60000, currency: "EUR" } })
+        expect(created.type).toBe("plan.created")
+        expect(created.request.request_id).toBe("audit-1")
+        expect(created.outcome).toEqual(response)
+        // A repeated request answers the stored plan and appends nothing.
+        yield* planner.plan(request("audit-1", ["spend:60000:EUR", ...CLEAN]))
+        expect(yield* audit.events(response.plan_id)).toHaveLength(2)
       }))
   })
 }

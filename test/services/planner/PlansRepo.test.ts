@@ -1,7 +1,8 @@
 /**
  * Plan storage on every test database (SQLite always, PostgreSQL when
- * SVC_TEST_DATABASE_URL is set): the request_id claim, the stored response,
- * the audit records and the migrations.
+ * SVC_TEST_DATABASE_URL is set): the request_id claim, the stored response
+ * and the migrations. (The plan's audit records are the audit chain's:
+ * test/services/planner/Planner.test.ts, test/services/audit.)
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -34,15 +35,6 @@ const response = (plan_id: string, request_id: string): PlanResponse => ({
   status: "success",
   steps: [{ type: "Research", args: {} }, { type: "Pay", args: { amount_minor_units: 100 }, idempotency_key: "k" }],
   summary: { synopsis: "s" }
-})
-
-const event = (plan_id: string, step_index: number) => ({
-  replay_id: "r",
-  plan_id,
-  step_index,
-  occurred_at: "2026-01-01T00:00:00.000Z",
-  action: JSON.stringify({ type: "plan.created", step_index }),
-  created_at: "2026-01-01T00:00:00.000Z"
 })
 
 for (const db of testDatabases) {
@@ -80,19 +72,6 @@ for (const db of testDatabases) {
         expect(failed).toBe("boom")
         expect(yield* repo.findByRequestId("req-d")).toBeUndefined()
         expect(yield* repo.claim(claim("plan-d", "req-d"))).toBe(true)
-      }))
-
-    it.effect("keeps audit records per plan, one per step_index, in step order", () =>
-      Effect.gen(function*() {
-        const repo = yield* PlansRepo
-        yield* repo.appendEvent(event("plan-e", 2_147_483_647))
-        yield* repo.appendEvent(event("plan-e", 0))
-        yield* repo.appendEvent(event("plan-f", 0))
-        const events = yield* repo.events("plan-e")
-        expect(events.map((e) => e.step_index)).toEqual([0, 2_147_483_647])
-        expect(events[0]).toEqual({ ...event("plan-e", 0), prev_hash: null, event_hash: null })
-        const duplicate = yield* Effect.flip(repo.appendEvent(event("plan-e", 0)))
-        expect(duplicate._tag).toBe("SqlError")
       }))
 
     it.effect("applies its migrations once", () =>

@@ -6,6 +6,7 @@
 import { Clock, Context, Effect, Layer, Ref } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Approvals, type ApprovalCreateInput } from "../../../services/approvals/Approvals.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import type { Approval } from "../../../services/approvals/schema.ts"
 import { Planner } from "../../../services/planner/Planner.ts"
 import { PlansRepo } from "../../../services/planner/PlansRepo.ts"
@@ -64,10 +65,11 @@ export const CountingRandom = Layer.sync(SecureRandom.SecureRandom, () => {
   })
 })
 
-/** The planner over `db`, with the in-memory approvals, the real policy engine and counting ids. */
+/** The planner over `db`, with the in-memory approvals, the real policy engine, the audit chain and counting ids. */
 export const plannerLayer = (db: TestDatabase) =>
   Planner.layerNoDeps.pipe(
     Layer.provideMerge(PlansRepo.layer),
+    Layer.provideMerge(AuditLog.layer),
     Layer.provideMerge(InMemoryApprovals),
     Layer.provide(PolicyService.layer),
     Layer.provide(CountingRandom),

@@ -8,6 +8,7 @@ import { expect, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { PolicyOverrides } from "../../../services/policy-bundle/PolicyOverrides.ts"
 import { testDatabases } from "../../support/databases.ts"
 import { policyLayer, RecordedEvents } from "./support.ts"
@@ -123,6 +124,15 @@ for (const db of testDatabases) {
         expect((yield* overrides.list({ agent_id: "revoker", status: "revoked" })).overrides.map((o) => o.policy_override_id))
           .toEqual([created.policy_override_id])
         expect((yield* overrides.list({ agent_id: "revoker", status: "active" })).overrides).toEqual([])
+        // Both changes are in the gateway.policy_overrides audit chain.
+        const audit = yield* AuditLog
+        const chain = (yield* audit.events("gateway.policy_overrides")).filter((e) =>
+          (e.action as { policy_override_id: string }).policy_override_id === created.policy_override_id)
+        expect(chain.map((e) => e.action)).toEqual([
+          expect.objectContaining({ type: "policy_override.created", agent_id: "revoker", tool_id: "tool.exec", pattern: "make test" }),
+          expect.objectContaining({ type: "policy_override.revoked", revoked_by: { kind: "http" }, revoked_reason: "too broad" })
+        ])
+        expect(audit.verify(yield* audit.events("gateway.policy_overrides")).valid).toBe(true)
       }))
 
     it.effect("expires an override in the background at the moment its expires_at comes (TestClock)", () =>
@@ -151,6 +161,12 @@ for (const db of testDatabases) {
         yield* events.waitFor("policy_override.expired", later.policy_override_id)
         expect((yield* overrides.list({ agent_id: "clock", status: "expired" })).overrides.map((o) => o.pattern).sort()).toEqual(["later", "soon"])
         expect(yield* overrides.revoke({ policy_override_id: later.policy_override_id }).pipe(Effect.flip)).toMatchObject({ _tag: "NotFound" })
+        const expiredEvents = (yield* (yield* AuditLog).events("gateway.policy_overrides")).filter((e) =>
+          (e.action as { type: string }).type === "policy_override.expired")
+        expect(expiredEvents.map((e) => [(e.action as { pattern: string }).pattern, e.occurred_at])).toEqual([
+          ["soon", at(start + 60_000)],
+          ["later", at(start + 120_000)]
+        ])
       }))
 
     it.effect("matches only the agent's active overrides for the tool in the workspace or in none", () =>

@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Layer, Queue } from "effect"
 import { EventBus } from "../../../services/ws-sessions/EventBus.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
 import { PolicyOverrideRepo } from "../../../services/policy-bundle/PolicyOverrideRepo.ts"
 import { PolicyOverrides } from "../../../services/policy-bundle/PolicyOverrides.ts"
@@ -52,6 +53,7 @@ export const policyLayer = (db: TestDatabase, sources: { readonly deployment?: P
     Layer.provideMerge(PolicySnapshotRepo.layer),
     Layer.provideMerge(PolicyOverrides.layerNoDeps),
     Layer.provideMerge(PolicyOverrideRepo.layer),
+    Layer.provideMerge(AuditLog.layer),
     Layer.provideMerge(RecordingEventBus),
     Layer.provide(PolicySources.make(sources)),
     Layer.provideMerge(db.layer)

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto"
 import { makeDbProvider } from "../../../layers/secrets/dbProvider.ts"
 import { makeEnvProvider } from "../../../layers/secrets/envProvider.ts"
 import { SecretProvider } from "../../../layers/secrets/SecretProvider.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { SecretResolver, Secrets, SecretStore } from "../../../services/secrets/SecretStore.ts"
 import { SecretsRepo } from "../../../services/secrets/SecretsRepo.ts"
 import { testDatabases } from "../../support/databases.ts"
@@ -45,6 +46,29 @@ for (const db of testDatabases) {
         expect((yield* repo.resolutions(handle.handle_id)).map((r) => [r.purpose, r.outcome])).toEqual([["webhook.signature", "resolved"]])
         expect((yield* repo.resolutions("sec_unknown")).map((r) => r.outcome)).toEqual(["not_found"])
         expect(JSON.stringify(yield* sql`SELECT * FROM secret_resolutions`)).not.toContain(VALUE)
+      }).pipe(Effect.provide(secretsLayer(db))))
+
+    it.effect("audits store, resolutions, rotation and revocation in the gateway.secrets chain, never a value", () =>
+      Effect.gen(function*() {
+        const secrets = yield* Secrets
+        const resolver = yield* SecretResolver
+        const handle = yield* secrets.store({ scope: "audit", value: value(VALUE) })
+        yield* resolver.resolve(handle.handle_id, "webhook.signature")
+        yield* Effect.flip(resolver.resolve("sec_unknown", "oauth.refresh"))
+        const rotated = yield* secrets.rotate(handle.handle_id, value("rotated-value-XYZ"))
+        yield* secrets.revoke(rotated.handle.handle_id)
+        const audit = yield* AuditLog
+        const chain = yield* audit.events("gateway.secrets")
+        expect(chain.map((e) => e.action)).toEqual([
+          { type: "secret.stored", handle_id: handle.handle_id, agent_id: "default", provider: "db", scope: "audit", version: 1 },
+          { type: "secret.resolved", handle_id: handle.handle_id, purpose: "webhook.signature", outcome: "resolved" },
+          { type: "secret.resolved", handle_id: "sec_unknown", purpose: "oauth.refresh", outcome: "not_found" },
+          { type: "secret.rotated", handle_id: handle.handle_id, new_handle_id: rotated.handle.handle_id, version: 2, references_repointed: 1 },
+          { type: "secret.revoked", handle_id: rotated.handle.handle_id, references_disabled: 1 }
+        ])
+        expect(audit.verify(chain).valid).toBe(true)
+        expect(JSON.stringify(chain)).not.toContain(VALUE)
+        expect(JSON.stringify(chain)).not.toContain("rotated-value-XYZ")
       }).pipe(Effect.provide(secretsLayer(db))))
 
     it.effect("validates input: value required, provider must be the configured one, scope and agent id", () =>
@@ -149,6 +173,7 @@ for (const db of testDatabases) {
           Layer.provide(SecretsRepo.layer),
           Layer.provide(Layer.succeed(SecretProvider, first)),
           Layer.provide(fakeReferences().layer),
+          Layer.provide(AuditLog.layer),
           Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
         )))
         const handle = yield* secrets.store({ scope: "api", value: value(VALUE) })

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeDbProvider } from "../../../layers/secrets/dbProvider.ts"
 import { SecretProvider } from "../../../layers/secrets/SecretProvider.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { SecretReferences, SecretResolver, Secrets, SecretStore } from "../../../services/secrets/SecretStore.ts"
 import { SecretsRepo } from "../../../services/secrets/SecretsRepo.ts"
 import type { TestDatabase } from "../../support/databases.ts"
@@ -29,7 +30,7 @@ export const fakeReferences = (options: { readonly failRepoint?: boolean } = {})
   return { calls, layer }
 }
 
-/** Secrets, SecretStore, SecretResolver and SecretsRepo over `provider` and `db`. */
+/** Secrets, SecretStore, SecretResolver, SecretsRepo and the audit chain over `provider` and `db`. */
 export const secretsLayer = (
   db: TestDatabase,
   provider: Layer.Layer<SecretProvider, unknown, any> = dbProvider(),
@@ -38,6 +39,7 @@ export const secretsLayer = (
   Layer.mergeAll(SecretStore.layerNoDeps, SecretResolver.layerNoDeps).pipe(
     Layer.provideMerge(Secrets.layerNoDeps),
     Layer.provideMerge(SecretsRepo.layer),
+    Layer.provideMerge(AuditLog.layer),
     Layer.provideMerge(provider),
     Layer.provide(references),
     Layer.provideMerge(db.make())

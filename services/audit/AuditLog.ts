@@ -1,0 +1,171 @@
+/**
+ * The audit chain (gateway-api.md "Audit"; issue 14 §4; docs/audit.md):
+ * every decision that matters is appended as an event to a hash chain, one
+ * chain per plan and fixed gateway-wide chains for the rest (chains.ts).
+ *
+ * An append redacts the action (redact.ts), hashes it (hash.ts) and writes
+ * it in the caller's transaction when there is one (so a decision and its
+ * event commit or roll back together), else in its own. Appends to one chain
+ * are serialised on both databases: the chain's head row is claimed first
+ * and held until commit, so no two events ever share a predecessor, and
+ * `UNIQUE (plan_id, step_index)` backs that up.
+ *
+ * @module
+ */
+import { Cause, Clock, Context, Effect, Layer } from "effect"
+import type { SqlError } from "effect/sql/SqlError"
+import { canonicalJson } from "../policy-bundle/canonicalJson.ts"
+import { NotFound } from "../shared/errors.ts"
+import { isoTime } from "../shared/time.ts"
+import { type AuditEventRow, AuditRepo, type ChainSlot } from "./AuditRepo.ts"
+import { actionDigest, eventHash } from "./hash.ts"
+import { carryOverPlannerEvents } from "./legacy.ts"
+import { redactAction } from "./redact.ts"
+import type {
+  AuditAction,
+  AuditEvent,
+  AuditForgetRequest,
+  AuditForgetResponse,
+  AuditReceiptBundle,
+  AuditVerifyResult,
+  ChainableEvent
+} from "./schema.ts"
+import { verifyChain } from "./verify.ts"
+
+const toEvent = (row: AuditEventRow): AuditEvent => ({
+  ...row,
+  action: row.action === null ? null : JSON.parse(row.action)
+})
+
+const isProofText = (text: string): boolean => (JSON.parse(text) as { type?: unknown } | null)?.type === "forget.proof"
+
+/** The audit chain service. */
+export class AuditLog extends Context.Service<AuditLog, {
+  /**
+   * Appends `action` (redacted first: no token, secret value, Authorization
+   * or cookie is ever recorded) to chain `chain` (a plan id or one of
+   * `AuditChains`) at the current time, and returns the event. Joins the
+   * caller's transaction when called inside one.
+   */
+  readonly append: (chain: string, action: AuditAction) => Effect.Effect<AuditEvent, SqlError>
+  /**
+   * {@link append} for callers whose answer must not depend on the audit
+   * (e.g. a 401 for a refused credential): a failure is logged, never raised.
+   */
+  readonly appendOrLog: (chain: string, action: AuditAction) => Effect.Effect<void>
+  /** Runs `effect` in one transaction (a savepoint inside another): a decision and its events together. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  /** The events of a chain, by step_index (empty when it has none). */
+  readonly events: (chain: string) => Effect.Effect<ReadonlyArray<AuditEvent>, SqlError>
+  /** `GET /audit/export/:planId`: the chain with its verification; `NotFound` (404) when it has no events. */
+  readonly exportChain: (chain: string) => Effect.Effect<AuditReceiptBundle, NotFound | SqlError>
+  /** `POST /audit/verify`: verifies `events` as one whole chain (verify.ts). */
+  readonly verify: (events: ReadonlyArray<ChainableEvent>) => AuditVerifyResult
+  /**
+   * `POST /audit/forget`: `delete` removes the chain's events, `anonymize`
+   * erases their actions (digests kept, so the chain still verifies; earlier
+   * proofs are kept), `retain` changes nothing; then, in the same
+   * transaction, a `forget.proof` event continues the chain.
+   */
+  readonly forget: (request: AuditForgetRequest) => Effect.Effect<AuditForgetResponse, SqlError>
+}>()("svc-gateway/audit/AuditLog") {
+  /**
+   * Needs {@link AuditRepo}. Moves the planner's old `planner_events` rows
+   * into their chains first (legacy.ts), so building it needs the `SqlClient`.
+   */
+  static readonly layerNoDeps = Layer.effect(
+    AuditLog,
+    Effect.gen(function*() {
+      const repo = yield* AuditRepo
+      const now = Effect.map(Clock.currentTimeMillis, isoTime)
+
+      /** Writes `action` into a claimed slot and moves the head. */
+      const write = Effect.fnUntraced(function*(chain: string, slot: ChainSlot, action: unknown, occurredAt: string) {
+        const recorded = redactAction(action)
+        const fields = {
+          plan_id: chain,
+          step_index: slot.step_index,
+          occurred_at: occurredAt,
+          action_sha256: actionDigest(recorded),
+          prev_hash: slot.prev_hash
+        }
+        const event_hash = eventHash(fields)
+        const id = yield* repo.insert({ ...fields, action: canonicalJson(recorded), event_hash })
+        yield* repo.advance(chain, event_hash)
+        return { id, ...fields, action: recorded, event_hash } satisfies AuditEvent
+      })
+
+      /** Runs `effect` in the caller's transaction, else in a new one. */
+      const transactional = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        Effect.flatMap(repo.inTransaction, (open) => open ? effect : repo.transaction(effect))
+
+      const appendAt = (chain: string, action: unknown, occurredAt: string) =>
+        transactional(Effect.flatMap(repo.claim(chain), (slot) => write(chain, slot, action, occurredAt)))
+
+      const append = Effect.fn("AuditLog.append")(function*(chain: string, action: AuditAction) {
+        return yield* appendAt(chain, action, yield* now)
+      })
+
+      const events = (chain: string) => Effect.map(repo.list(chain), (rows) => rows.map(toEvent))
+
+      const exportChain = Effect.fn("AuditLog.exportChain")(function*(chain: string) {
+        const chainEvents = yield* events(chain)
+        if (chainEvents.length === 0) return yield* new NotFound({ message: `no audit events for ${chain}` })
+        return {
+          plan_id: chain,
+          events: chainEvents,
+          chain_verification: verifyChain(chainEvents),
+          exported_at: yield* now
+        } satisfies AuditReceiptBundle
+      })
+
+      const forget = Effect.fn("AuditLog.forget")(function*(request: AuditForgetRequest) {
+        const chain = request.entity_id
+        return yield* repo.transaction(Effect.gen(function*() {
+          // The head first: an append racing this one either committed before (and is deleted or
+          // anonymized here) or waits and follows the proof.
+          const slot = yield* repo.claim(chain)
+          let deleted = 0
+          if (request.decision === "delete") deleted = yield* repo.deleteChain(chain)
+          if (request.decision === "anonymize") {
+            const rows = yield* repo.list(chain)
+            deleted = yield* repo.eraseActions(rows.filter((r) => r.action !== null && !isProofText(r.action)).map((r) => r.id))
+          }
+          const proof = yield* write(chain, slot, {
+            type: "forget.proof",
+            decision: request.decision,
+            entity_type: request.entity_type,
+            entity_id: request.entity_id,
+            deleted_count: deleted
+          }, yield* now)
+          yield* Effect.logInfo("audit chain forgotten").pipe(
+            Effect.annotateLogs({ chain, decision: request.decision, deleted_count: deleted, proof_event_id: proof.id })
+          )
+          return { decision: request.decision, deleted_count: deleted, proof_event_id: proof.id } satisfies AuditForgetResponse
+        }))
+      })
+
+      const moved = yield* carryOverPlannerEvents(appendAt).pipe(Effect.orDie)
+      if (moved > 0) yield* Effect.logInfo("planner records moved into the audit chain").pipe(Effect.annotateLogs({ moved }))
+
+      return AuditLog.of({
+        append,
+        appendOrLog: (chain, action) =>
+          append(chain, action).pipe(
+            Effect.asVoid,
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("audit append failed").pipe(Effect.annotateLogs({ chain, type: action.type, cause: Cause.pretty(cause) }))
+            )
+          ),
+        transaction: repo.transaction,
+        events,
+        exportChain,
+        verify: verifyChain,
+        forget
+      })
+    })
+  )
+
+  /** Wired: {@link AuditRepo} on the `SqlClient` (tables migrated). Needs a `SqlClient`. */
+  static readonly layer = AuditLog.layerNoDeps.pipe(Layer.provide(AuditRepo.layer))
+}

@@ -1,0 +1,115 @@
+/**
+ * Audit persistence (tables `audit_events`, `audit_chains`;
+ * services/audit/migrations). An append is three statements inside one
+ * transaction: {@link AuditRepo.claim} (the head row's upsert: takes the
+ * next `step_index` and returns the predecessor's hash, holding the head
+ * until commit), {@link AuditRepo.insert} and {@link AuditRepo.advance}
+ * (the head's new hash). Rows decode with {@link AuditEventRow}, the same on
+ * SQLite and PostgreSQL.
+ *
+ * @module
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { migrate } from "../../layers/storage/migrations.ts"
+import { rowDecoder } from "../../layers/storage/rows.ts"
+import { auditMigrations } from "./migrations/index.ts"
+
+/** A stored event; `action` is the canonical JSON text (null once anonymized). */
+export const AuditEventRow = Schema.Struct({
+  id: Schema.Int,
+  plan_id: Schema.String,
+  step_index: Schema.Int,
+  occurred_at: Schema.String,
+  action: Schema.NullOr(Schema.String),
+  action_sha256: Schema.String,
+  prev_hash: Schema.NullOr(Schema.String),
+  event_hash: Schema.String
+})
+export type AuditEventRow = typeof AuditEventRow.Type
+
+/** Where the next event of a chain goes. */
+export interface ChainSlot {
+  readonly step_index: number
+  readonly prev_hash: string | null
+}
+
+const SlotRow = Schema.Struct({ last_step_index: Schema.Int, last_hash: Schema.NullOr(Schema.String) })
+const IdRow = Schema.Struct({ id: Schema.Int })
+
+/** Most ids bound in one `IN (…)`. */
+const CHUNK = 500
+
+/** Repository of audit chains over `SqlClient`. */
+export class AuditRepo extends Context.Service<AuditRepo, {
+  /**
+   * Claims the next slot of `planId`'s chain: step 0 with no predecessor for
+   * a new chain, else the head's index + 1 and its hash. Holds the head
+   * until the enclosing transaction ends (call inside one).
+   */
+  readonly claim: (planId: string) => Effect.Effect<ChainSlot, SqlError>
+  /** Inserts an event; returns its id. */
+  readonly insert: (row: Omit<AuditEventRow, "id">) => Effect.Effect<number, SqlError>
+  /** Records `hash` as the head's last hash (after {@link claim} and {@link insert}). */
+  readonly advance: (planId: string, hash: string) => Effect.Effect<void, SqlError>
+  /** The events of a chain, by step_index. */
+  readonly list: (planId: string) => Effect.Effect<ReadonlyArray<AuditEventRow>, SqlError>
+  /** Deletes every event of a chain (its head stays); returns how many. */
+  readonly deleteChain: (planId: string) => Effect.Effect<number, SqlError>
+  /** Sets `action` to NULL on the events `ids`; returns how many changed. */
+  readonly eraseActions: (ids: ReadonlyArray<number>) => Effect.Effect<number, SqlError>
+  /** Runs `effect` in one transaction (a savepoint inside another). */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  /** True when the calling fiber is inside a transaction of this client. */
+  readonly inTransaction: Effect.Effect<boolean>
+}>()("svc-gateway/audit/AuditRepo") {
+  /** The SQL implementation; needs a `SqlClient` and applies the audit migrations first. */
+  static readonly layer = Layer.effect(
+    AuditRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrate("audit", auditMigrations)
+      const slots = rowDecoder(SlotRow)
+      const ids = rowDecoder(IdRow)
+      const events = rowDecoder(AuditEventRow)
+
+      const claim = (planId: string) =>
+        Effect.map(
+          slots(sql`INSERT INTO audit_chains (plan_id, last_step_index, last_hash) VALUES (${planId}, 0, NULL)
+            ON CONFLICT (plan_id) DO UPDATE SET last_step_index = audit_chains.last_step_index + 1
+            RETURNING last_step_index, last_hash`),
+          (rows): ChainSlot => ({ step_index: rows[0].last_step_index, prev_hash: rows[0].last_hash })
+        )
+
+      const countChanged = (rows: ReadonlyArray<unknown>) => rows.length
+
+      const eraseActions = (targets: ReadonlyArray<number>) =>
+        Effect.gen(function*() {
+          let changed = 0
+          for (let i = 0; i < targets.length; i += CHUNK) {
+            const chunk = targets.slice(i, i + CHUNK)
+            changed += countChanged(
+              yield* sql`UPDATE audit_events SET action = NULL
+                WHERE ${sql.in("id", chunk)} AND action IS NOT NULL RETURNING id`
+            )
+          }
+          return changed
+        })
+
+      return AuditRepo.of({
+        claim,
+        insert: (row) => Effect.map(ids(sql`INSERT INTO audit_events ${sql.insert({ ...row })} RETURNING id`), (rows) => rows[0].id),
+        advance: (planId, hash) => Effect.asVoid(sql`UPDATE audit_chains SET last_hash = ${hash} WHERE plan_id = ${planId}`),
+        list: (planId) =>
+          events(sql`SELECT id, plan_id, step_index, occurred_at, action, action_sha256, prev_hash, event_hash
+            FROM audit_events WHERE plan_id = ${planId} ORDER BY step_index`),
+        deleteChain: (planId) =>
+          Effect.map(sql`DELETE FROM audit_events WHERE plan_id = ${planId} RETURNING id`, countChanged),
+        eraseActions,
+        transaction: sql.withTransaction,
+        inTransaction: Effect.map(Effect.serviceOption(sql.transactionService), (open) => open._tag === "Some")
+      })
+    })
+  )
+}

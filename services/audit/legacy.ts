@@ -1,0 +1,61 @@
+/**
+ * Moving the planner's records into the audit chain (docs/audit.md
+ * "Planner records"). Before the audit subsystem, the planner wrote one
+ * record per plan to its own `planner_events` table, unhashed. At start-up
+ * (`AuditLog.layer`) every row still there is appended to its plan's chain,
+ * in `(step_index, id)` order with its own `occurred_at` and parsed `action`
+ * (renumbered from the chain's next index; `replay_id` and `created_at` are
+ * dropped: the replay id is the plan's `trace_id`, inside the action), and
+ * deleted from `planner_events`, in one transaction. Running it again finds
+ * nothing to move, so it is idempotent; two instances starting together
+ * serialise on the rows (`FOR UPDATE` on PostgreSQL, the write lock on
+ * SQLite). The table itself stays, empty: the planner no longer writes it.
+ *
+ * @module
+ */
+import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { rowDecoder } from "../../layers/storage/rows.ts"
+
+const LegacyRow = Schema.Struct({
+  // BIGINT identity on PostgreSQL, INTEGER on SQLite: passed back to the DELETE as read.
+  id: Schema.Union([Schema.Number, Schema.BigInt, Schema.String]),
+  plan_id: Schema.String,
+  occurred_at: Schema.String,
+  action: Schema.String
+})
+
+const parseAction = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text // not JSON: kept as the string it was
+  }
+}
+
+/** Appends an action to a chain at a given time (inside the caller's transaction). */
+export type AppendAt = (chain: string, action: unknown, occurredAt: string) => Effect.Effect<unknown, SqlError>
+
+/** Moves every `planner_events` row into the audit chain; returns how many moved. */
+export const carryOverPlannerEvents = (appendAt: AppendAt): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const exists = yield* sql.onDialectOrElse({
+      pg: () => sql<{ present: boolean }>`SELECT to_regclass('planner_events') IS NOT NULL AS present`,
+      orElse: () => sql<{ present: number }>`SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'planner_events'`
+    })
+    if (exists.length === 0 || !exists[0].present) return 0
+    const rows = rowDecoder(LegacyRow)
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const legacy = yield* rows(sql.onDialectOrElse({
+        pg: () => sql`SELECT id, plan_id, occurred_at, action FROM planner_events ORDER BY plan_id, step_index, id FOR UPDATE`,
+        orElse: () => sql`SELECT id, plan_id, occurred_at, action FROM planner_events ORDER BY plan_id, step_index, id`
+      }))
+      for (const row of legacy) yield* appendAt(row.plan_id, parseAction(row.action), row.occurred_at)
+      for (let i = 0; i < legacy.length; i += 500) {
+        yield* sql`DELETE FROM planner_events WHERE ${sql.in("id", legacy.slice(i, i + 500).map((row) => row.id))}`
+      }
+      return legacy.length
+    }))
+  })

@@ -1,0 +1,138 @@
+/**
+ * Read-only queries of the diagnostics over other subsystems' tables
+ * (docs/operations.md "Status", "Usage"): run queue depth
+ * (`workflow_runs`), pending approvals (`approvals`), pending watcher
+ * firings (`watcher_firings`, counted only when that table exists) and
+ * attempt costs (`workflow_attempts.cost`, JSON text of `AttemptCost`). It
+ * owns no table. Counts are cast to INTEGER so both dialects return numbers.
+ *
+ * @module
+ */
+import { Context, Effect, Layer, Result, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { DatabaseInfo } from "../../layers/storage/Storage.ts"
+import { rowDecoder } from "../../layers/storage/rows.ts"
+import { AttemptCost } from "../workflow/runs/schema.ts"
+import type { UsageTotals } from "./schema.ts"
+
+/** Which attempts a usage sum covers. */
+export type UsageFilter =
+  | { readonly kind: "run"; readonly run_id: string }
+  | { readonly kind: "key"; readonly key: string }
+  | { readonly kind: "agent"; readonly agent_id: string }
+  | { readonly kind: "deployment" }
+
+/** Runs that are not finished, by status. */
+export interface RunDepth {
+  readonly queued: number
+  readonly running: number
+  readonly paused: number
+}
+
+/** Usage sums plus how many stored costs could not be read (skipped, logged). */
+export interface UsageSums {
+  readonly totals: UsageTotals
+  readonly unreadable: number
+}
+
+const StatusCount = Schema.Struct({ status: Schema.String, n: Schema.Number })
+const Count = Schema.Struct({ n: Schema.Number })
+const CostRow = Schema.Struct({ cost: Schema.NullOr(Schema.String) })
+const decodeCost = Schema.decodeUnknownResult(Schema.fromJsonString(AttemptCost))
+
+/** Adds one attempt's cost to `sum` (fields it lacks count 0; total_tokens falls back to input + output, as budgets do). */
+const addCost = (sum: { -readonly [K in keyof UsageTotals]: UsageTotals[K] }, cost: AttemptCost) => {
+  const finite = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n : 0)
+  sum.duration_ms += finite(cost.duration_ms)
+  sum.input_tokens += finite(cost.input_tokens)
+  sum.output_tokens += finite(cost.output_tokens)
+  sum.total_tokens += cost.total_tokens !== undefined ? finite(cost.total_tokens) : finite(cost.input_tokens) + finite(cost.output_tokens)
+  sum.usd_micros += finite(cost.usd_micros)
+}
+
+/** The queries; needs a `SqlClient` and {@link DatabaseInfo}. */
+export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
+  /** Queued, running and paused runs. */
+  readonly runDepth: Effect.Effect<RunDepth, SqlError>
+  /** Approvals with status `pending`. */
+  readonly approvalsPending: Effect.Effect<number, SqlError>
+  /** Watcher firings with status `pending`; 0 while the `watcher_firings` table does not exist. */
+  readonly watcherFiringsPending: Effect.Effect<number, SqlError>
+  /** Sums of the attempt costs in `filter`'s scope. */
+  readonly usage: (filter: UsageFilter) => Effect.Effect<UsageSums, SqlError>
+}>()("svc-gateway/diagnostics/DiagnosticsRepo") {
+  static readonly layer = Layer.effect(
+    DiagnosticsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const db = yield* DatabaseInfo
+      const statusCounts = rowDecoder(StatusCount)
+      const counts = rowDecoder(Count)
+      const costs = rowDecoder(CostRow)
+      const single = (rows: ReadonlyArray<{ readonly n: number }>) => rows[0]?.n ?? 0
+
+      const runDepth = Effect.map(
+        statusCounts(sql`SELECT status, CAST(COUNT(*) AS INTEGER) AS n FROM workflow_runs
+          WHERE status IN ('queued', 'running', 'paused') GROUP BY status`),
+        (rows): RunDepth => {
+          const depth = { queued: 0, running: 0, paused: 0 }
+          for (const row of rows) if (row.status in depth) depth[row.status as keyof RunDepth] = row.n
+          return depth
+        }
+      )
+
+      const approvalsPending = Effect.map(
+        counts(sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM approvals WHERE status = 'pending'`),
+        single
+      )
+
+      // The watchers subsystem (issue 13) adds `watcher_firings`; until it exists there is nothing pending.
+      const watcherTableExists = Effect.map(
+        counts(
+          db.kind === "sqlite"
+            ? sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM sqlite_master WHERE type = 'table' AND name = 'watcher_firings'`
+            : sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM (SELECT to_regclass('watcher_firings') AS t) x WHERE t IS NOT NULL`
+        ),
+        (rows) => single(rows) > 0
+      )
+      const watcherFiringsPending = Effect.flatMap(watcherTableExists, (exists) =>
+        exists
+          ? Effect.map(counts(sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM watcher_firings WHERE status = 'pending'`), single)
+          : Effect.succeed(0))
+
+      const costsOf = (filter: UsageFilter) => {
+        switch (filter.kind) {
+          case "run":
+            return costs(sql`SELECT cost FROM workflow_attempts WHERE run_id = ${filter.run_id}`)
+          case "key":
+            return costs(sql`SELECT a.cost AS cost FROM workflow_attempts a JOIN workflow_runs r ON r.run_id = a.run_id
+              WHERE r.key = ${filter.key}`)
+          case "agent": {
+            // An exact prefix match (LIKE would treat `_` in agent ids as a wildcard and ignore case on SQLite).
+            const prefix = `agent:${filter.agent_id}:`
+            return costs(sql`SELECT a.cost AS cost FROM workflow_attempts a JOIN workflow_runs r ON r.run_id = a.run_id
+              WHERE substr(r.key, 1, ${prefix.length}) = ${prefix}`)
+          }
+          case "deployment":
+            return costs(sql`SELECT cost FROM workflow_attempts`)
+        }
+      }
+
+      const usage = (filter: UsageFilter) =>
+        Effect.map(costsOf(filter), (rows): UsageSums => {
+          const sum = { attempts: rows.length, duration_ms: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, usd_micros: 0 }
+          let unreadable = 0
+          for (const row of rows) {
+            if (row.cost === null) continue
+            const cost = decodeCost(row.cost)
+            if (Result.isSuccess(cost)) addCost(sum, cost.success)
+            else unreadable++
+          }
+          return { totals: sum, unreadable }
+        })
+
+      return DiagnosticsRepo.of({ runDepth, approvalsPending, watcherFiringsPending, usage })
+    })
+  )
+}

@@ -1,0 +1,71 @@
+/**
+ * Routing configuration persistence (table `routing_configs`, migrations/).
+ * Append-only: a revision is inserted once and never changed. Rows are read
+ * as stored text (`config_json`, `created_by_json`); decoding their content
+ * is the service's job, so stored state that does not decode can be reported
+ * as `corrupt_state` rather than a crash. A row whose columns do not even
+ * have their types is a defect.
+ *
+ * @module
+ */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { migrate } from "../../layers/storage/migrations.ts"
+import { orDieOnSchema } from "../../layers/storage/rows.ts"
+import { routingMigrations } from "./migrations/index.ts"
+
+/** A stored revision, as text. */
+export const RoutingConfigRow = Schema.Struct({
+  revision: Schema.Int,
+  config_json: Schema.String,
+  created_at: Schema.String,
+  created_by_json: Schema.String,
+  reason: Schema.NullOr(Schema.String),
+  reverted_from_revision: Schema.NullOr(Schema.Int)
+})
+export type RoutingConfigRow = typeof RoutingConfigRow.Type
+
+/** A revision to append; the database assigns `revision`. */
+export type NewRoutingConfigRow = Omit<RoutingConfigRow, "revision">
+
+/** Repository of routing configuration revisions over `SqlClient`. */
+export class RoutingConfigRepo extends Context.Service<RoutingConfigRepo, {
+  /** Appends a revision; the stored row, with its new `revision`. */
+  readonly append: (row: NewRoutingConfigRow) => Effect.Effect<RoutingConfigRow, SqlError>
+  /** The highest revision, if any. */
+  readonly latest: Effect.Effect<RoutingConfigRow | undefined, SqlError>
+  /** The revision numbered `revision`, if stored. */
+  readonly get: (revision: number) => Effect.Effect<RoutingConfigRow | undefined, SqlError>
+}>()("svc-gateway/routing/RoutingConfigRepo") {
+  /** The SQL implementation; needs a `SqlClient` and applies the routing migrations first. */
+  static readonly layer = Layer.effect(
+    RoutingConfigRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrate("routing", routingMigrations)
+
+      const append = SqlSchema.findOne({
+        Request: RoutingConfigRow.mapFields(({ revision: _, ...fields }) => fields),
+        Result: RoutingConfigRow,
+        execute: (row) => sql`INSERT INTO routing_configs ${sql.insert(row)} RETURNING *`
+      })
+      const latest = SqlSchema.findOneOption({
+        Request: Schema.Void,
+        Result: RoutingConfigRow,
+        execute: () => sql`SELECT * FROM routing_configs ORDER BY revision DESC LIMIT 1`
+      })
+      const get = SqlSchema.findOneOption({
+        Request: Schema.Int,
+        Result: RoutingConfigRow,
+        execute: (revision) => sql`SELECT * FROM routing_configs WHERE revision = ${revision}`
+      })
+
+      return RoutingConfigRepo.of({
+        append: (row) => orDieOnSchema(Effect.catchTag(append(row), "NoSuchElementError", Effect.die)),
+        latest: Effect.map(orDieOnSchema(latest(undefined)), Option.getOrUndefined),
+        get: (revision) => Effect.map(orDieOnSchema(get(revision)), Option.getOrUndefined)
+      })
+    })
+  )
+}

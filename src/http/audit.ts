@@ -1,0 +1,18 @@
+/**
+ * Audit handlers (src/http/api/audit.ts): decode (done by the declaration),
+ * one call to `AuditLog`, the result.
+ */
+import { Effect } from "effect"
+import { AuditLog } from "../../services/audit/AuditLog.ts"
+import { GatewayApi } from "./api/index.ts"
+import { handlers } from "./router.ts"
+
+/** Audit handlers; need {@link AuditLog}. */
+export const AuditHttp = handlers(GatewayApi, "audit", Effect.gen(function*() {
+  const audit = yield* AuditLog
+  return {
+    export: ({ params }) => audit.exportChain(params.planId),
+    verify: ({ payload }) => Effect.sync(() => audit.verify(payload.events)),
+    forget: ({ payload }) => audit.forget(payload)
+  }
+}))

@@ -1,0 +1,118 @@
+/**
+ * Chain verification (services/audit/verify.ts): a chain built with the
+ * hash module verifies; each kind of tampering (changed action, time,
+ * prev_hash or step, removed, reordered or foreign events, an action whose
+ * digest was swapped too) is reported at the first event that differs,
+ * with its index and id; anonymized events still verify; a chain may start
+ * with the proof of a deletion.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { actionDigest, eventHash } from "../../../services/audit/hash.ts"
+import type { ChainableEvent } from "../../../services/audit/schema.ts"
+import { verifyChain } from "../../../services/audit/verify.ts"
+
+/** A valid chain of `actions` for `plan_id`, starting at `start` after `prev` (ids 101, 102, …). */
+const chain = (
+  actions: ReadonlyArray<unknown>,
+  options: { readonly plan_id?: string; readonly start?: number; readonly prev?: string | null } = {}
+): Array<ChainableEvent> => {
+  const events: Array<ChainableEvent> = []
+  let prev = options.prev ?? null
+  actions.forEach((action, i) => {
+    const fields = {
+      plan_id: options.plan_id ?? "plan-1",
+      step_index: (options.start ?? 0) + i,
+      occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      action_sha256: actionDigest(action),
+      prev_hash: prev
+    }
+    const event_hash = eventHash(fields)
+    events.push({ id: 101 + i, ...fields, action, event_hash })
+    prev = event_hash
+  })
+  return events
+}
+
+const ACTIONS = [
+  { type: "policy.checked", decision: "require_approval" },
+  { type: "approval.requested", approval_id: 1 },
+  { type: "plan.created", status: "escalate" },
+  { type: "approval.approved", approval_id: 1 },
+  { type: "run.queued", run_id: "run-1" }
+]
+
+const broken = (index: number, id: number) => ({ valid: false, checked_count: index + 1, broken_at_index: index, broken_at_id: id })
+
+describe("verifyChain", () => {
+  it("accepts an intact chain and an empty list", () => {
+    expect(verifyChain(chain(ACTIONS))).toEqual({ valid: true, checked_count: 5, broken_at_index: null, broken_at_id: null })
+    expect(verifyChain([])).toEqual({ valid: true, checked_count: 0, broken_at_index: null, broken_at_id: null })
+  })
+
+  it("catches a changed action (its digest no longer matches)", () => {
+    const events = chain(ACTIONS)
+    events[2] = { ...events[2], action: { type: "plan.created", status: "success" } }
+    expect(verifyChain(events)).toEqual(broken(2, 103))
+  })
+
+  it("catches a changed action whose digest was recomputed too (the event hash no longer matches)", () => {
+    const events = chain(ACTIONS)
+    const forged = { type: "approval.approved", approval_id: 2 }
+    events[3] = { ...events[3], action: forged, action_sha256: actionDigest(forged) }
+    expect(verifyChain(events)).toEqual(broken(3, 104))
+  })
+
+  it("catches a changed occurred_at", () => {
+    const events = chain(ACTIONS)
+    events[1] = { ...events[1], occurred_at: "2025-12-31T23:59:59.000Z" }
+    expect(verifyChain(events)).toEqual(broken(1, 102))
+  })
+
+  it("catches a removed event (the next one no longer links)", () => {
+    const events = chain(ACTIONS)
+    events.splice(2, 1)
+    expect(verifyChain(events)).toEqual(broken(2, 104))
+    expect(verifyChain(chain(ACTIONS).slice(1))).toEqual(broken(0, 102)) // the first one removed
+  })
+
+  it("catches reordered events", () => {
+    const events = chain(ACTIONS)
+    ;[events[1], events[3]] = [events[3], events[1]]
+    expect(verifyChain(events)).toEqual(broken(1, 104))
+  })
+
+  it("catches a changed prev_hash, and a relinked chain whose step_index was changed", () => {
+    const events = chain(ACTIONS)
+    events[4] = { ...events[4], prev_hash: events[2].event_hash }
+    expect(verifyChain(events)).toEqual(broken(4, 105))
+    // Rehashing the changed event does not help: the link to its real predecessor is gone.
+    const relinked = chain(ACTIONS)
+    const fields = { ...relinked[4], prev_hash: relinked[2].event_hash }
+    relinked[4] = { ...fields, event_hash: eventHash(fields) }
+    expect(verifyChain(relinked)).toEqual(broken(4, 105))
+  })
+
+  it("catches an event of another chain spliced in", () => {
+    const events = chain(ACTIONS)
+    events[2] = chain(ACTIONS, { plan_id: "plan-2" })[2]
+    expect(verifyChain(events)).toEqual(broken(2, 103))
+  })
+
+  it("still verifies anonymized events (action null or absent, digest kept)", () => {
+    const events: Array<ChainableEvent> = chain(ACTIONS).map((e, i) => (i === 1 ? { ...e, action: null } : e))
+    const { action: _, ...withoutAction } = events[3]
+    events[3] = withoutAction
+    expect(verifyChain(events).valid).toBe(true)
+  })
+
+  it("accepts a chain that starts with a delete proof, and only then", () => {
+    const before = chain(ACTIONS)
+    const proof = { type: "forget.proof", decision: "delete", entity_type: "plan", entity_id: "plan-1", deleted_count: 5 }
+    const after = chain([proof, { type: "run.queued" }], { start: 5, prev: before[4].event_hash })
+    expect(verifyChain(after).valid).toBe(true)
+    // Not a delete proof: an anonymize proof, or a proof whose action was erased, cannot start a chain.
+    const anonymized = { ...proof, decision: "anonymize" }
+    expect(verifyChain(chain([anonymized], { start: 5, prev: before[4].event_hash }))).toEqual(broken(0, 101))
+    expect(verifyChain([{ ...after[0], action: null }, after[1]])).toEqual(broken(0, 101))
+  })
+})

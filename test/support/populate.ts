@@ -1,0 +1,118 @@
+/**
+ * Fills every table of the snapshot set through the gateway's own features
+ * (HTTP, WebSocket, the secret resolver), for the snapshot round trips:
+ * device tokens, pairings (pending and approved), secrets (handles, versions,
+ * resolutions), auth profiles and pins, policy overrides, routing revisions,
+ * plans (with their events and approvals) and workflow runs that succeeded,
+ * are paused (approval and resume token) and are queued behind the paused
+ * one. The gateway needs `engineApiEnabled` and a policy allowing Http steps
+ * to `target`.
+ */
+import { Clock, Effect, Redacted } from "effect"
+import { SecretResolver } from "../../services/secrets/SecretStore.ts"
+import { signWebhook } from "../../services/watchers/webhook/signature.ts"
+import { eventually } from "./eventually.ts"
+import { readJson, type TestGateway } from "./gateway.ts"
+import { connectPeer, makeIdentity } from "./wsPeer.ts"
+
+/** The workflow key of the populated runs. */
+export const RUN_KEY = "agent:default:main"
+
+/** A `$SVC_HOME` policy letting Http steps reach 127.0.0.1 (any port). */
+export const HTTP_POLICY = `v: 1
+tools:
+  allow: [tool.http.fetch]
+network_egress:
+  allow: ["http://127.0.0.1:*"]
+`
+
+/** What {@link populate} created, to look it up again after an import. */
+export interface Populated {
+  readonly secret: { readonly handle_id: string; readonly value: string }
+  readonly approvalIds: ReadonlyArray<number>
+  readonly pairingIds: ReadonlyArray<number>
+  readonly runs: { readonly succeeded: string; readonly paused: string; readonly queued: string }
+}
+
+const call = async (gw: TestGateway, method: string, path: string, body?: unknown) => {
+  const res = body === undefined && method === "GET"
+    ? await gw.fetch(path, { headers: { authorization: `Bearer ${gw.adminToken}` } })
+    : await gw.fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${gw.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body ?? {})
+    })
+  const json = await readJson(res)
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+/** Fills every table; `target` is an HTTP URL the Http steps may call. */
+export const populate = async (gw: TestGateway, target: string): Promise<Populated> => {
+  const post = (path: string, body: unknown) => call(gw, "POST", path, body)
+  const get = (path: string) => call(gw, "GET", path)
+
+  await post("/auth/device-tokens/issue", { device_id: "dev-snapshot", role: "client", scopes: ["operator.read"] })
+
+  const operator = (await connectPeer(gw.url, gw.adminToken)).peer
+  const nodes = []
+  for (let i = 0; i < 2; i++) {
+    const identity = makeIdentity()
+    const { peer } = await connectPeer(gw.url, gw.adminToken, { role: "node", identity, capabilities: [{ id: "cli.exec", version: "1.0.0" }] })
+    const requested = await operator.next((m) => m?.type === "pairing.requested" && m.payload.pairing.node.node_id === identity.deviceId)
+    nodes.push({ peer, pairing_id: requested.payload.pairing.pairing_id as number })
+  }
+  await post(`/pairings/${nodes[0]!.pairing_id}/approve`, { trust_level: "local", capability_allowlist: [{ id: "cli.exec", version: "1.0.0" }] })
+  for (const node of nodes) node.peer.ws.close()
+
+  const value = "snapshot-secret-value-42"
+  const { handle } = await post("/secrets", { scope: "snapshot", value })
+  await gw.run(Effect.flatMap(SecretResolver, (r) => r.resolve(handle.handle_id, "snapshot-test")).pipe(Effect.map(Redacted.value)))
+  const { profile } = await post("/auth/profiles", { provider: "openai", type: "api_key", secret_handles: { api_key: handle.handle_id }, labels: { team: "ops" } })
+  await post("/auth/pins", { agent_id: "default", session_id: "s-1", provider: "openai", profile_id: profile.auth_profile_id })
+
+  // A webhook watcher and one signed delivery: `watchers` and `watcher_firings`.
+  const watcher = await post("/watchers", { plan_id: "plan-snapshot-hook", trigger_type: "webhook", trigger_config: { secret_handle: handle.handle_id } })
+  const timestamp = String(Math.floor((await gw.run(Clock.currentTimeMillis)) / 1000)).padStart(10, "0")
+  const body = JSON.stringify({ event: "snapshot" })
+  const delivered = await gw.fetch(`/watchers/${watcher.id}/trigger/webhook`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${gw.adminToken}`,
+      "x-svc-webhook-signature": signWebhook(value, timestamp, "snapshot-nonce", body),
+      "x-svc-webhook-timestamp": timestamp,
+      "x-svc-webhook-nonce": "snapshot-nonce"
+    },
+    body
+  })
+  expect_(delivered.status, 200)
+
+  await post("/policy/overrides", { agent_id: "default", tool_id: "tool.http.fetch", pattern: "https://example.com/*" })
+  await call(gw, "PUT", "/routing/config", { config: { v: 1, messenger: { default_agent_id: "default", threads: { "t-1": "helper" } } }, reason: "snapshot test" })
+
+  const trigger = { channel: "telegram", thread_id: "t-1", message: { text: "Order the usual flowers" } }
+  const escalated = await post("/plan", { request_id: "snapshot-plan-1", trigger })
+  await post("/plan", { request_id: "snapshot-plan-2", trigger, tags: ["spend:4500:eur:Flower_Shop", "pii:basic_contact", "legal:none"] })
+
+  const runStatus = async (run_id: string) => (await get(`/workflow/runs/${run_id}`)).run?.status
+  const succeeded = (await post("/workflow/run", { key: RUN_KEY, steps: [{ type: "Http", args: { method: "GET", url: target } }] })).run_id
+  await eventually(async () => (await runStatus(succeeded)) === "succeeded", "run succeeded", 30_000)
+  const paused = (await post("/workflow/run", { key: RUN_KEY, steps: [{ type: "Confirm" }, { type: "Http", args: { method: "GET", url: target } }] })).run_id
+  await eventually(async () => (await runStatus(paused)) === "paused", "run paused", 30_000)
+  const queued = (await post("/workflow/run", { key: RUN_KEY, steps: [{ type: "Http", args: { method: "GET", url: target } }] })).run_id
+  expect_(await runStatus(queued), "queued")
+  operator.ws.close()
+
+  const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>
+  const pairings = (await get("/pairings")).pairings as ReadonlyArray<{ pairing_id: number }>
+  return {
+    secret: { handle_id: handle.handle_id, value },
+    approvalIds: [escalated.escalation.approval_id, ...approvals.map((a) => a.id)],
+    pairingIds: pairings.map((p) => p.pairing_id),
+    runs: { succeeded, paused, queued }
+  }
+}
+
+const expect_ = (actual: unknown, expected: unknown) => {
+  if (actual !== expected) throw new Error(`expected ${String(expected)}, got ${String(actual)}`)
+}
