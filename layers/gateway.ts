@@ -52,7 +52,8 @@ import { join } from "node:path"
 import { Approvals } from "../services/approvals/Approvals.ts"
 import { AuditLog } from "../services/audit/AuditLog.ts"
 import { AuthService } from "../services/auth/AuthService.ts"
-import { AuthProfileReferencesLive, AuthProfiles } from "../services/auth-profiles/AuthProfiles.ts"
+import { AuthProfiles, makeAuthProfileReferences } from "../services/auth-profiles/AuthProfiles.ts"
+import { AuthProfilesRepo } from "../services/auth-profiles/AuthProfilesRepo.ts"
 import { ProviderOAuth } from "../services/provider-oauth/ProviderOAuth.ts"
 import { NodesLive } from "../services/nodes/Nodes.ts"
 import { Pairings } from "../services/pairing/Pairings.ts"
@@ -62,13 +63,15 @@ import { PolicyBundle } from "../services/policy-bundle/PolicyBundle.ts"
 import { Diagnostics } from "../services/diagnostics/Diagnostics.ts"
 import { observabilityFromSettings } from "../services/diagnostics/observability.ts"
 import { RoutingConfigService } from "../services/routing/RoutingConfigService.ts"
-import { SecretStore } from "../services/secrets/SecretStore.ts"
+import { allSecretReferences, SecretReferences, SecretStore } from "../services/secrets/SecretStore.ts"
 import { Snapshots } from "../services/snapshots/Snapshots.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
 import { PlanExecutionLive } from "../services/workflow/planExecution.ts"
 import { WorkflowLive } from "../services/workflow/Workflow.ts"
 import { PlaybooksLive } from "../services/playbooks/Playbooks.ts"
+import { makeWatcherSecretReferences } from "../services/watchers/secretReferences.ts"
 import { Watchers } from "../services/watchers/Watchers.ts"
+import { WatchersRepo } from "../services/watchers/WatchersRepo.ts"
 import { WebhookTrigger } from "../services/watchers/webhook/WebhookTrigger.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { ApprovalsHttp } from "../src/http/approvals.ts"
@@ -148,16 +151,22 @@ export { DatabaseInfo, StorageLive, StorageMemoryTest } from "./storage/Storage.
 /** `GatewayConfig` from already validated settings: where settings enter the graph. */
 export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> => Layer.succeed(GatewayConfig, settings)
 
+/** What references secret handles: auth profiles and webhook watchers, told in turn (`allSecretReferences`). */
+const SecretReferencesLive = Layer.effect(
+  SecretReferences,
+  Effect.map(Effect.all([makeAuthProfileReferences, makeWatcherSecretReferences]), allSecretReferences)
+).pipe(Layer.provide(AuthProfilesRepo.layer), Layer.provide(WatchersRepo.layer))
+
 /**
  * The secrets subsystem (docs/secrets.md): `Secrets`, `SecretStore` and
  * `SecretResolver` over the provider the settings choose, told about
- * rotation and revocation by the auth profiles (`AuthProfileReferencesLive`,
+ * rotation and revocation by the auth profiles and the webhook watchers (`SecretReferencesLive`,
  * inside the same transaction). Secrets and auth profiles use each other (a
  * profile references handles; rotating a handle repoints profiles), so the
  * two are wired here rather than inside either folder. Layer values are built
  * once per graph, so every row that names one shares one instance.
  */
-export const SecretsLive = SecretStore.layer.pipe(Layer.provide(AuthProfileReferencesLive))
+export const SecretsLive = SecretStore.layer.pipe(Layer.provide(SecretReferencesLive))
 
 /** Auth profiles and session pins (docs/auth-profiles.md) over {@link SecretsLive}. */
 export const AuthProfilesLive = AuthProfiles.layer.pipe(Layer.provide(SecretsLive))

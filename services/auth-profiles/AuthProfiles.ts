@@ -309,18 +309,18 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
  * `disabled_reason` `secret <id> revoked`. Storage failures are defects (they
  * roll the caller's transaction back).
  */
-export const AuthProfileReferences = Layer.effect(
-  SecretReferences,
-  Effect.gen(function*() {
-    const repo = yield* AuthProfilesRepo
-    return SecretReferences.of({
-      repoint: (oldHandleId, newHandleId) =>
-        Effect.orDie(Effect.flatMap(now, (at) => repo.repoint(oldHandleId, newHandleId, at))),
-      handleRevoked: (handleId) =>
-        Effect.orDie(Effect.flatMap(now, (at) => repo.disableReferencing(handleId, `secret ${handleId} revoked`, at)))
-    })
+export const makeAuthProfileReferences = Effect.gen(function*() {
+  const repo = yield* AuthProfilesRepo
+  return SecretReferences.of({
+    repoint: (oldHandleId, newHandleId) =>
+      Effect.orDie(Effect.flatMap(now, (at) => repo.repoint(oldHandleId, newHandleId, at))),
+    handleRevoked: (handleId) =>
+      Effect.orDie(Effect.flatMap(now, (at) => repo.disableReferencing(handleId, `secret ${handleId} revoked`, at)))
   })
-)
+})
+
+/** {@link makeAuthProfileReferences} as the `SecretReferences` layer; needs `AuthProfilesRepo`. */
+export const AuthProfileReferences = Layer.effect(SecretReferences, makeAuthProfileReferences)
 
 /** {@link AuthProfileReferences} with its repository; needs a `SqlClient`. */
 export const AuthProfileReferencesLive = AuthProfileReferences.pipe(Layer.provide(AuthProfilesRepo.layer))

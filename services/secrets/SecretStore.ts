@@ -102,6 +102,21 @@ export class SecretReferences extends Context.Service<SecretReferences, {
 }>()("svc-gateway/secrets/SecretReferences") {}
 
 /**
+ * One {@link SecretReferences} over several subsystems' (auth profiles,
+ * webhook watchers, …): each is told in turn, inside the same transaction;
+ * the counts are summed.
+ */
+export const allSecretReferences = (
+  references: ReadonlyArray<SecretReferences["Service"]>
+): SecretReferences["Service"] => {
+  const sum = (counts: ReadonlyArray<number>) => counts.reduce((a, b) => a + b, 0)
+  return SecretReferences.of({
+    repoint: (oldHandleId, newHandleId) => Effect.map(Effect.forEach(references, (r) => r.repoint(oldHandleId, newHandleId)), sum),
+    handleRevoked: (handleId) => Effect.map(Effect.forEach(references, (r) => r.handleRevoked(handleId)), sum)
+  })
+}
+
+/**
  * The secrets subsystem's full service (the HTTP routes use it): the
  * {@link SecretStore} operations plus listing, revocation and rotation.
  * Storage and provider failures are defects (500 `internal_error`, logged

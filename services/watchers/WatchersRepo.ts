@@ -105,6 +105,11 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
   readonly insertFiring: (firing: NewFiring) => Effect.Effect<boolean, SqlError>
   /** Records how a firing ended. */
   readonly finishFiring: (firingId: string, result: FiringResult, at: string) => Effect.Effect<void, SqlError>
+  /**
+   * Points every webhook watcher (not deleted) whose `trigger_config.secret_handle`
+   * is `oldHandleId` at `newHandleId` (a rotated secret); returns how many changed.
+   */
+  readonly repointSecret: (oldHandleId: string, newHandleId: string, at: string) => Effect.Effect<number, SqlError>
   /** The firings of a watcher, oldest first (diagnostics and tests). */
   readonly firings: (watcherId: number) => Effect.Effect<ReadonlyArray<WatcherFiring>, SqlError>
 }>()("svc-gateway/watchers/WatchersRepo") {
@@ -177,6 +182,19 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
         finishFiring: (firingId, result, at) =>
           Effect.asVoid(sql`UPDATE watcher_firings SET status = ${result.status}, run_id = ${result.run_id},
             error = ${result.error}, updated_at = ${at} WHERE firing_id = ${firingId}`),
+        repointSecret: (oldHandleId, newHandleId, at) =>
+          Effect.gen(function*() {
+            const rows = yield* watchers(sql`SELECT * FROM watchers WHERE trigger_type = 'webhook' AND ${live} ORDER BY id`)
+            let changed = 0
+            for (const watcher of rows.map(toWatcher)) {
+              const config = watcher.trigger_config as Record<string, unknown> | undefined
+              if (config?.secret_handle !== oldHandleId) continue
+              const repointed = JSON.stringify({ ...config, secret_handle: newHandleId })
+              yield* sql`UPDATE watchers SET trigger_config = ${repointed}, updated_at = ${at} WHERE id = ${watcher.id}`
+              changed++
+            }
+            return changed
+          }).pipe(orDieOnSchema),
         firings: (watcherId) =>
           Effect.map(
             firingRows(sql`SELECT f.firing_id, f.watcher_id, w.plan_id, f.trigger_type, f.slot, f.nonce_digest, f.source_run_id,

@@ -301,6 +301,18 @@ for (const database of databases) {
       expect(res).toMatchObject({ status: 503, body: { error: "misconfigured", message: "webhook secret handle cannot be resolved" } })
     })
 
+    it("a rotated secret: the watcher follows the new handle; only the new value signs", async () => {
+      const rotating = await storeSecret(gw)
+      const id = await createWatcher(gw, "webhook", { secret_handle: rotating })
+      const fresh = `${SECRET}-rotated`
+      const rotated = await call(gw, "POST", `/secrets/${rotating}/rotate`, { value: fresh })
+      expect(rotated.status).toBe(201)
+      const listed = (await call(gw, "GET", "/watchers")).body.watchers.find((w: { id: number }) => w.id === id)
+      expect(listed.trigger_config.secret_handle).toBe(rotated.body.handle.handle_id)
+      expect((await deliver(gw, id, { secret: fresh })).status).toBe(200)
+      expect(await deliver(gw, id)).toMatchObject({ status: 401, body: SIGNATURE })
+    })
+
     it("bearer first: no token → 401 unauthorized; operator.read → 403; operator.write → 200", async () => {
       const none = await gw.fetch(`/watchers/${hook}/trigger/webhook`, { method: "POST", body: BODY })
       expect(none.status).toBe(401)
