@@ -2,7 +2,7 @@
  * Read-only queries of the diagnostics over other subsystems' tables
  * (docs/operations.md "Status", "Usage"): run queue depth
  * (`workflow_runs`), pending approvals (`approvals`), pending watcher
- * firings (`watcher_firings`, counted only when that table exists) and
+ * firings (`watcher_firings`) and
  * attempt costs (`workflow_attempts.cost`, JSON text of `AttemptCost`). It
  * owns no table. Counts are cast to INTEGER so both dialects return numbers.
  *
@@ -11,7 +11,6 @@
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { DatabaseInfo } from "../../layers/storage/Storage.ts"
 import { rowDecoder } from "../../layers/storage/rows.ts"
 import { AttemptCost } from "../workflow/runs/schema.ts"
 import type { UsageTotals } from "./schema.ts"
@@ -51,13 +50,13 @@ const addCost = (sum: { -readonly [K in keyof UsageTotals]: UsageTotals[K] }, co
   sum.usd_micros += finite(cost.usd_micros)
 }
 
-/** The queries; needs a `SqlClient` and {@link DatabaseInfo}. */
+/** The queries; needs a `SqlClient`. */
 export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
   /** Queued, running and paused runs. */
   readonly runDepth: Effect.Effect<RunDepth, SqlError>
   /** Approvals with status `pending`. */
   readonly approvalsPending: Effect.Effect<number, SqlError>
-  /** Watcher firings with status `pending`; 0 while the `watcher_firings` table does not exist. */
+  /** Watcher firings with status `pending` (claimed; their run not started yet). */
   readonly watcherFiringsPending: Effect.Effect<number, SqlError>
   /** Sums of the attempt costs in `filter`'s scope. */
   readonly usage: (filter: UsageFilter) => Effect.Effect<UsageSums, SqlError>
@@ -66,7 +65,6 @@ export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
     DiagnosticsRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const db = yield* DatabaseInfo
       const statusCounts = rowDecoder(StatusCount)
       const counts = rowDecoder(Count)
       const costs = rowDecoder(CostRow)
@@ -87,19 +85,10 @@ export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
         single
       )
 
-      // The watchers subsystem (issue 13) adds `watcher_firings`; until it exists there is nothing pending.
-      const watcherTableExists = Effect.map(
-        counts(
-          db.kind === "sqlite"
-            ? sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM sqlite_master WHERE type = 'table' AND name = 'watcher_firings'`
-            : sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM (SELECT to_regclass('watcher_firings') AS t) x WHERE t IS NOT NULL`
-        ),
-        (rows) => single(rows) > 0
+      const watcherFiringsPending = Effect.map(
+        counts(sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM watcher_firings WHERE status = 'pending'`),
+        single
       )
-      const watcherFiringsPending = Effect.flatMap(watcherTableExists, (exists) =>
-        exists
-          ? Effect.map(counts(sql`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM watcher_firings WHERE status = 'pending'`), single)
-          : Effect.succeed(0))
 
       const costsOf = (filter: UsageFilter) => {
         switch (filter.kind) {

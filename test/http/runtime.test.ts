@@ -87,23 +87,19 @@ for (const database of databases) describe(`GET /status and GET /usage (${databa
     expect(body.instance_id).toMatch(/^gw-[0-9a-f-]{36}$/)
   })
 
-  it("counts pending watcher firings once their table exists", async () => {
-    // Issue 13's watchers add `watcher_firings`; before that merge this test creates a minimal one itself.
-    const created = await gw.run(Effect.gen(function*() {
+  it("counts pending watcher firings (claimed, their run not started yet)", async () => {
+    const before = (await get("/status")).body.queue_depth.watcher_firings_pending
+    const watcher = await readJson(await postJson(gw, "/watchers", { plan_id: "plan-status", trigger_type: "plan_complete" }, gw.adminToken))
+    await gw.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const exists = yield* Effect.map(Effect.result(sql`SELECT status FROM watcher_firings WHERE 1 = 0`), (r) => r._tag === "Success")
-      if (exists) return false
-      yield* sql`CREATE TABLE watcher_firings (firing_id TEXT PRIMARY KEY, status TEXT NOT NULL)`
-      yield* sql`INSERT INTO watcher_firings (firing_id, status) VALUES ('f1', 'pending'), ('f2', 'pending'), ('f3', 'done')`
-      return true
+      for (const [firing_id, status] of [["f-status-1", "pending"], ["f-status-2", "pending"], ["f-status-3", "recorded"]]) {
+        yield* sql`INSERT INTO watcher_firings ${sql.insert({
+          firing_id, watcher_id: watcher.id, trigger_type: "plan_complete", dedupe_key: `run:${firing_id}`, slot: null, nonce_digest: null,
+          source_run_id: firing_id, status, run_id: null, error: null, created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z"
+        })}`
+      }
     }))
-    const pending = await gw.run(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ n: number }>`SELECT CAST(COUNT(*) AS INTEGER) AS n FROM watcher_firings WHERE status = 'pending'`
-      return rows[0].n
-    }))
-    if (created) expect(pending).toBe(2)
-    expect((await get("/status")).body.queue_depth.watcher_firings_pending).toBe(pending)
+    expect((await get("/status")).body.queue_depth.watcher_firings_pending).toBe(before + 2)
   })
 
   it("counts uptime in whole seconds of the gateway's clock", async () => {
