@@ -52,6 +52,8 @@ export class Watchers extends Context.Service<Watchers, {
   readonly remove: (id: number) => Effect.Effect<{ id: number; deleted: true }, NotFound>
   /** Any watcher not deleted (active or not); unknown or deleted: NotFound. */
   readonly get: (id: number) => Effect.Effect<Watcher, NotFound>
+  /** The watcher's newest `limit` firings, newest first (an added route: docs/watchers.md "Firings"); unknown or deleted: NotFound. */
+  readonly firings: (id: number, limit: number) => Effect.Effect<{ readonly firings: ReadonlyArray<WatcherFiring> }, NotFound>
   /**
    * Records one firing (unique per watcher and dedupe key: `duplicate` when
    * it exists) and, with automation on, starts its run; then publishes
@@ -212,6 +214,9 @@ export class Watchers extends Context.Service<Watchers, {
         setActive,
         remove,
         get,
+        firings: (id, limit) =>
+          Effect.flatMap(get(id), () =>
+            Effect.map(Effect.orDie(repo.recentFirings(id, limit)), (firings) => ({ firings }))),
         fire
       })
     })

@@ -110,6 +110,8 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
    * is `oldHandleId` at `newHandleId` (a rotated secret); returns how many changed.
    */
   readonly repointSecret: (oldHandleId: string, newHandleId: string, at: string) => Effect.Effect<number, SqlError>
+  /** The newest `limit` firings of a watcher, newest first (`GET /watchers/:id/firings`). */
+  readonly recentFirings: (watcherId: number, limit: number) => Effect.Effect<ReadonlyArray<WatcherFiring>, SqlError>
   /** The firings of a watcher, oldest first (diagnostics and tests). */
   readonly firings: (watcherId: number) => Effect.Effect<ReadonlyArray<WatcherFiring>, SqlError>
 }>()("svc-gateway/watchers/WatchersRepo") {
@@ -135,6 +137,9 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
       const watchers = rowDecoder(WatcherRow)
       const firingRows = rowDecoder(FiringRow)
       const live = sql`deleted_at IS NULL`
+      const firingColumns = sql.literal(
+        "f.firing_id, f.watcher_id, w.plan_id, f.trigger_type, f.slot, f.nonce_digest, f.source_run_id, f.status, f.run_id, f.error, f.created_at"
+      )
 
       return WatchersRepo.of({
         insert: (watcher) =>
@@ -195,11 +200,15 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
             }
             return changed
           }).pipe(orDieOnSchema),
+        recentFirings: (watcherId, limit) =>
+          Effect.map(
+            firingRows(sql`SELECT ${firingColumns} FROM watcher_firings f JOIN watchers w ON w.id = f.watcher_id
+              WHERE f.watcher_id = ${watcherId} ORDER BY f.created_at DESC, f.firing_id DESC LIMIT ${limit}`),
+            (rows) => rows.map(toFiring)
+          ),
         firings: (watcherId) =>
           Effect.map(
-            firingRows(sql`SELECT f.firing_id, f.watcher_id, w.plan_id, f.trigger_type, f.slot, f.nonce_digest, f.source_run_id,
-              f.status, f.run_id, f.error, f.created_at
-              FROM watcher_firings f JOIN watchers w ON w.id = f.watcher_id
+            firingRows(sql`SELECT ${firingColumns} FROM watcher_firings f JOIN watchers w ON w.id = f.watcher_id
               WHERE f.watcher_id = ${watcherId} ORDER BY f.created_at, f.firing_id`),
             (rows) => rows.map(toFiring)
           )

@@ -178,7 +178,7 @@ export const WatcherFiring = Schema.Struct({
   plan_id: Schema.String,
   trigger_type: TriggerType,
   /** `periodic`: the slot's start (ms since the epoch, a multiple of `interval_ms`). */
-  slot: Schema.NullOr(Schema.Number),
+  slot: Schema.NullOr(Schema.Int),
   /** `webhook`: SHA-256 hex of the delivery's nonce. */
   nonce_digest: Schema.NullOr(Schema.String),
   /** `plan_complete`: the run whose end fired it. */
@@ -202,3 +202,17 @@ export const parseWatcherId = (raw: string): number | undefined => {
   const id = Number(raw)
   return Number.isSafeInteger(id) ? id : undefined
 }
+
+/** Most firings `GET /watchers/:id/firings` answers with, and its default. */
+export const MAX_FIRINGS_LIMIT = 500
+export const DEFAULT_FIRINGS_LIMIT = 100
+
+/** `GET /watchers/:id/firings` query: `limit` 1..500 (default 100). */
+export const WatcherFiringsQuery = Schema.Struct({
+  limit: Schema.optionalKey(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: MAX_FIRINGS_LIMIT }))
+  )
+}).annotate({ identifier: "WatcherFiringsQuery" })
+
+/** `GET /watchers/:id/firings` 200 body: the newest firings first. */
+export const WatcherFiringList = Schema.Struct({ firings: Schema.Array(WatcherFiring) }).annotate({ identifier: "WatcherFiringList" })

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { InvalidRequest } from "../../services/shared/errors.ts"
-import { parseWatcherId } from "../../services/watchers/schema.ts"
+import { DEFAULT_FIRINGS_LIMIT, parseWatcherId } from "../../services/watchers/schema.ts"
 import { Watchers } from "../../services/watchers/Watchers.ts"
 import { WebhookTrigger } from "../../services/watchers/webhook/WebhookTrigger.ts"
 import { GatewayApi } from "./api/index.ts"
@@ -26,6 +26,8 @@ export const WatchersHttp = handlers(GatewayApi, "watchers", Effect.gen(function
     list: () => watchers.list,
     update: ({ params, payload }) => Effect.flatMap(watcherId(params.id), (id) => watchers.setActive(id, payload.active)),
     remove: ({ params }) => Effect.flatMap(watcherId(params.id), watchers.remove),
+    firings: ({ params, query }) =>
+      Effect.flatMap(watcherId(params.id), (id) => watchers.firings(id, query.limit ?? DEFAULT_FIRINGS_LIMIT)),
     triggerWebhook: ({ params, request }) =>
       Effect.gen(function*() {
         const id = yield* watcherId(params.id)

@@ -411,6 +411,24 @@ for (const database of databases) {
       // A watcher with nothing to run is recorded only.
       const bare = await createWatcher(gw, "webhook", { secret_handle: await storeSecret(gw) })
       expect((await deliver(gw, bare)).body).toEqual({ ok: true, firing_id: expect.any(String) })
+      // GET /watchers/:id/firings: newest first, with the run and the nonce's digest (never the nonce).
+      const second = await deliver(gw, id)
+      const listed = await call(gw, "GET", `/watchers/${id}/firings`)
+      expect(listed.status).toBe(200)
+      const firings = listed.body.firings as ReadonlyArray<{ firing_id: string; created_at: string }>
+      expect(firings.map((f) => f.firing_id).sort()).toEqual([second.body.firing_id, res.body.firing_id].sort())
+      expect(firings[0]!.created_at >= firings[1]!.created_at).toBe(true)
+      expect(firings.find((f) => f.firing_id === res.body.firing_id)).toMatchObject({
+        watcher_id: id,
+        trigger_type: "webhook",
+        status: "enqueued",
+        run_id: res.body.run_id,
+        nonce_digest: nonceDigest(res.nonce),
+        slot: null
+      })
+      expect((await call(gw, "GET", `/watchers/${id}/firings?limit=1`)).body.firings).toHaveLength(1)
+      expect((await call(gw, "GET", `/watchers/${id}/firings?limit=0`)).status).toBe(400)
+      expect((await call(gw, "GET", "/watchers/987654/firings")).status).toBe(404)
     })
   })
 }

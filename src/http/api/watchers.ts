@@ -17,6 +17,8 @@ import {
   WatcherCreated,
   WatcherCreateRequest,
   WatcherDeleted,
+  WatcherFiringList,
+  WatcherFiringsQuery,
   WatcherListResponse,
   WatcherUpdated,
   WatcherUpdateRequest,
@@ -29,7 +31,10 @@ import { REQUEST_ERRORS, wire } from "./errors.ts"
 const params = { id: Schema.String.annotate({ description: "The watcher id: a positive integer." }) }
 const errors = [...REQUEST_ERRORS, wire(NotFound)]
 
-/** `POST /watchers`, `GET /watchers`, `PATCH /watchers/:id`, `DELETE /watchers/:id`, `POST /watchers/:id/trigger/webhook`. */
+/**
+ * `POST /watchers`, `GET /watchers`, `PATCH /watchers/:id`, `DELETE /watchers/:id`, `POST /watchers/:id/trigger/webhook`,
+ * and the added `GET /watchers/:id/firings?limit` (operator.read; newest first; docs/watchers.md "Firings").
+ */
 export const WatchersApi = HttpApiGroup.make("watchers")
   .add(
     HttpApiEndpoint.post("create", "/watchers", {
@@ -45,6 +50,12 @@ export const WatchersApi = HttpApiGroup.make("watchers")
       error: errors
     }),
     HttpApiEndpoint.delete("remove", "/watchers/:id", { params, success: WatcherDeleted, error: errors }),
+    HttpApiEndpoint.get("firings", "/watchers/:id/firings", {
+      params,
+      query: WatcherFiringsQuery.fields,
+      success: WatcherFiringList,
+      error: errors
+    }),
     HttpApiEndpoint.post("triggerWebhook", "/watchers/:id/trigger/webhook", {
       params,
       success: WebhookTriggerResponse,

@@ -54,6 +54,7 @@ const makeWorld = () => {
       list: Effect.die("unused"),
       setActive: () => Effect.die("unused"),
       remove: () => Effect.die("unused"),
+      firings: () => Effect.die("unused"),
       get: (id) => {
         const w = watchers.get(id)
         return w === undefined ? Effect.fail(new NotFound({ message: `watcher ${id} not found` })) : Effect.succeed(w)
