@@ -52,9 +52,12 @@ export const MAX_LABELS = 32
 
 /** Free-form labels: at most 32, keys 1–64 characters, values at most 256 characters. */
 export const AuthProfileLabels = Schema.Record(
-  text(64),
+  Schema.String,
   Schema.String.check(Schema.isMaxLength(256, { expected: "at most 256 characters" }))
 ).check(
+  // On the keys as a check (JSON Schema `propertyNames`), not as the record's key schema: a record drops keys that do
+  // not fit its key schema, and a bad label key must be a 400.
+  Schema.isPropertyNames(text(64), { expected: "label keys of 1 to 64 characters" }),
   Schema.isMaxProperties(MAX_LABELS, { expected: `at most ${MAX_LABELS} labels` })
 )
 export type AuthProfileLabels = typeof AuthProfileLabels.Type

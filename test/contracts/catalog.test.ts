@@ -37,10 +37,6 @@ const KNOWN_GAPS: ReadonlyArray<readonly [RegExp, string]> = [
   ],
   [/^an ISO 8601 date-time with a time zone/, "a date-time is parsed and its year range checked (policy override expires_at)"],
   [
-    /^entries whose keys are checked \(a value with a length of at least 1, 1 to 64 characters\)$/,
-    "auth profile labels: a record with length-checked keys cannot select its values in JSON Schema"
-  ],
-  [
     /^entries whose keys are checked \(a custom check\)$/,
     "RoutingConfig is strict: any key but the declared ones is an error (a record over the other keys)"
   ],

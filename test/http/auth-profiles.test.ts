@@ -72,6 +72,9 @@ for (const db of testDatabases) {
       await expect400(await post("/auth/profiles", { provider: "openai", type: "api_key", secret_handles: { api_key: "h-key-1" }, labels: { k: 1 } }), /labels/)
       const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, "v"]))
       await expect400(await post("/auth/profiles", { provider: "openai", type: "api_key", secret_handles: { api_key: "h-key-1" }, labels: many }), /labels/)
+      // A bad key is an error, never silently dropped.
+      await expect400(await post("/auth/profiles", { provider: "openai", type: "api_key", secret_handles: { api_key: "h-key-1" }, labels: { "": "x" } }), /labels/)
+      await expect400(await post("/auth/profiles", { provider: "openai", type: "api_key", secret_handles: { api_key: "h-key-1" }, labels: { ["k".repeat(65)]: "x" } }), /labels/)
       await expect400(await post("/auth/profiles", "{nope", gw.adminToken), /malformed JSON/)
     })
 
