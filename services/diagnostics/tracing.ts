@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { Layer } from "effect"
+import { Config, Effect, Layer, Schema } from "effect"
 import { FetchHttpClient, HttpMiddleware, type HttpServerRequest } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
@@ -30,16 +30,34 @@ export const tracesUrl = (endpoint: string): string => {
 }
 
 /**
+ * Headers sent with every export (e.g. a collector's credentials), from the
+ * OpenTelemetry variables `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else
+ * `OTEL_EXPORTER_OTLP_HEADERS`: `key=value` pairs separated by commas,
+ * values URI-encoded (`authorization=Bearer%20abc`). Never logged.
+ */
+export const otlpHeaders = Config.Record(Schema.String, Schema.StringFromUriComponent, "OTEL_EXPORTER_OTLP_TRACES_HEADERS").pipe(
+  Config.orElse(() => Config.Record(Schema.String, Schema.StringFromUriComponent, "OTEL_EXPORTER_OTLP_HEADERS")),
+  Config.withDefault(undefined)
+)
+
+/**
  * Exports spans to the OTLP/HTTP collector at `endpoint` (a base URL, e.g.
- * `http://127.0.0.1:4318`), every `exportInterval` (default 5 s) and when the
- * layer is released (the gateway stops).
+ * `http://127.0.0.1:4318`), with {@link otlpHeaders}, every `exportInterval`
+ * (default 5 s) and when the layer is released (the gateway stops). Bad
+ * header variables stop the start (a defect naming the variable).
  */
 export const otlpTracing = (endpoint: string, options?: { readonly exportIntervalMs?: number | undefined }) =>
-  OtlpTracer.layer({
-    url: tracesUrl(endpoint),
-    resource: { serviceName: SERVICE_NAME, serviceVersion: GATEWAY_VERSION },
-    ...(options?.exportIntervalMs === undefined ? {} : { exportInterval: options.exportIntervalMs })
-  }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+  Layer.unwrap(Effect.gen(function*() {
+    const headers = yield* Effect.orDie(Effect.gen(function*() {
+      return yield* otlpHeaders
+    }))
+    return OtlpTracer.layer({
+      url: tracesUrl(endpoint),
+      resource: { serviceName: SERVICE_NAME, serviceVersion: GATEWAY_VERSION },
+      ...(headers === undefined ? {} : { headers }),
+      ...(options?.exportIntervalMs === undefined ? {} : { exportInterval: options.exportIntervalMs })
+    })
+  })).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
 
 /**
  * Names HTTP server spans `<METHOD> <route template>` (OpenTelemetry's

@@ -32,7 +32,9 @@ const CLIENT = 3
 const startCollector = async () => {
   const spans: Array<OtlpSpan & { readonly service: string }> = []
   const paths: Array<string> = []
+  const keys: Array<string | undefined> = []
   const server = createServer((req, res) => {
+    keys.push(req.headers["x-collector-key"] as string | undefined)
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
     req.on("end", () => {
@@ -46,7 +48,7 @@ const startCollector = async () => {
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { server, spans, paths, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+  return { server, spans, paths, keys, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
 }
 
 const attribute = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value
@@ -62,7 +64,10 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve))
     const home = mkdtempSync(join(tmpdir(), "svc-tracing-"))
     writeFileSync(join(home, "policy.yml"), "v: 1\ntools:\n  allow: [tool.http.fetch]\nnetwork_egress:\n  allow: [\"http://127.0.0.1:*\"]\n")
+    // OTEL_EXPORTER_OTLP_HEADERS: sent with every export (values URI-encoded).
+    process.env.OTEL_EXPORTER_OTLP_HEADERS = "x-collector-key=k%20123"
     gw = await startGateway({ otlpEndpoint: collector.url, engineApiEnabled: true, home })
+    delete process.env.OTEL_EXPORTER_OTLP_HEADERS
   })
   afterAll(async () => {
     await gw?.close()
@@ -86,6 +91,8 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     await eventually(() => collector.spans.some((s) => s.name === "GET /status"), "the /status span to arrive")
 
     expect(collector.paths.every((p) => p === "POST /v1/traces")).toBe(true)
+    expect(collector.keys.length).toBeGreaterThan(0)
+    expect(collector.keys.every((k) => k === "k 123")).toBe(true)
     expect(new Set(collector.spans.map((s) => s.service))).toEqual(new Set(["svc-gateway"]))
     const status = collector.spans.find((s) => s.name === "GET /status")!
     expect(status.kind).toBe(SERVER)
