@@ -8,8 +8,8 @@
  * `src/contracts/deviceIdentity.ts`; this module only creates, stores and
  * signs.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises"
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto"
+import { chmod, link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { deviceIdFromPubkey, proofTranscript } from "../../services/ws-sessions/deviceIdentity.ts"
 import { GATEWAY_PROTOCOL_REV, type WsPeerRole } from "../../services/ws-sessions/schema.ts"
@@ -165,14 +165,20 @@ export const loadOrCreateDeviceIdentity = async (path: string): Promise<DeviceId
   await mkdir(dirname(path), { recursive: true, mode: 0o700 })
   const identity = generateDeviceIdentity()
   const stored: StoredDeviceIdentity = { v: 1, ...identity }
+  // Written whole to a private temporary file, then hard-linked into place: the link is atomic and exclusive, so a
+  // racing reader never sees a half-written file and a racing writer gets EEXIST and reads the winner's identity.
+  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
   try {
-    await writeFile(path, JSON.stringify(stored, null, 2) + "\n", { mode: 0o600, flag: "wx" })
+    await writeFile(temporary, JSON.stringify(stored, null, 2) + "\n", { mode: 0o600, flag: "wx" })
+    // `mode` is filtered by the umask; make sure the result is exactly 0600.
+    await chmod(temporary, 0o600)
+    await link(temporary, path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return readIdentityFile(path)
     throw error
+  } finally {
+    await unlink(temporary).catch(() => undefined)
   }
-  // `mode` is filtered by the umask; make sure the result is exactly 0600.
-  await chmod(path, 0o600)
   return identity
 }
 

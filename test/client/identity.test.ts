@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from "node:fs"
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { deviceIdFromPubkey, proofTranscript, verifyProof } from "../../services/ws-sessions/deviceIdentity.ts"
 import {
   DeviceIdentityError,
@@ -86,10 +86,11 @@ describe("loadOrCreateDeviceIdentity", () => {
 
   it("concurrent first calls agree on one identity", async () => {
     const path = join(tempDir(), "device.json")
-    const [a, b, c] = await Promise.all([1, 2, 3].map(() => loadOrCreateDeviceIdentity(path)))
-    expect(b).toEqual(a)
-    expect(c).toEqual(a)
-    expect(JSON.parse(readFileSync(path, "utf8")).device_id).toBe(a!.device_id)
+    // Many at once: a reader must never see a half-written file (it is linked into place whole).
+    const all = await Promise.all(Array.from({ length: 16 }, () => loadOrCreateDeviceIdentity(path)))
+    for (const other of all) expect(other).toEqual(all[0])
+    expect(JSON.parse(readFileSync(path, "utf8")).device_id).toBe(all[0]!.device_id)
+    expect(readdirSync(dirname(path))).toEqual(["device.json"])
   })
 
   it("tightens a loaded file readable by others to 0600", async () => {
