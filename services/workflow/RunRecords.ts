@@ -29,7 +29,7 @@ import {
 import { RunOutcomes } from "./RunOutcomes.ts"
 import { type NewAttempt, RunsRepo, type TransitionWrite } from "./runs/RunsRepo.ts"
 import type { ExecutionAttempt, ExecutionRun } from "./runs/schema.ts"
-import type { MachineKind, StatusOf } from "./runs/states.ts"
+import { isTerminal, type MachineKind, type StatusOf } from "./runs/states.ts"
 
 /** The envelope scope of a run's events. */
 export const runScope = (run_id: string) => ({ kind: "run", run_id })
@@ -118,17 +118,20 @@ export class RunRecords extends Context.Service<RunRecords, {
           if (record === undefined) return Effect.void
           const run_id = (record as { readonly run_id: string }).run_id
           switch (kind) {
-            case "run":
+            case "run": {
+              // In the move's transaction: its audit event. After the commit, in one effect: the run event, the
+              // metric, and the end for the run-end listeners.
+              const run = record as ExecutionRun
+              const event = runEventOf(from, to)
               return Effect.andThen(
-                auditRun(record as ExecutionRun, from, to),
-                COUNTED_RUN_STATUSES.has(to)
-                  ? Effect.andThen(announce(runEventOf(from, to), record, run_id), afterCommit(() => metrics.workflowRun(to)))
-                  : announce(runEventOf(from, to), record, run_id)
-              ).pipe(
-                Effect.andThen(to === "succeeded" || to === "failed" || to === "cancelled"
-                  ? sql.afterCommit(outcomes.ended(record as ExecutionRun))
-                  : Effect.void)
+                auditRun(run, from, to),
+                sql.afterCommit(Effect.gen(function*() {
+                  if (event !== undefined) yield* events.publish(event, run, runScope(run.run_id))
+                  if (metrics.enabled && COUNTED_RUN_STATUSES.has(to)) metrics.workflowRun(to)
+                  if (isTerminal("run", to as StatusOf["run"])) yield* outcomes.ended(run)
+                }))
               )
+            }
             case "step":
               return announce(StepUpdated, record, run_id)
             case "attempt": {
