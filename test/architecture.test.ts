@@ -35,7 +35,7 @@ const violations = (files: ReadonlyArray<string>, allowed: (target: string) => b
 const isSchemaOnly = (target: string): boolean =>
   // A subsystem's schema files, also one folder down (services/workflow/runs/schema.ts).
   /^services\/[^/]+(\/[^/]+)?\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
-  /^services\/shared\/(decode|json|errors)\.ts$/.test(target)
+  /^services\/shared\/(decode|json|errors|schemas)\.ts$/.test(target)
 
 describe("dependency direction", () => {
   it("services import only services and shared infrastructure (settings, storage, rate-limit store, secret providers)", () => {

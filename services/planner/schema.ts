@@ -10,6 +10,7 @@
  */
 import { Effect, Schema } from "effect"
 import { bounded, LARGE_JSON } from "../shared/json.ts"
+import { nonEmptyText } from "../shared/schemas.ts"
 
 // ---------------------------------------------------------------------------
 // ActionPrimitive (reference §6.2)
@@ -95,11 +96,6 @@ export const MAX_TEXT_LENGTH = 65_536
 // The last check's `expected` also words a type mismatch, so it names the type too.
 const text = (max: number) =>
   Schema.String.check(Schema.isMaxLength(max, { expected: `a string of at most ${max} characters` }))
-const nonEmptyText = (max: number) =>
-  Schema.String.check(
-    Schema.isMinLength(1, { expected: "a non-empty string" }),
-    Schema.isMaxLength(max, { expected: `a non-empty string of at most ${max} characters` })
-  )
 
 /** The message that triggered the plan (its other fields are ignored). */
 export const PlanTriggerMessage = Schema.Struct({

@@ -11,12 +11,7 @@ import { BundleDecision } from "../policy-bundle/schema.ts"
 import { bounded, SMALL_JSON } from "../shared/json.ts"
 import { WorkflowKey, WorkflowLane } from "../workflow/runs/keys.ts"
 import { WorkflowRunRequest, WorkflowStep } from "../workflow/runs/schema.ts"
-
-const text = (max: number) =>
-  Schema.String.check(
-    Schema.isMinLength(1, { expected: "a non-empty string" }),
-    Schema.isMaxLength(max, { expected: `a non-empty string of at most ${max} characters` })
-  )
+import { nonEmptyText as text } from "../shared/schemas.ts"
 
 /**
  * Longest playbook id (119 characters): the default workflow key of an

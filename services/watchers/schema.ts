@@ -16,17 +16,9 @@ import { AgentId } from "../shared/agent.ts"
 import { bounded, LARGE_JSON } from "../shared/json.ts"
 import { WorkflowKey, WorkflowLane } from "../workflow/runs/keys.ts"
 import { MAX_ID_LENGTH, MAX_STEPS, WorkflowStep } from "../workflow/runs/schema.ts"
+import { nonEmptyText as text, intBetween } from "../shared/schemas.ts"
 
 /** A string of 1..`max` characters. */
-const text = (max: number) =>
-  Schema.String.check(
-    Schema.isMinLength(1, { expected: `a non-empty string of at most ${max} characters` }),
-    Schema.isMaxLength(max, { expected: `a non-empty string of at most ${max} characters` })
-  )
-
-const intBetween = (minimum: number, maximum: number) =>
-  Schema.Int.check(Schema.isBetween({ minimum, maximum }, { expected: `an integer from ${minimum} to ${maximum}` }))
-
 /** What fires a watcher. */
 export const TRIGGER_TYPES = ["periodic", "plan_complete", "webhook"] as const
 export const TriggerType = Schema.Literals(TRIGGER_TYPES).annotate({

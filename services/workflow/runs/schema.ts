@@ -16,15 +16,7 @@ import { ActionPrimitive } from "../../planner/schema.ts"
 import { bounded, LARGE_JSON, SMALL_JSON } from "../../shared/json.ts"
 import { DEFAULT_LANE, WorkflowKey, WorkflowLane } from "./keys.ts"
 import { ATTEMPT_STATUSES, JOB_STATUSES, RUN_STATUSES, STEP_STATUSES } from "./states.ts"
-
-const text = (max: number) =>
-  Schema.String.check(
-    Schema.isMinLength(1, { expected: "a non-empty string" }),
-    Schema.isMaxLength(max, { expected: `a non-empty string of at most ${max} characters` })
-  )
-
-const intBetween = (minimum: number, maximum: number) =>
-  Schema.Int.check(Schema.isBetween({ minimum, maximum }, { expected: `an integer from ${minimum} to ${maximum}` }))
+import { nonEmptyText as text, intBetween } from "../../shared/schemas.ts"
 
 // ---------------------------------------------------------------------------
 // Steps and the run request
