@@ -12,13 +12,12 @@
  * a scrape taken before the action, or use labels only this file produces.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { GatewayMetrics, METRICS } from "../../services/diagnostics/metrics.ts"
 import { eventually } from "../support/eventually.ts"
+import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { type Exposition, parseExposition } from "../support/prometheus.ts"
 import { connectPeer } from "../support/wsPeer.ts"
@@ -33,14 +32,13 @@ network_egress:
 
 describe("GET /metrics", () => {
   let gw: TestGateway
-  let server: Server
+  let http: HttpTarget
   let target: string
   const closers: Array<() => void> = []
 
   beforeAll(async () => {
-    server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"))
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    http = await startHttpTarget(() => ({}))
+    target = http.url
     const home = mkdtempSync(join(tmpdir(), "svc-metrics-"))
     writeFileSync(join(home, "policy.yml"), POLICY)
     gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, home })
@@ -48,7 +46,7 @@ describe("GET /metrics", () => {
   afterAll(async () => {
     for (const close of closers) close()
     await gw?.close()
-    await new Promise((resolve) => server?.close(resolve))
+    await http?.close()
   })
 
   const scrape = async (): Promise<Exposition & { readonly text: string }> => {

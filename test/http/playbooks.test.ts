@@ -11,14 +11,13 @@
  * Confirm pause from `run.paused`), 400s and 404s.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { StorageMemoryTest } from "../../layers/gateway.ts"
 import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
+import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
@@ -86,17 +85,6 @@ steps:
   return home
 }
 
-/** A local HTTP server counting requests by path. */
-const startTarget = async () => {
-  const calls: Array<string> = []
-  const server = createServer((req, res) => {
-    calls.push(`${req.method} ${req.url}`)
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true }))
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { server, calls, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` }
-}
-
 const helpers = (gw: TestGateway) => {
   const auth = (token = gw.adminToken) => ({ authorization: `Bearer ${token}` })
   return {
@@ -115,19 +103,19 @@ const helpers = (gw: TestGateway) => {
 
 describe("playbooks with the engine off (SQLite)", () => {
   let gw: TestGateway
-  let target: Awaited<ReturnType<typeof startTarget>>
+  let target: HttpTarget
   let home: string
   let h: ReturnType<typeof helpers>
 
   beforeAll(async () => {
-    target = await startTarget()
+    target = await startHttpTarget()
     home = homeWith(target.url)
     gw = await startGateway({ rateLimitMax: 10_000, home })
     h = helpers(gw)
   })
   afterAll(async () => {
     await gw?.close()
-    await new Promise((resolve) => target?.server.close(resolve))
+    await target?.close()
   })
 
   it("GET /playbooks lists the loaded playbooks by id and the files that failed, with lines", async () => {
@@ -242,12 +230,12 @@ const databases = [
 
 for (const database of databases) describe(`playbooks with SVC_ENGINE_API_ENABLED=1 (${database.name})`, () => {
   let gw: TestGateway
-  let target: Awaited<ReturnType<typeof startTarget>>
+  let target: HttpTarget
   let h: ReturnType<typeof helpers>
   let peer: Awaited<ReturnType<typeof connectPeer>>["peer"]
 
   beforeAll(async () => {
-    target = await startTarget()
+    target = await startHttpTarget()
     gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, cliEnabled: true, home: homeWith(target.url) }, database.storage())
     h = helpers(gw)
     peer = (await connectPeer(gw.url, gw.adminToken)).peer
@@ -255,7 +243,7 @@ for (const database of databases) describe(`playbooks with SVC_ENGINE_API_ENABLE
   afterAll(async () => {
     peer?.ws.close()
     await gw?.close()
-    await new Promise((resolve) => target?.server.close(resolve))
+    await target?.close()
   })
 
   const runOf = async (run_id: string) => (await h.get(`/workflow/runs/${run_id}`)).body

@@ -11,8 +11,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -20,6 +18,7 @@ import { StorageMemoryTest } from "../../layers/gateway.ts"
 import { SecretResolver } from "../../services/secrets/SecretStore.ts"
 import { SNAPSHOT_TABLES } from "../../services/snapshots/registry.ts"
 import { postgres } from "../support/databases.ts"
+import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { HTTP_POLICY, type Populated, populate } from "../support/populate.ts"
 import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
@@ -57,7 +56,7 @@ const tablesOf = (gw: TestGateway) =>
     return rows.map((r) => r.name).sort()
   }))
 
-let server: Server
+let http: HttpTarget
 let target: string
 let home: string
 let a: TestGateway
@@ -65,9 +64,8 @@ let filled: Populated
 let bundleA: any
 
 beforeAll(async () => {
-  server = createServer((_req, res) => void res.writeHead(200, { "content-type": "application/json" }).end("{\"ok\":true}"))
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  http = await startHttpTarget()
+  target = http.url
   home = homeWithPolicy()
   a = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, home })
   filled = await populate(a, target)
@@ -75,7 +73,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
   await a?.close()
-  await new Promise((resolve) => server?.close(resolve))
+  await http?.close()
 })
 
 describe("GET /snapshot/export", () => {

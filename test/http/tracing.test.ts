@@ -8,12 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Tracer } from "effect"
-import { createServer, type Server } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
+import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
@@ -55,13 +56,12 @@ const attribute = (span: OtlpSpan, key: string) => span.attributes.find((a) => a
 
 describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   let collector: Awaited<ReturnType<typeof startCollector>>
-  let target: Server
+  let target: HttpTarget
   let gw: TestGateway
 
   beforeAll(async () => {
     collector = await startCollector()
-    target = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"))
-    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve))
+    target = await startHttpTarget(() => ({}))
     const home = mkdtempSync(join(tmpdir(), "svc-tracing-"))
     writeFileSync(join(home, "policy.yml"), "v: 1\ntools:\n  allow: [tool.http.fetch]\nnetwork_egress:\n  allow: [\"http://127.0.0.1:*\"]\n")
     // OTEL_EXPORTER_OTLP_HEADERS: sent with every export (values URI-encoded).
@@ -72,7 +72,7 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
   afterAll(async () => {
     await gw?.close()
     await new Promise((resolve) => collector?.server.close(resolve))
-    await new Promise((resolve) => target?.close(resolve))
+    await target?.close()
   })
 
   it("exports a span per HTTP request, WS request, step attempt and SQL statement", async () => {
@@ -82,7 +82,7 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     const { peer } = await connectPeer(gw.url, gw.adminToken)
     expect((await peer.request("ping", {})).ok).toBe(true)
     peer.ws.close()
-    const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`
+    const url = target.url
     const run = await readJson(await postJson(gw, "/workflow/run", { key: "agent:trace:main", steps: [{ type: "Http", args: { method: "GET", url } }] }, gw.adminToken))
     await eventually(async () => (await readJson(await gw.fetch(`/workflow/runs/${run.run_id}`, { headers }))).run?.status === "succeeded", "the run", 30_000)
 

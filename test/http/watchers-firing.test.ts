@@ -21,8 +21,6 @@
  */
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -35,6 +33,7 @@ import { RunsRepo } from "../../services/workflow/runs/RunsRepo.ts"
 import { Workflow } from "../../services/workflow/Workflow.ts"
 import { postgresDatabase, postgresUrl, sharedPostgresSchema } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
+import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer, type TestPeer } from "../support/wsPeer.ts"
 
@@ -296,20 +295,19 @@ network_egress:
 
 for (const database of databases) describe(`plan_complete watchers (${database.name})`, () => {
   let gw: TestGateway
-  let server: Server
+  let http: HttpTarget
   let target: string
 
   beforeAll(async () => {
-    server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}"))
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    http = await startHttpTarget(() => ({}))
+    target = http.url
     const home = mkdtempSync(join(tmpdir(), "svc-watchers-pc-"))
     writeFileSync(join(home, "policy.yml"), POLICY)
     gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, automationEnabled: true, home }, database.storage())
   })
   afterAll(async () => {
     await gw?.close()
-    await new Promise((resolve) => server?.close(resolve))
+    await http?.close()
   })
 
   const post = async (path: string, body: unknown) => {

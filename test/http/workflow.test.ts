@@ -10,14 +10,13 @@
  * SQLite, and on PostgreSQL when SVC_TEST_DATABASE_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { StorageMemoryTest } from "../../layers/gateway.ts"
+import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
@@ -65,25 +64,20 @@ const databases = [
 
 for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_ENABLED=1 (${database.name})`, () => {
   let gw: TestGateway
-  let server: Server
+  let upstream: HttpTarget
   let target: string
-  let calls = 0
   let peer: Awaited<ReturnType<typeof connectPeer>>["peer"]
 
   beforeAll(async () => {
-    server = createServer((_req, res) => {
-      calls++
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ n: calls }))
-    })
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    upstream = await startHttpTarget((n) => ({ n }))
+    target = upstream.url
     gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, home: homeWithPolicy(POLICY) }, database.storage())
     peer = (await connectPeer(gw.url, gw.adminToken)).peer
   })
   afterAll(async () => {
     peer?.ws.close()
     await gw?.close()
-    await new Promise((resolve) => server?.close(resolve))
+    await upstream?.close()
   })
 
   const get = async (path: string) => {
@@ -106,12 +100,12 @@ for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_
   }
 
   it("runs two Http steps to completion", async () => {
-    const before = calls
+    const before = upstream.calls.length
     const started = await post("/workflow/run", { key: KEY, steps: [http(), http()] })
     expect(started.status).toBe(200)
     expect(started.body).toMatchObject({ status: "ok", key: KEY, lane: "main", steps_count: 2 })
     await eventually(async () => (await runStatus(started.body.run_id)) === "succeeded", "run succeeded", 30_000)
-    expect(calls - before).toBe(2)
+    expect(upstream.calls.length - before).toBe(2)
     const detail = (await get(`/workflow/runs/${started.body.run_id}`)).body
     expect(detail.steps.map((s: any) => s.status)).toEqual(["succeeded", "succeeded"])
     const listed = (await get(`/workflow/runs?key=${encodeURIComponent(KEY)}`)).body
@@ -164,10 +158,10 @@ for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_
   })
 
   it("pauses for a policy approval where the bundle asks; approving continues the run", async () => {
-    const before = calls
+    const before = upstream.calls.length
     const { run_id, event } = await startPaused([http("ask/1"), http()])
     expect(event).toMatchObject({ step_index: 0, reason: "policy" })
-    expect(calls - before).toBe(0)
+    expect(upstream.calls.length - before).toBe(0)
     const detail = (await get(`/workflow/runs/${run_id}`)).body
     expect(detail.run).toMatchObject({ status: "paused", paused_reason: "policy" })
     expect(detail.run.policy_snapshot_id).toEqual(expect.any(String))
@@ -176,7 +170,7 @@ for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_
     expect(approval.context.policy.policy_snapshot_id).toBe(detail.run.policy_snapshot_id)
     expect((await post(`/approvals/${event.approval_id}/respond`, { decision: "approved" })).status).toBe(200)
     await eventually(async () => (await runStatus(run_id)) === "succeeded", "run succeeded", 30_000)
-    expect(calls - before).toBe(2)
+    expect(upstream.calls.length - before).toBe(2)
     const attempt = (await get(`/workflow/runs/${run_id}`)).body.steps[0].attempts[0]
     expect(attempt.policy_decision).toMatchObject({ decision: "require_approval" })
   })
@@ -188,13 +182,13 @@ for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_
   })
 
   it("fails the step and the run with policy_denied where the bundle denies", async () => {
-    const before = calls
+    const before = upstream.calls.length
     const started = await post("/workflow/run", { key: KEY, steps: [http(), http("denied/x"), http()] })
     await eventually(async () => (await runStatus(started.body.run_id)) === "failed", "run failed", 30_000)
     const detail = (await get(`/workflow/runs/${started.body.run_id}`)).body
     expect(detail.steps.map((s: any) => s.status)).toEqual(["succeeded", "failed", "skipped"])
     expect(detail.steps[1].attempts[0].error).toEqual({ code: "policy_denied", message: `policy denied tool.http.fetch (${target}denied/x)` })
-    expect(calls - before).toBe(1)
+    expect(upstream.calls.length - before).toBe(1)
   })
 })
 
@@ -207,18 +201,13 @@ for (const database of databases) describe(`workflow routes with SVC_ENGINE_API_
  */
 describe("workflow: approve always, concurrency slots, WS resume and cancel", () => {
   let gw: TestGateway
-  let server: Server
+  let upstream: HttpTarget
   let target: string
-  let calls = 0
   let peer: Awaited<ReturnType<typeof connectPeer>>["peer"]
 
   beforeAll(async () => {
-    server = createServer((_req, res) => {
-      calls++
-      res.writeHead(200, { "content-type": "application/json" }).end("{}")
-    })
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/always`
+    upstream = await startHttpTarget(() => ({}))
+    target = `${upstream.url}always`
     const home = homeWithPolicy(`v: 1\nnetwork_egress:\n  allow: ["http://127.0.0.1:*"]\n`)
     gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, execConcurrency: 1, home })
     peer = (await connectPeer(gw.url, gw.adminToken)).peer
@@ -226,7 +215,7 @@ describe("workflow: approve always, concurrency slots, WS resume and cancel", ()
   afterAll(async () => {
     peer?.ws.close()
     await gw?.close()
-    await new Promise((resolve) => server?.close(resolve))
+    await upstream?.close()
   })
 
   const auth = () => ({ authorization: `Bearer ${gw.adminToken}` })
@@ -265,11 +254,11 @@ describe("workflow: approve always, concurrency slots, WS resume and cancel", ()
   it("a paused run holds no concurrency slot; workflow.resume and workflow.cancel over WebSocket", async () => {
     const held = await pausedRun("agent:slot1:main", [{ type: "Confirm" }])
     const other = await pausedRun("agent:slot2:main", [{ type: "Confirm" }])
-    const before = calls
+    const before = upstream.calls.length
     // With SVC_EXEC_CONCURRENCY=1 and two paused runs, a third run's step still runs.
     const free = await post("/workflow/run", { key: "agent:always:main", steps: [{ type: "Http", args: { url: target } }] })
     await eventually(async () => (await runStatus(free.body.run_id)) === "succeeded", "free run succeeded", 30_000)
-    expect(calls - before).toBe(1)
+    expect(upstream.calls.length - before).toBe(1)
 
     expect((await peer.request("workflow.resume", { token: held.event.resume_token })).result).toEqual({ status: "ok", run_id: held.run_id })
     await eventually(async () => (await runStatus(held.run_id)) === "succeeded", "held run succeeded", 30_000)
