@@ -70,19 +70,22 @@ export const gatewayMiddleware = (routes: ReadonlyArray<RouteEntry>) => HttpRout
     const settings = yield* GatewayConfig
     const metrics = yield* GatewayMetrics
     const audit = yield* AuditLog
-    // Looked up only when a request is refused: the route's template, never its raw path.
-    const routeTemplate = makeRouteMatcher(routes, (entry) => entry.path)
-    const auditDenied = (principal: Principal, method: string, url: string, access: RouteAccess | undefined, denied: Forbidden) =>
+    // The refused route's template, never its raw path.
+    const auditDenied = (principal: Principal, method: string, template: string, access: RouteAccess | undefined, denied: Forbidden) =>
       audit.appendOrLog(AuditChains.auth, authzDenied(principal, {
         transport: "http",
-        route: routeTemplate(method, pathOf(url)) ?? "/*",
+        route: template,
         method,
         required_scope: access === undefined ? null : requiredScope(access, method) ?? null,
         reason: denied.message
       }))
-    // One metrics series per declared route, built now: a request only looks its route up.
-    const matchRoute = makeRouteMatcher(routes, (entry) => ({ access: entry.access, series: metrics.httpRoute(entry.path) }))
-    const unmatched = { access: undefined, series: metrics.httpRoute("/*") }
+    // One lookup per request gives the route's access rule, template and metrics series (built now, once per route).
+    const matchRoute = makeRouteMatcher(routes, (entry) => ({
+      access: entry.access,
+      template: entry.path,
+      series: metrics.httpRoute(entry.path)
+    }))
+    const unmatched = { access: undefined, template: "/*", series: metrics.httpRoute("/*") }
     const authFailed = (reason: AuthFailureReason) => metrics.authFailure(reason)
     const credentialRefused = (error: unknown) =>
       Effect.sync(() => {
@@ -132,7 +135,7 @@ export const gatewayMiddleware = (routes: ReadonlyArray<RouteEntry>) => HttpRout
               const denied = authorizationFailure(access, method, principal)
               if (denied === undefined) return runAs(principal)
               authFailed("forbidden")
-              return Effect.andThen(auditDenied(principal, method, request.url, access, denied), Effect.fail(denied))
+              return Effect.andThen(auditDenied(principal, method, route.template, access, denied), Effect.fail(denied))
             })
           }
         }
