@@ -3,15 +3,14 @@
  * each (`Workflow.resume` for the runtime's resume). Execution and the
  * runtime check `SVC_ENGINE_API_ENABLED` first.
  */
-import { Effect, Result } from "effect"
+import { Effect } from "effect"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Playbooks } from "../../services/playbooks/Playbooks.ts"
 import {
-  PlaybookExecuteRequest,
+  type PlaybookExecuteRequest,
   type PlaybookRuntimeRequest,
   type PlaybookRuntimeResponse
 } from "../../services/playbooks/schema.ts"
-import { makeDecoder, parseJsonBody } from "../../services/shared/decode.ts"
 import { InvalidRequest, type NotFound } from "../../services/shared/errors.ts"
 import { Workflow } from "../../services/workflow/Workflow.ts"
 import { GatewayApi } from "./api/index.ts"
@@ -20,16 +19,7 @@ import { handlers } from "./router.ts"
 /** The answer when the engine is off (gateway-api.md "Playbooks": 400 unsupported). */
 export const ENGINE_DISABLED_MESSAGE = "unsupported: the workflow engine is not enabled (SVC_ENGINE_API_ENABLED=1)"
 
-const decodeExecute = makeDecoder(PlaybookExecuteRequest)
-
 type PlaybookRuntimeRun = Extract<PlaybookRuntimeRequest, { readonly action: "run" }>
-
-/** The optional execute body: empty (or whitespace) is `{}`. */
-const executeBody = (text: string): Result.Result<PlaybookExecuteRequest, string> => {
-  if (text.trim() === "") return Result.succeed({})
-  const parsed = parseJsonBody(text)
-  return Result.isFailure(parsed) ? Result.fail(parsed.failure) : decodeExecute(parsed.success)
-}
 
 /** The execute fields of a runtime `run` request. */
 const requestOf = ({ action: _action, playbook_id: _id, ...request }: PlaybookRuntimeRun): PlaybookExecuteRequest => request
@@ -45,12 +35,7 @@ export const PlaybooksHttp = handlers(GatewayApi, "playbooks", Effect.gen(functi
     list: () => playbooks.list,
     get: ({ params }) => playbooks.get(params.id),
     run: ({ params }) => playbooks.dryRun(params.id),
-    execute: ({ params, request }) =>
-      engine(Effect.gen(function*() {
-        const body = executeBody(yield* request.text)
-        if (Result.isFailure(body)) return yield* new InvalidRequest({ message: body.failure })
-        return yield* playbooks.execute(params.id, body.success)
-      })),
+    execute: ({ params, payload }) => engine(playbooks.execute(params.id, payload)),
     runtime: ({ payload }) =>
       engine<PlaybookRuntimeResponse, NotFound, never>(
         payload.action === "resume"

@@ -18,7 +18,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
 import { type Decoder, makeDecoder, parseJsonBody } from "../../services/shared/decode.ts"
 import { InvalidRequest } from "../../services/shared/errors.ts"
-import { Access, type RouteAccess } from "./api/access.ts"
+import { Access, OptionalBody, type RouteAccess } from "./api/access.ts"
 import { json } from "./respond.ts"
 
 /** What a handler receives: the decoded path params, query and payload its endpoint declares, and the request. */
@@ -151,7 +151,8 @@ const queryRecord = (url: string): Record<string, string | Array<string>> => {
 const makeRoute = (
   endpoint: HttpApiEndpoint.Top,
   status: number,
-  handler: AnyHandler
+  handler: AnyHandler,
+  optionalBody: boolean
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext> => {
   const decodeParams = decoderOf(endpoint.params, "path")
   const decodeQuery = decoderOf(endpoint.query, "query")
@@ -175,7 +176,7 @@ const makeRoute = (
     }
     if (decodePayload === undefined) return withRequest(request, fields)
     return Effect.flatMap(request.text, (text) => {
-      const parsed = parseJsonBody(text)
+      const parsed = optionalBody && text.trim() === "" ? Result.succeed({}) : parseJsonBody(text)
       if (Result.isFailure(parsed)) return invalid(parsed.failure)
       const payload = decodePayload(parsed.success)
       if (Result.isFailure(payload)) return invalid(payload.failure)
@@ -217,12 +218,12 @@ export const layer = <const Groups extends ReadonlyArray<HttpHandlerGroup<any>>>
         seen.add(group.identifier)
         if (!built.has(group.identifier)) problems.push(`HTTP group ${group.identifier} has no handlers`)
       },
-      onEndpoint: ({ endpoint, group, successes }) => {
+      onEndpoint: ({ endpoint, group, successes, mergedAnnotations }) => {
         const handlers = built.get(group.identifier)
         if (handlers === NotServed) return
         const handler = handlers?.[endpoint.identifier]
         if (handler === undefined) return void problems.push(`HTTP endpoint ${group.identifier}.${endpoint.identifier} has no handler`)
-        routes.push(HttpRouter.route(endpoint.method as "GET", endpoint.path as `/${string}`, makeRoute(endpoint, successStatus(successes), handler)))
+        routes.push(HttpRouter.route(endpoint.method as "GET", endpoint.path as `/${string}`, makeRoute(endpoint, successStatus(successes), handler, mergedAnnotations.mapUnsafe.get(OptionalBody.key) === true)))
       }
     })
     for (const name of built.keys()) if (!seen.has(name)) problems.push(`HTTP handlers for undeclared group ${name}`)

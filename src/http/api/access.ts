@@ -52,3 +52,12 @@ export const requiredScope = (access: RouteAccess, method: string): string | und
       return undefined
   }
 }
+
+/**
+ * Marks an endpoint whose JSON body is optional: an empty (or blank) body is
+ * decoded as `{}` by the router (e.g. `POST /playbooks/:id/execute`, "optional
+ * JSON" in gateway-api.md). Other endpoints answer 400 to an empty body.
+ */
+export const OptionalBody = Context.Reference<boolean>("svc-gateway/http/OptionalBody", {
+  defaultValue: () => false
+})

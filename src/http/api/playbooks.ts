@@ -7,21 +7,22 @@
  * `SVC_ENGINE_API_ENABLED=1`.
  *
  * `POST /playbooks/:id/execute` takes an optional JSON body
- * (`PlaybookExecuteRequest`; empty means `{}`), decoded by its handler, so
- * it declares no payload here.
+ * (`PlaybookExecuteRequest`; empty means `{}`: the {@link OptionalBody}
+ * annotation).
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import {
   PlaybookDetail,
   PlaybookDryRun,
+  PlaybookExecuteRequest,
   PlaybookExecuteResponse,
   PlaybookListResponse,
   PlaybookRuntimeRequest,
   PlaybookRuntimeResponse
 } from "../../../services/playbooks/schema.ts"
 import { NotFound } from "../../../services/shared/errors.ts"
-import { Access, OPERATOR } from "./access.ts"
+import { Access, OPERATOR, OptionalBody } from "./access.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: Schema.String }
@@ -33,7 +34,12 @@ export const PlaybooksApi = HttpApiGroup.make("playbooks")
     HttpApiEndpoint.get("list", "/playbooks", { success: PlaybookListResponse, error: REQUEST_ERRORS }),
     HttpApiEndpoint.get("get", "/playbooks/:id", { params, success: PlaybookDetail, error: errors }),
     HttpApiEndpoint.post("run", "/playbooks/:id/run", { params, success: PlaybookDryRun, error: errors }),
-    HttpApiEndpoint.post("execute", "/playbooks/:id/execute", { params, success: PlaybookExecuteResponse, error: errors }),
+    HttpApiEndpoint.post("execute", "/playbooks/:id/execute", {
+      params,
+      payload: PlaybookExecuteRequest,
+      success: PlaybookExecuteResponse,
+      error: errors
+    }).annotate(OptionalBody, true),
     HttpApiEndpoint.post("runtime", "/playbooks/runtime", {
       payload: PlaybookRuntimeRequest,
       success: PlaybookRuntimeResponse,
