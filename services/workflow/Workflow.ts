@@ -95,6 +95,10 @@ export interface RunOptions {
   readonly trigger?: Readonly<Record<string, unknown>> | undefined
 }
 
+/** How soon a cancel looks again whether the attempt in flight has ended: 10 ms, doubling up to 250 ms. */
+const CANCEL_POLL_FIRST_MS = 10
+const CANCEL_POLL_MAX_MS = 250
+
 /** A run that may still be cancelled. */
 const isOpen = (status: RunStatus): boolean => status === "queued" || status === "running" || status === "paused"
 
@@ -204,6 +208,32 @@ export const WorkflowNoDeps: Layer.Layer<
         return { status: "ok" as const, run_id: used.run_id }
       })
 
+    /**
+     * Writes the cancel of an open run (`RunRecords.cancelRun`), waiting
+     * while one of its attempts is in flight: that attempt ends as it happens
+     * and records its real outcome; the engine, interrupted, starts nothing
+     * after it. Past the attempt's deadline (its `timeout_ms`, plus a grace
+     * period) the cancel is written anyway.
+     */
+    const writeCancel = (run_id: string, detail: string | null) =>
+      Effect.gen(function*() {
+        let until: number | undefined
+        for (let polls = 0;; polls++) {
+          const at = yield* now
+          const force = until !== undefined && Date.parse(at) > until
+          const outcome = yield* repo.transaction(records.cancelRun(run_id, at, detail, { force })).pipe(
+            // An attempt started while the cancel was written (PostgreSQL): rolled back, waited for.
+            Effect.catchTag("StepStartedDuringCancel", () => Effect.succeed(undefined)),
+            Effect.orDie
+          )
+          if (outcome !== undefined && outcome._tag !== "in_flight") return outcome
+          if (outcome !== undefined) until = outcome.until
+          // Once more: an execution the first interrupt did not find (the run was admitted meanwhile) stops too.
+          if (polls === 0) yield* runs.cancel(run_id)
+          yield* Effect.sleep(Math.min(CANCEL_POLL_MAX_MS, CANCEL_POLL_FIRST_MS * 2 ** polls))
+        }
+      })
+
     const cancel = (run_id: string, reason?: string) =>
       Effect.gen(function*() {
         const current = yield* repo.getRunRecord(run_id).pipe(Effect.orDie)
@@ -213,13 +243,14 @@ export const WorkflowNoDeps: Layer.Layer<
           return { status: "ok" as const, run_id, cancelled: true }
         }
         if (!isOpen(current.status)) return { status: "ok" as const, run_id, cancelled: false }
+        // The engine first: it starts nothing new (durably: also after a restart, see RunWorkflow's `cancelled`).
         yield* runs.cancel(run_id)
-        const at = yield* now
-        const moved = yield* repo.transaction(records.cancelRun(run_id, at, reason ?? null)).pipe(Effect.orDie)
-        yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
+        const outcome = yield* writeCancel(run_id, reason ?? null)
+        if (outcome._tag === "cancelled") yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
         yield* lanes.signal({ key: current.key, lane: current.lane })
-        // Not moved: a racing writer ended it first (a denied pause cancels it too).
-        const cancelled = moved || (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled"
+        // Not open any more: a racing writer ended it first (a denied pause cancels it too).
+        const cancelled = outcome._tag === "cancelled" ||
+          (outcome._tag === "not_open" && (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled")
         return { status: "ok" as const, run_id, cancelled }
       })
 

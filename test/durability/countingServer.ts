@@ -21,6 +21,8 @@ export interface CountingServer {
   readonly heldOpen: () => number
   /** Stops holding `/block/` requests and answers the held ones still open. */
   readonly release: () => void
+  /** Calls `listener` with the path each time a response is completed (after it is counted in `answered`). */
+  readonly onAnswered: (listener: (path: string) => void) => void
   /** Every path and its counts, for failure messages. */
   readonly summary: () => Record<string, { requested: number; answered: number }>
   readonly close: () => Promise<void>
@@ -33,11 +35,15 @@ export const startCountingServer = async (): Promise<CountingServer> => {
   const requested = new Map<string, number>()
   const answered = new Map<string, number>()
   const held: Array<{ path: string; res: ServerResponse }> = []
+  const listeners: Array<(path: string) => void> = []
   let blocking = true
 
   const answer = (path: string, res: ServerResponse) => {
     if (res.destroyed || res.socket === null || res.socket.destroyed) return
-    res.on("finish", () => bump(answered, path))
+    res.on("finish", () => {
+      bump(answered, path)
+      for (const listener of listeners) listener(path)
+    })
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path }))
   }
 
@@ -59,6 +65,7 @@ export const startCountingServer = async (): Promise<CountingServer> => {
       blocking = false
       for (const { path, res } of held.splice(0)) answer(path, res)
     },
+    onAnswered: (listener) => void listeners.push(listener),
     summary: () =>
       Object.fromEntries(
         [...requested.keys()].sort().map((path) => [path, { requested: requested.get(path) ?? 0, answered: answered.get(path) ?? 0 }])

@@ -10,6 +10,8 @@ import type { Principal } from "../../../services/auth/principal.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import type { WorkflowStep } from "../../../services/workflow/runs/schema.ts"
+import { WorkflowRuns } from "../../../services/workflow/engine/WorkflowRuns.ts"
+import { RunsRepo } from "../../../services/workflow/runs/RunsRepo.ts"
 import { Workflow, workflowWith } from "../../../services/workflow/Workflow.ts"
 import { fakeConnection } from "../../support/connections.ts"
 import { sqliteFile } from "../../support/databases.ts"
@@ -36,10 +38,16 @@ export type WorkflowRuntime = ReturnType<typeof makeWorkflowRuntime>
 export const workflowHelpers = (runtime: WorkflowRuntime) => {
   const use = <A, E>(f: (wf: Workflow["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(Workflow, f))
   const approvals = <A, E>(f: (a: Approvals["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(Approvals, f))
+  /** The engine alone (what a crash right after one of its writes leaves). */
+  const engine = <A, E>(f: (runs: WorkflowRuns["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(WorkflowRuns, f))
+  /** The run records alone. */
+  const repo = <A, E>(f: (repo: RunsRepo["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(RunsRepo, f))
   const detail = (run_id: string) => use((wf) => wf.get(run_id))
   return {
     use,
     approvals,
+    engine,
+    repo,
     detail,
     runStatus: async (run_id: string) => (await detail(run_id)).run.status,
     /** Registers a fake operator connection (admin unless `principal`) that records its events. */
