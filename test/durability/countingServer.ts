@@ -19,8 +19,11 @@ export interface CountingServer {
   readonly answered: (path: string) => number
   /** Held `/block/` requests whose connection is still open. */
   readonly heldOpen: () => number
-  /** Stops holding `/block/` requests and answers the held ones still open. */
-  readonly release: () => void
+  /**
+   * Stops holding `/block/` requests and answers the held ones still open, in
+   * arrival order: all at once, or one every `spacingMs` milliseconds.
+   */
+  readonly release: (spacingMs?: number) => void
   /** Calls `listener` with the path each time a response is completed (after it is counted in `answered`). */
   readonly onAnswered: (listener: (path: string) => void) => void
   /** Every path and its counts, for failure messages. */
@@ -61,9 +64,12 @@ export const startCountingServer = async (): Promise<CountingServer> => {
     requested: (path) => requested.get(path) ?? 0,
     answered: (path) => answered.get(path) ?? 0,
     heldOpen: () => held.filter(({ res }) => !res.destroyed && res.socket !== null && !res.socket.destroyed).length,
-    release: () => {
+    release: (spacingMs = 0) => {
       blocking = false
-      for (const { path, res } of held.splice(0)) answer(path, res)
+      for (const [i, { path, res }] of held.splice(0).entries()) {
+        if (spacingMs === 0) answer(path, res)
+        else setTimeout(() => answer(path, res), i * spacingMs)
+      }
     },
     onAnswered: (listener) => void listeners.push(listener),
     summary: () =>
