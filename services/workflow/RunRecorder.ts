@@ -4,8 +4,10 @@
  *
  * - Records: run, job, step and attempt transitions (announced after commit
  *   through {@link RunRecords}); an attempt's `cost.duration_ms` is its wall
- *   time; a re-run of an attempt that had started (the gateway stopped during
- *   it) is recorded as failed `interrupted` and not run again.
+ *   time. The engine runs an attempt's activity again after a stop: an
+ *   attempt whose end is recorded is then replayed from its record, one that
+ *   had only started is recorded failed `interrupted`; neither runs again.
+ *   No attempt starts, and no pause is recorded, once the run is cancelled.
  * - Policy gate: the step's tool call (`executors/toolCall.ts`) judged by
  *   `PolicyBundle.evaluateToolCall` against the run's policy snapshot, for the
  *   agent named in the key (`default` otherwise).

@@ -15,10 +15,10 @@
  * `resolved_by {principal: "resume_token"}`) continues it, denied cancels it.
  * Whichever comes first wins; the token is then revoked.
  *
- * Not in this slice (see docs/workflow-engine-notes.md): policy gates,
- * budgets, retries, lane queueing (a run starts at once; its record stays
- * `queued` while another run holds its lane) and the `run.*` / `step.*`
- * events other than `run.paused`.
+ * Cancels: the engine is interrupted first (it starts nothing new), an
+ * attempt in flight is waited for and records its real outcome, then the
+ * records are cancelled — or succeeded, when every step had succeeded
+ * (docs/workflow-runs.md "Cancel").
  *
  * @module
  */
@@ -79,7 +79,14 @@ export class Workflow extends Context.Service<Workflow, {
   ) => Effect.Effect<WorkflowRunResponse>
   /** Uses a resume token (once): approves the pause's approval, which continues the run. Unknown, used or revoked: `NotFound`. */
   readonly resume: (token: string) => Effect.Effect<WorkflowResumeResponse, NotFound>
-  /** Cancels a run that is not finished (`cancelled: false` when it succeeded or failed; `true` again when already cancelled); unknown: `NotFound`. */
+  /**
+   * Cancels a run that is not finished (docs/workflow-runs.md "Cancel"):
+   * nothing starts after it; an attempt in flight is waited for (at most its
+   * `timeout_ms`) and records its real outcome. `cancelled: false` when the
+   * run succeeded or failed — also when every step had succeeded by the time
+   * the cancel took effect (the run is then `succeeded`); `true` when it is
+   * (now or already) cancelled; unknown: `NotFound`.
+   */
   readonly cancel: (run_id: string, reason?: string | undefined) => Effect.Effect<WorkflowCancelResponse, NotFound>
   /** The run with its steps and attempts; unknown: `NotFound`. */
   readonly get: (run_id: string) => Effect.Effect<WorkflowRunDetail, NotFound>
