@@ -136,6 +136,12 @@ export const RunRecorderLive: Layer.Layer<
     /** The run record alone: one statement (the hot path). */
     const runOf = (run_id: string) => Effect.flatMap(repo.getRunRecord(run_id), orDie(`run ${run_id}`))
 
+    /** `paused_detail` of a run ended by a denied pause or a cancel (an operator's reason, when this process holds it). */
+    const endDetail = (run_id: string, end: RunEnd) =>
+      end.status === "denied"
+        ? Effect.succeed<string | null>(`pause at step ${end.step_index} denied`)
+        : Effect.map(records.cancelReason(run_id), (reason) => (reason === undefined ? "run cancelled" : reason))
+
     const finished = (run_id: string, end: RunEnd) =>
       repo.transaction(Effect.gen(function*() {
         const at = yield* now
@@ -152,8 +158,7 @@ export const RunRecorderLive: Layer.Layer<
           yield* records.move("job", run.job_id, ["running"], "failed", { at })
         } else {
           // Nothing is in flight: the engine is here, not in an attempt.
-          const detail = end.status === "denied" ? `pause at step ${end.step_index} denied` : "run cancelled"
-          yield* records.cancelRun(run_id, at, detail, { force: true })
+          yield* records.cancelRun(run_id, at, yield* endDetail(run_id, end), { force: true })
         }
         yield* repo.revokeTokensForRun(run_id, at)
         yield* sql.afterCommit(lanes.signal({ key: run.key, lane: run.lane }))
@@ -356,7 +361,11 @@ export const RunRecorderLive: Layer.Layer<
         finished(run_id, end).pipe(
           // A cancel the engine applied (after a crash, Workflow.cancel may not have got this far): its pending
           // approvals go too (after the commit: Approvals announces its own changes).
-          Effect.andThen(end.status === "cancelled" ? approvals.cancelForRun(run_id, "run cancelled") : Effect.void),
+          Effect.andThen(
+            end.status === "cancelled"
+              ? Effect.flatMap(endDetail(run_id, end), (detail) => approvals.cancelForRun(run_id, detail ?? "run cancelled"))
+              : Effect.void
+          ),
           Effect.orDie
         )
     })

@@ -124,6 +124,18 @@ export class RunRecords extends Context.Service<RunRecords, {
     detail: string | null,
     options?: { readonly force?: boolean | undefined }
   ) => Effect.Effect<CancelOutcome, SqlError | StepStartedDuringCancel>
+  /**
+   * Runs `effect` (an operator's cancel of `run_id` being written) with its
+   * reason registered, so that the engine, if it applies the same cancel
+   * first ({@link cancelReason}), records that reason too. In-process only:
+   * after a crash the engine's write says "run cancelled".
+   */
+  readonly withCancelReason: (
+    run_id: string,
+    reason: string | null
+  ) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** The reason of a cancel of `run_id` this process is writing; `undefined` when none is. */
+  readonly cancelReason: (run_id: string) => Effect.Effect<string | null | undefined>
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
   readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
 }>()("svc-gateway/workflow/RunRecords") {
@@ -231,9 +243,18 @@ export class RunRecords extends Context.Service<RunRecords, {
           return { _tag: "cancelled" } as const
         })
 
+      const cancelReasons = new Map<string, string | null>()
+
       return RunRecords.of({
         move,
         cancelRun,
+        withCancelReason: (run_id, reason) => (effect) =>
+          Effect.acquireUseRelease(
+            Effect.sync(() => cancelReasons.set(run_id, reason)),
+            () => effect,
+            () => Effect.sync(() => cancelReasons.delete(run_id))
+          ),
+        cancelReason: (run_id) => Effect.sync(() => cancelReasons.get(run_id)),
         queued: (run) =>
           Effect.andThen(
             Effect.orDie(audit.append(run.plan_id, { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane })),

@@ -251,13 +251,15 @@ export const WorkflowNoDeps: Layer.Layer<
         }
         if (!isOpen(current.status)) return { status: "ok" as const, run_id, cancelled: false }
         // The engine first: it starts nothing new (durably: also after a restart, see RunWorkflow's `cancelled`).
-        yield* runs.cancel(run_id)
-        const outcome = yield* writeCancel(run_id, reason ?? null)
-        if (outcome._tag === "cancelled") yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
-        yield* lanes.signal({ key: current.key, lane: current.lane })
-        // Not open any more: a racing writer ended it first (a denied pause cancels it too).
+        // Should it write the cancel before this does (it applies it once the attempt in flight ended), with this reason.
+        const outcome = yield* Effect.andThen(runs.cancel(run_id), writeCancel(run_id, reason ?? null)).pipe(
+          records.withCancelReason(run_id, reason ?? null)
+        )
+        // Not open any more: a racing writer ended it first (the engine applying this cancel, a denied pause).
         const cancelled = outcome._tag === "cancelled" ||
           (outcome._tag === "not_open" && (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled")
+        if (cancelled) yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
+        yield* lanes.signal({ key: current.key, lane: current.lane })
         return { status: "ok" as const, run_id, cancelled }
       })
 
