@@ -14,7 +14,7 @@ import { WorkflowRuns } from "../../../services/workflow/engine/WorkflowRuns.ts"
 import { RunsRepo } from "../../../services/workflow/runs/RunsRepo.ts"
 import { Workflow, workflowWith } from "../../../services/workflow/Workflow.ts"
 import { fakeConnection } from "../../support/connections.ts"
-import { sqliteFile } from "../../support/databases.ts"
+import { postgres, sqliteFile, type TestDatabase } from "../../support/databases.ts"
 import { approvalsLayer } from "../approvals/support.ts"
 import { FakeExecutor } from "./engine/support.ts"
 
@@ -27,11 +27,14 @@ export const AllowAll = Layer.succeed(PolicyBundle)({
   getSnapshot: () => Effect.succeed(undefined)
 })
 
-/** A runtime with the workflow service, approvals and event bus on a fresh SQLite file. */
-export const makeWorkflowRuntime = () =>
+/** A runtime with the workflow service, approvals and event bus on a fresh database (default: a SQLite file). */
+export const makeWorkflowRuntime = (db: TestDatabase = sqliteFile) =>
   ManagedRuntime.make(
-    workflowWith(FakeExecutor).pipe(Layer.provide(AllowAll), Layer.provideMerge(approvalsLayer(sqliteFile)), Layer.orDie)
+    workflowWith(FakeExecutor).pipe(Layer.provide(AllowAll), Layer.provideMerge(approvalsLayer(db)), Layer.orDie)
   )
+
+/** The backends of the workflow service tests: a SQLite file, and PostgreSQL when `SVC_TEST_DATABASE_URL` is set. */
+export const workflowDatabases: ReadonlyArray<TestDatabase> = postgres === undefined ? [sqliteFile] : [sqliteFile, postgres]
 export type WorkflowRuntime = ReturnType<typeof makeWorkflowRuntime>
 
 /** Helpers over a runtime. */
