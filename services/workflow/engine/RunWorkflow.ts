@@ -166,8 +166,12 @@ const record = (name: string, f: (hooks: RunHooks["Service"]) => Effect.Effect<v
 
 /** The error code of an attempt recorded as interrupted by a stop of the gateway (reserved: no executor uses it). */
 export const INTERRUPTED = "interrupted"
-/** The error code the attempt activity returns when the run was cancelled before the attempt could run. */
-const CANCELLED = "cancelled"
+/**
+ * The error code the attempt activity returns when the run was cancelled
+ * before the attempt could run (only in the engine's journal: no attempt is
+ * recorded; no executor uses it).
+ */
+const RUN_CANCELLED = "run_cancelled"
 
 /** An executor's outcome as the attempt's end. */
 const runExecutor = (step: WorkflowStep, context: AttemptContext) =>
@@ -225,7 +229,7 @@ const attemptActivity = (
       let end: AttemptEnd & AttemptResult
       switch (start._tag) {
         case "cancelled":
-          return { ok: false as const, code: CANCELLED, message: "the run was cancelled" }
+          return { ok: false as const, code: RUN_CANCELLED, message: "the run was cancelled" }
         case "ended":
           end = start.end
           break
@@ -279,7 +283,7 @@ const runAttempts = (run_id: string, step_index: number, step: WorkflowStep, ver
     for (let attempt = 1;; attempt++) {
       const result = yield* attemptActivity(run_id, step_index, step, attempt, counted, verdict)
       if (result.ok) return { step_index, result: result.result, ...(result.evidence === undefined ? {} : { evidence: result.evidence }) }
-      if (result.code === CANCELLED) return yield* new RunCancelled({ step_index })
+      if (result.code === RUN_CANCELLED) return yield* new RunCancelled({ step_index })
       const failed = new StepFailed({
         step_index,
         code: result.code,
