@@ -29,9 +29,11 @@ export interface SettingDoc {
   readonly flag: string
   /** `SVC_PORT` */
   readonly env: string
-  /** The default as a user reads it: `8788`, `~/.svc`, `unset (no tracing)`. */
+  /** The default as a user reads it: `8788`, `~/.svc`, `unset: no tracing`. */
   readonly default: string
   readonly description: string
+  /** What the value is: an integer, one of a few choices, or text (a path, a URL, a secret) judged elsewhere. */
+  readonly kind: "integer" | "choice" | "text"
 }
 
 /**
@@ -62,6 +64,7 @@ const settingFlag = <A>(options: {
   readonly defaultText: string
   readonly description: string
   readonly metavar: string
+  readonly kind: SettingDoc["kind"]
   readonly decode: Decode<A>
   readonly secret?: boolean
 }): SettingFlag<A> => {
@@ -86,7 +89,7 @@ const settingFlag = <A>(options: {
       })
     )
   )
-  return Object.assign(flag, { setting: { flag: `--${name}`, env, default: options.defaultText, description } })
+  return Object.assign(flag, { setting: { flag: `--${name}`, env, default: options.defaultText, description, kind: options.kind } })
 }
 
 /** Integers from `min` (default 1) to `max` (default: no limit), in decimal. */
@@ -119,7 +122,7 @@ const intFlag = (
   fallback: number,
   description: string,
   range?: { readonly min?: number; readonly max?: number }
-) => settingFlag({ name, env, fallback, defaultText: String(fallback), description, metavar: "integer", decode: integer(range) })
+) => settingFlag({ name, env, fallback, defaultText: String(fallback), description, metavar: "integer", kind: "integer", decode: integer(range) })
 
 /**
  * An optional text setting `--name` / `env` (a path or URL); blank counts as
@@ -133,12 +136,13 @@ const textFlag = (name: string, env: string, description: string, unset = "unset
     defaultText: unset,
     description,
     metavar: "string",
+    kind: "text",
     decode: (raw) => Result.succeed(raw.trim() === "" ? Option.none() : Option.some(raw))
   })
 
 /** A required text setting `--name` / `env` with a default (`validateSettings` checks its content). */
 const stringFlag = (name: string, env: string, fallback: string, description: string) =>
-  settingFlag({ name, env, fallback, defaultText: fallback, description, metavar: "string", decode: Result.succeed })
+  settingFlag({ name, env, fallback, defaultText: fallback, description, metavar: "string", kind: "text", decode: Result.succeed })
 
 /** A secret text setting: kept `Redacted`, never repeated in a problem or the help. */
 const secretFlag = (name: string, env: string, description: string, unset: string) =>
@@ -149,13 +153,14 @@ const secretFlag = (name: string, env: string, description: string, unset: strin
     defaultText: unset,
     description,
     metavar: "string",
+    kind: "text",
     secret: true,
     decode: (raw) => Result.succeed(Option.some(Redacted.make(raw)))
   })
 
 /** A setting `--name` / `env` taking one of `choices` (any case), default `fallback`. */
 const choiceFlag = <const C extends ReadonlyArray<string>>(name: string, env: string, choices: C, fallback: C[number], description: string) =>
-  settingFlag({ name, env, fallback, defaultText: fallback, description, metavar: `<${choices.join("|")}>`, decode: oneOf(choices) })
+  settingFlag({ name, env, fallback, defaultText: fallback, description, metavar: `<${choices.join("|")}>`, kind: "choice", decode: oneOf(choices) })
 
 /** The `serve` command's settings, in `--help` order; each flag falls back to its environment variable, then its default. */
 export const settingsFlags = {

@@ -37,68 +37,90 @@ const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
 type Key = keyof typeof settingsFlags
 
 /**
- * An invalid value for every setting and the line it must produce (`SOURCE`
- * stands for the variable or the flag). Free-text settings accept any text
- * here; their invalid values are the ones the cross-field rules refuse.
- * Paths (home, bundle, providers file, master key) are judged when the
- * gateway opens them: see "paths that cannot be used" below.
+ * An invalid value for every setting and the line it must produce (`source`
+ * is the variable or the flag it came from). Integers and choices get a value
+ * they refuse; text settings accept any text at this stage, so their row is
+ * a value the cross-field rules refuse, or (paths) is left to the start-up
+ * checks below. A new text setting has to say which it is here.
  */
-const INVALID: Record<Exclude<Key, "home" | "policyBundlePath" | "oauthProvidersConfig" | "secretsMasterKeyPath">, {
-  readonly value: string
-  readonly line: (source: string) => string | RegExp
-}> = {
-  host: { value: " ", line: () => "svc-gateway: SVC_HOST / --host must not be empty" },
-  port: { value: "abc", line: (s) => `svc-gateway: invalid ${s} "abc": expected an integer 0..65535` },
-  logLevel: { value: "loud", line: (s) => `svc-gateway: invalid ${s} "loud": expected one of Trace, Debug, Info, Warn, Error (any case)` },
-  databaseUrl: { value: "mysql://db", line: () => /^svc-gateway: SVC_DATABASE_URL \/ --database-url must be a postgres:\/\// },
-  authProfiles: { value: "maybe", line: (s) => `svc-gateway: invalid ${s} "maybe": expected on or off (any case)` },
-  secretProvider: { value: "vault", line: (s) => `svc-gateway: invalid ${s} "vault": expected db or env (any case)` },
-  engineApi: { value: "yes", line: (s) => `svc-gateway: invalid ${s} "yes": expected 0 or 1 (any case)` },
-  cliSteps: { value: "yes", line: (s) => `svc-gateway: invalid ${s} "yes": expected 0 or 1 (any case)` },
-  automation: { value: "2", line: (s) => `svc-gateway: invalid ${s} "2": expected 0 or 1 (any case)` },
-  snapshotImport: { value: "true", line: (s) => `svc-gateway: invalid ${s} "true": expected 0 or 1 (any case)` },
-  metrics: { value: "enabled", line: (s) => `svc-gateway: invalid ${s} "enabled": expected on or off (any case)` },
-  otlpEndpoint: { value: "collector:4318", line: () => /^svc-gateway: OTEL_EXPORTER_OTLP_ENDPOINT \/ --otlp-endpoint must be an http/ },
-  adminToken: { value: "  ", line: () => "svc-gateway: SVC_ADMIN_TOKEN / --admin-token is set but empty" },
-  auth: { value: "disabled", line: (s) => `svc-gateway: invalid ${s} "disabled": expected on or off (any case)` },
-  rateLimitMax: { value: "0", line: (s) => `svc-gateway: invalid ${s} "0": expected an integer >= 1` },
-  rateLimitWindowSeconds: { value: "1m", line: (s) => `svc-gateway: invalid ${s} "1m": expected an integer >= 1` },
-  maxBodyBytes: { value: "1.5", line: (s) => `svc-gateway: invalid ${s} "1.5": expected an integer >= 1` },
-  wsHandshakeTimeoutMs: { value: "-1", line: (s) => `svc-gateway: invalid ${s} "-1": expected an integer >= 1` },
-  wsPingIntervalMs: { value: "abc", line: (s) => `svc-gateway: invalid ${s} "abc": expected an integer >= 1` },
-  wsPongTimeoutMs: { value: "abc", line: (s) => `svc-gateway: invalid ${s} "abc": expected an integer >= 1` },
-  wsMaxMessageBytes: { value: "1e6", line: (s) => `svc-gateway: invalid ${s} "1e6": expected an integer >= 1` },
-  headersTimeoutMs: { value: "abc", line: (s) => `svc-gateway: invalid ${s} "abc": expected an integer >= 1` },
-  requestTimeoutMs: { value: "abc", line: (s) => `svc-gateway: invalid ${s} "abc": expected an integer >= 1` },
-  maxConnections: { value: "many", line: (s) => `svc-gateway: invalid ${s} "many": expected an integer >= 1` },
-  approvalTtlSeconds: { value: "1d", line: (s) => `svc-gateway: invalid ${s} "1d": expected an integer >= 1` },
-  execConcurrency: { value: "0", line: (s) => `svc-gateway: invalid ${s} "0": expected an integer >= 1` }
+const invalid = (key: Key): { readonly value: string; readonly line: (source: string) => RegExp } | "path" => {
+  const setting = settingsFlags[key].setting
+  switch (setting.kind) {
+    case "integer":
+      return { value: "12x", line: (source) => exactly(`svc-gateway: invalid ${source} "12x": expected an integer `, "(\\d+\\.\\.\\d+|>= \\d+)") }
+    case "choice":
+      return { value: "no-such-choice", line: (source) => exactly(`svc-gateway: invalid ${source} "no-such-choice": expected `, ".+ \\(any case\\)") }
+    case "text":
+      return TEXT[key] ?? fail(`${key} (${setting.env}) is a text setting: add it to TEXT`)
+  }
 }
-const PATHS: ReadonlyArray<Key> = ["home", "policyBundlePath", "oauthProvidersConfig", "secretsMasterKeyPath"]
+const fail = (message: string): never => {
+  throw new Error(message)
+}
+
+const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source: string) => RegExp } | "path">> = {
+  host: { value: " ", line: () => exactly("svc-gateway: SVC_HOST / --host must not be empty") },
+  databaseUrl: { value: "mysql://db", line: () => exactly("svc-gateway: SVC_DATABASE_URL / --database-url must be a postgres://", ".+") },
+  otlpEndpoint: { value: "collector:4318", line: () => exactly("svc-gateway: OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint must be an http", ".+") },
+  adminToken: { value: "  ", line: () => exactly("svc-gateway: SVC_ADMIN_TOKEN / --admin-token is set but empty") },
+  home: "path",
+  policyBundlePath: "path",
+  oauthProvidersConfig: "path",
+  secretsMasterKeyPath: "path"
+}
+
+/** `^<literal text><pattern>$`. */
+const exactly = (text: string, pattern = "") => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}${pattern}$`)
+
+const KEYS = Object.keys(settingsFlags) as Array<Key>
+const PATHS = KEYS.filter((key) => invalid(key) === "path")
+const ROWS = KEYS.flatMap((key) => {
+  const row = invalid(key)
+  return row === "path" ? [] : [[key, settingsFlags[key].setting, row] as const]
+})
 
 describe("every setting: an invalid value is one line naming it (in process)", () => {
-  it("the table covers every setting", () => {
-    expect([...Object.keys(INVALID), ...PATHS].sort()).toEqual(Object.keys(settingsFlags).sort())
+  it("every setting has an invalid value or is a path checked at start", () => {
+    expect([...ROWS.map(([key]) => key), ...PATHS].sort()).toEqual([...KEYS].sort())
+    expect(PATHS.sort()).toEqual(["home", "oauthProvidersConfig", "policyBundlePath", "secretsMasterKeyPath"])
   })
 
-  const rows = Object.entries(INVALID).map(([key, row]) => [key, settingsFlags[key as Key].setting, row] as const)
-
-  it.effect.each(rows)("%s from its environment variable", ([, setting, { line, value }]) =>
+  it.effect.each(ROWS)("%s from its environment variable", ([, setting, { line, value }]) =>
     Effect.gen(function*() {
       const result = yield* cli(["serve"], { [setting.env]: value })
       expect(result.failed).toBe(true)
       expect(result.stdout).toBe("")
       expect(result.stderr).toHaveLength(1)
-      expect(result.stderr[0]).toMatch(typeof line(setting.env) === "string" ? exactly(line(setting.env) as string) : line(setting.env))
+      expect(result.stderr[0]).toMatch(line(setting.env))
     }))
 
-  it.effect.each(rows)("%s from its flag", ([, setting, { line, value }]) =>
+  it.effect.each(ROWS)("%s from its flag", ([, setting, { line, value }]) =>
     Effect.gen(function*() {
       const result = yield* cli(["serve", `${setting.flag}=${value}`], {})
       expect(result.failed).toBe(true)
       expect(result.stdout).toBe("")
       expect(result.stderr).toHaveLength(1)
-      expect(result.stderr[0]).toMatch(typeof line(setting.flag) === "string" ? exactly(line(setting.flag) as string) : line(setting.flag))
+      expect(result.stderr[0]).toMatch(line(setting.flag))
+    }))
+
+  it.effect("the accepted values are spelled out", () =>
+    Effect.gen(function*() {
+      const result = yield* cli(["serve"], {
+        SVC_PORT: "70000",
+        SVC_LOG_LEVEL: "loud",
+        SVC_AUTH: "disabled",
+        SVC_SECRET_PROVIDER: "vault",
+        SVC_ENGINE_API_ENABLED: "yes",
+        SVC_EXEC_CONCURRENCY: "0"
+      })
+      expect(result.stderr).toEqual([
+        "svc-gateway: invalid SVC_PORT \"70000\": expected an integer 0..65535",
+        "svc-gateway: invalid SVC_LOG_LEVEL \"loud\": expected one of Trace, Debug, Info, Warn, Error (any case)",
+        "svc-gateway: invalid SVC_SECRET_PROVIDER \"vault\": expected db or env (any case)",
+        "svc-gateway: invalid SVC_ENGINE_API_ENABLED \"yes\": expected 0 or 1 (any case)",
+        "svc-gateway: invalid SVC_AUTH \"disabled\": expected on or off (any case)",
+        "svc-gateway: invalid SVC_EXEC_CONCURRENCY \"0\": expected an integer >= 1"
+      ])
     }))
 
   it.effect("a flag wins over its variable, and each bad setting gets its own line", () =>
@@ -135,8 +157,6 @@ describe("every setting: an invalid value is one line naming it (in process)", (
       expect(result.stderr.join("\n")).toContain("--prot")
     }))
 })
-
-const exactly = (line: string) => new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`)
 
 describe("svc-gateway serve: settings through the bundled CLI", () => {
   const finished = async (args: ReadonlyArray<string>, env: Record<string, string>) => {
