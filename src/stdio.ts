@@ -5,7 +5,7 @@
  * non-event: the process keeps running and later output is dropped.
  */
 
-/** Ignores EPIPE on stdout and stderr (any other stream error still crashes). Idempotent. */
+/** Ignores EPIPE (and writes after it) on stdout and stderr; any other stream error still crashes. Idempotent. */
 export const tolerateClosedOutput = (): void => {
   for (const stream of [process.stdout, process.stderr]) {
     if (stream.listeners("error").includes(ignoreEpipe)) continue
@@ -14,5 +14,5 @@ export const tolerateClosedOutput = (): void => {
 }
 
 function ignoreEpipe(error: NodeJS.ErrnoException): void {
-  if (error.code !== "EPIPE") throw error
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error
 }
