@@ -133,19 +133,6 @@ export const makeCliSandbox = Effect.fnUntraced(function*(options: CliSandboxOpt
   const hidden = outermost(options.hidden.filter((p) => p.trim() !== "").map(realOrResolved).filter((p) => p !== "/"))
   const temp = realOrResolved(options.tempDirectory ?? tmpdir())
 
-  const unavailable = (why: string) =>
-    Effect.gen(function*() {
-      if (options.allowUnsandboxed) {
-        yield* Effect.logWarning(
-          `CLI steps run WITHOUT a sandbox (SVC_CLI_UNSANDBOXED=1; ${why}): a step can read every file and process the gateway's user can, the gateway's environment and secrets included`
-        ).pipe(Effect.annotateLogs({ cli_sandbox: "unsandboxed" }))
-        return "unsandboxed" as const
-      }
-      const reason = `CLI steps are off: no sandbox is available (${why}); install bubblewrap (bwrap) or util-linux (unshare), or set SVC_CLI_UNSANDBOXED=1 to run them without one`
-      yield* Effect.logWarning(reason).pipe(Effect.annotateLogs({ cli_sandbox: "unavailable" }))
-      return reason
-    })
-
   const workRoot = yield* fs.makeTempDirectoryScoped({ directory: temp, prefix: "svc-gateway-cli-" }).pipe(Effect.orDie)
   // Root runs steps as nobody: it may pass through the root (not list it) to its own directory.
   if (root) yield* fs.chmod(workRoot, 0o711).pipe(Effect.orDie)
@@ -211,7 +198,14 @@ export const makeCliSandbox = Effect.fnUntraced(function*(options: CliSandboxOpt
       )
     }
   }
-  const outcome = yield* unavailable(failures.join("; "))
-  if (outcome !== "unsandboxed") return off("unavailable", outcome)
+  const why = failures.join("; ")
+  if (!options.allowUnsandboxed) {
+    const reason = `CLI steps are off: no sandbox is available (${why}); install bubblewrap (bwrap) or util-linux (unshare), or set SVC_CLI_UNSANDBOXED=1 to run them without one`
+    yield* Effect.logWarning(reason).pipe(Effect.annotateLogs({ cli_sandbox: "unavailable" }))
+    return off("unavailable", reason)
+  }
+  yield* Effect.logWarning(
+    `CLI steps run WITHOUT a sandbox (SVC_CLI_UNSANDBOXED=1; ${why}): a step can read every file and process the gateway's user can, the gateway's environment and secrets included`
+  ).pipe(Effect.annotateLogs({ cli_sandbox: "unsandboxed" }))
   return CliSandbox.of({ kind: "unsandboxed", reason: undefined, workDirectory, command: (argv) => argv })
 })
