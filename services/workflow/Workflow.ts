@@ -25,7 +25,6 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { randomUUID } from "node:crypto"
-import { join } from "node:path"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Approvals } from "../approvals/Approvals.ts"
 import type { Approval, ApprovalResolvedBy } from "../approvals/schema.ts"
@@ -38,6 +37,7 @@ import { EventBus } from "../ws-sessions/EventBus.ts"
 import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
 import { WorkflowRuns, WorkflowRunsLive } from "./engine/WorkflowRuns.ts"
 import { concurrencyLimited } from "./executors/concurrency.ts"
+import { CliSandbox } from "./executors/CliSandbox.ts"
 import { StepExecutorLive } from "./executors/StepExecutorLive.ts"
 import type { StepExecutor } from "./StepExecutor.ts"
 import { EXEC_TOOL_ID, HTTP_TOOL_ID } from "./executors/toolCall.ts"
@@ -242,17 +242,15 @@ export const WorkflowNoDeps: Layer.Layer<
 
 /**
  * The executors the settings ask for: `Http` over `FetchHttpClient`, `CLI`
- * when `SVC_CLI_ENABLED=1` (working directories under `$SVC_HOME/workspaces`),
- * device kinds through `NodeDispatch`; at most `SVC_EXEC_CONCURRENCY`
- * attempts at once.
+ * when `SVC_CLI_ENABLED=1` (in the sandbox `CliSandbox.layer` chose at
+ * start), device kinds through `NodeDispatch`; at most
+ * `SVC_EXEC_CONCURRENCY` attempts at once.
  */
 const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
-  concurrencyLimited(
-    StepExecutorLive({ cliEnabled: settings.cliEnabled, workspacesRoot: join(settings.home, "workspaces") }),
-    settings.execConcurrency
-  ))).pipe(
+  concurrencyLimited(StepExecutorLive, settings.execConcurrency))).pipe(
     Layer.provide(FetchHttpClient.layer),
-    Layer.provide(NodeDispatch.layer)
+    Layer.provide(NodeDispatch.layer),
+    Layer.provide(CliSandbox.layer)
   )
 
 /**
