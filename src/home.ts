@@ -18,15 +18,13 @@ export class HomeNotWritable extends Schema.TaggedError<HomeNotWritable>()("Home
 
 /**
  * The files the gateway writes under `home` with these settings: the SQLite
- * database, the generated admin token, the `db` provider's master key and
- * the CLI steps' working directories. Empty: the home is only read (it may
- * then be read-only or missing).
+ * database, the generated admin token and the `db` provider's master key.
+ * Empty: the home is only read (it may then be read-only or missing).
  */
 export const homeWrites = (settings: GatewaySettings): ReadonlyArray<string> => [
   ...(settings.databaseUrl === undefined ? ["gateway.db"] : []),
   ...(settings.adminToken === undefined ? ["admin-token"] : []),
-  ...(settings.secretProvider === "db" && settings.secretsMasterKeyPath === undefined ? ["secrets.master.key"] : []),
-  ...(settings.cliEnabled ? ["workspaces/"] : [])
+  ...(settings.secretProvider === "db" && settings.secretsMasterKeyPath === undefined ? ["secrets.master.key"] : [])
 ]
 
 /** The system's own words (`EACCES: permission denied, mkdir '/srv/svc'`), else the error's kind. */
