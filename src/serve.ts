@@ -20,6 +20,8 @@ import {
   type GatewaySettings,
   LoggingLive
 } from "../layers/gateway.ts"
+import { Diagnostics } from "../services/diagnostics/Diagnostics.ts"
+import type { StatusResponse } from "../services/diagnostics/schema.ts"
 import { prepareHome } from "./home.ts"
 
 /** A feature's state in the start log: `not available` means it is not built yet. */
@@ -27,19 +29,27 @@ export type FeatureState = "on" | "off" | "not available"
 
 const onOff = (enabled: boolean): FeatureState => (enabled ? "on" : "off")
 
+/** What decides a feature's state: the settings, and the features `GET /status` reports (what start-up found). */
+export interface FeatureInputs {
+  readonly settings: GatewaySettings
+  readonly status: StatusResponse["features"]
+}
+
 /**
  * The optional features the start log reports, in this order (one row per
- * feature: its log annotation and how the settings decide it).
+ * feature: its log annotation and how it is decided). CLI steps are on only
+ * when enabled and a sandbox works (or `SVC_CLI_UNSANDBOXED=1`), as in
+ * `GET /status` `features.cli`.
  */
-export const OPTIONAL_FEATURES: ReadonlyArray<{ readonly name: string; readonly state: (settings: GatewaySettings) => FeatureState }> = [
-  { name: "engine_api", state: (s) => onOff(s.engineApiEnabled) },
-  { name: "cli_steps", state: (s) => onOff(s.cliEnabled) },
-  { name: "automation", state: (s) => onOff(s.automationEnabled) },
+export const OPTIONAL_FEATURES: ReadonlyArray<{ readonly name: string; readonly state: (inputs: FeatureInputs) => FeatureState }> = [
+  { name: "engine_api", state: ({ settings }) => onOff(settings.engineApiEnabled) },
+  { name: "cli_steps", state: ({ status }) => onOff(status.cli) },
+  { name: "automation", state: ({ settings }) => onOff(settings.automationEnabled) },
   { name: "agent", state: () => "not available" },
   { name: "plugins", state: () => "not available" },
-  { name: "snapshot_import", state: (s) => onOff(s.snapshotImportEnabled) },
-  { name: "metrics", state: (s) => onOff(s.metricsEnabled) },
-  { name: "tracing", state: (s) => onOff(s.otlpEndpoint !== undefined) }
+  { name: "snapshot_import", state: ({ settings }) => onOff(settings.snapshotImportEnabled) },
+  { name: "metrics", state: ({ settings }) => onOff(settings.metricsEnabled) },
+  { name: "tracing", state: ({ settings }) => onOff(settings.otlpEndpoint !== undefined) }
 ]
 
 /** Logs the listening URL, database and admin-token location, then the optional features, once the server is up. */
@@ -48,6 +58,7 @@ const StartLog = Layer.effectDiscard(Effect.gen(function*() {
   const db = yield* DatabaseInfo
   const auth = yield* AuthConfig
   const settings = yield* GatewayConfig
+  const { features } = yield* (yield* Diagnostics).status
   const url = HttpServer.formatAddress(server.address)
   const adminToken = !auth.enabled
     ? "auth disabled (SVC_AUTH=off, loopback only)"
@@ -62,7 +73,7 @@ const StartLog = Layer.effectDiscard(Effect.gen(function*() {
     version: GATEWAY_VERSION
   }))
   yield* Effect.logInfo("optional features").pipe(
-    Effect.annotateLogs(Object.fromEntries(OPTIONAL_FEATURES.map((f) => [f.name, f.state(settings)])))
+    Effect.annotateLogs(Object.fromEntries(OPTIONAL_FEATURES.map((f) => [f.name, f.state({ settings, status: features })])))
   )
 }))
 
