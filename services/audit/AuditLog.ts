@@ -15,10 +15,12 @@
 import { Cause, Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { canonicalJson } from "../policy-bundle/canonicalJson.ts"
-import { NotFound } from "../shared/errors.ts"
+import type { Actor } from "../auth/principal.ts"
+import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
 import { type AuditEventRow, AuditRepo, type ChainSlot } from "./AuditRepo.ts"
 import { actionDigest, eventHash } from "./hash.ts"
+import { GATEWAY_CHAIN_PREFIX, isGatewayChain } from "./chains.ts"
 import { carryOverPlannerEvents } from "./legacy.ts"
 import { redactAction } from "./redact.ts"
 import type {
@@ -65,9 +67,12 @@ export class AuditLog extends Context.Service<AuditLog, {
    * `POST /audit/forget`: `delete` removes the chain's events, `anonymize`
    * erases their actions (digests kept, so the chain still verifies; earlier
    * proofs are kept), `retain` changes nothing; then, in the same
-   * transaction, a `forget.proof` event continues the chain.
+   * transaction, a `forget.proof` event continues the chain, naming `actor`
+   * (who asked) and what was asked. Forgetting is for a subject's data (a
+   * plan's chain): a gateway security chain (`gateway.*`, chains.ts) is
+   * refused with `InvalidRequest` (400) and left untouched.
    */
-  readonly forget: (request: AuditForgetRequest) => Effect.Effect<AuditForgetResponse, SqlError>
+  readonly forget: (request: AuditForgetRequest, actor: Actor) => Effect.Effect<AuditForgetResponse, InvalidRequest | SqlError>
 }>()("svc-gateway/audit/AuditLog") {
   /**
    * Needs {@link AuditRepo}. Moves the planner's old `planner_events` rows
@@ -119,8 +124,13 @@ export class AuditLog extends Context.Service<AuditLog, {
         } satisfies AuditReceiptBundle
       })
 
-      const forget = Effect.fn("AuditLog.forget")(function*(request: AuditForgetRequest) {
+      const forget = Effect.fn("AuditLog.forget")(function*(request: AuditForgetRequest, actor: Actor) {
         const chain = request.entity_id
+        if (isGatewayChain(chain)) {
+          return yield* new InvalidRequest({
+            message: `entity_id: '${chain}' is a gateway security chain (${GATEWAY_CHAIN_PREFIX}*); security chains cannot be forgotten`
+          })
+        }
         return yield* repo.transaction(Effect.gen(function*() {
           // The head first: an append racing this one either committed before (and is deleted or
           // anonymized here) or waits and follows the proof.
@@ -136,10 +146,11 @@ export class AuditLog extends Context.Service<AuditLog, {
             decision: request.decision,
             entity_type: request.entity_type,
             entity_id: request.entity_id,
-            deleted_count: deleted
+            deleted_count: deleted,
+            actor
           }, yield* now)
           yield* Effect.logInfo("audit chain forgotten").pipe(
-            Effect.annotateLogs({ chain, decision: request.decision, deleted_count: deleted, proof_event_id: proof.id })
+            Effect.annotateLogs({ chain, decision: request.decision, deleted_count: deleted, proof_event_id: proof.id, actor: actor.kind })
           )
           return { decision: request.decision, deleted_count: deleted, proof_event_id: proof.id } satisfies AuditForgetResponse
         }))

@@ -92,3 +92,28 @@ export const resolvedBy = (kind: "http" | "ws", principal: Principal | undefined
   const name = principalName(principal)
   return name === undefined ? { kind } : { kind, principal: name }
 }
+
+/**
+ * Who asked for an audited operation, as the audit event records it (never a
+ * token): `admin` (the admin token), `device` (a device token: its
+ * `device_id` and `token_id`), `node` (a scoped node token: its `node_id`),
+ * or `unauthenticated` (gateway auth is off, `SVC_AUTH=off`).
+ */
+export type Actor =
+  | { readonly kind: "admin" }
+  | { readonly kind: "device"; readonly device_id: string; readonly token_id: string }
+  | { readonly kind: "node"; readonly node_id: string }
+  | { readonly kind: "unauthenticated" }
+
+/** The {@link Actor} of `principal` (`undefined`: auth is off). */
+export const actorOf = (principal: Principal | undefined): Actor => {
+  if (principal === undefined) return { kind: "unauthenticated" }
+  switch (principal.kind) {
+    case "admin":
+      return { kind: "admin" }
+    case "device":
+      return { kind: "device", device_id: principal.deviceId, token_id: principal.tokenId }
+    case "node":
+      return { kind: "node", node_id: principal.nodeId }
+  }
+}
