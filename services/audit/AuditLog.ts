@@ -59,7 +59,11 @@ export class AuditLog extends Context.Service<AuditLog, {
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
   /** The events of a chain, by step_index (empty when it has none). */
   readonly events: (chain: string) => Effect.Effect<ReadonlyArray<AuditEvent>, SqlError>
-  /** `GET /audit/export/:planId`: the chain with its verification; `NotFound` (404) when it has no events. */
+  /**
+   * `GET /audit/export/:planId`: the chain with its verification against the
+   * stored head (verify.ts check 6: a removed newest event is caught);
+   * `NotFound` (404) when the chain never had an event.
+   */
   readonly exportChain: (chain: string) => Effect.Effect<AuditReceiptBundle, NotFound | SqlError>
   /** `POST /audit/verify`: verifies `events` as one whole chain (verify.ts). */
   readonly verify: (events: ReadonlyArray<ChainableEvent>) => AuditVerifyResult
@@ -114,12 +118,16 @@ export class AuditLog extends Context.Service<AuditLog, {
       const events = (chain: string) => Effect.map(repo.list(chain), (rows) => rows.map(toEvent))
 
       const exportChain = Effect.fn("AuditLog.exportChain")(function*(chain: string) {
-        const chainEvents = yield* events(chain)
-        if (chainEvents.length === 0) return yield* new NotFound({ message: `no audit events for ${chain}` })
+        const stored = yield* repo.read(chain)
+        // No head: the chain never had an event. A head without events: they were removed behind the gateway's back.
+        if (stored.head === undefined && stored.events.length === 0) {
+          return yield* new NotFound({ message: `no audit events for ${chain}` })
+        }
+        const chainEvents = stored.events.map(toEvent)
         return {
           plan_id: chain,
           events: chainEvents,
-          chain_verification: verifyChain(chainEvents),
+          chain_verification: verifyChain(chainEvents, stored.head),
           exported_at: yield* now
         } satisfies AuditReceiptBundle
       })

@@ -2,7 +2,9 @@
  * The audit chain on every test database (SQLite always, PostgreSQL when
  * SVC_TEST_DATABASE_URL is set): appends build one verified chain per plan,
  * joining the caller's transaction; anonymize, delete and retain each
- * append a proof; concurrent appends (fibers, and on PostgreSQL two
+ * append a proof (naming who asked; never on a gateway security chain); an
+ * export verifies against the chain's head and catches an event deleted or
+ * an action nulled behind the gateway's back; concurrent appends (fibers, and on PostgreSQL two
  * separate clients) give a gap-free valid chain; the planner's old records
  * move into the chain once.
  */
@@ -151,6 +153,46 @@ for (const db of testDatabases) {
           deleted_count: 0,
           actor: device
         })
+      }))
+
+    it.effect("the export verifies against the chain's head: the newest event deleted with SQL, or every event, is invalid", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const sql = yield* SqlClient.SqlClient
+        for (const type of ["a", "b", "c"]) yield* audit.append("plan-head", { type })
+        const events = yield* audit.events("plan-head")
+        expect((yield* audit.exportChain("plan-head")).chain_verification).toEqual({ ...VALID, checked_count: 3 })
+        yield* sql`DELETE FROM audit_events WHERE id = ${events[2].id}`
+        expect((yield* audit.exportChain("plan-head")).chain_verification).toEqual({
+          valid: false,
+          checked_count: 2,
+          broken_at_index: 2,
+          broken_at_id: null
+        })
+        // Every event gone while the head remains: an invalid, empty export rather than a 404.
+        yield* sql`DELETE FROM audit_events WHERE plan_id = ${"plan-head"}`
+        const emptied = yield* audit.exportChain("plan-head")
+        expect(emptied.events).toEqual([])
+        expect(emptied.chain_verification).toEqual({ valid: false, checked_count: 0, broken_at_index: 0, broken_at_id: null })
+      }))
+
+    it.effect("an action nulled with SQL, without a forget.proof, makes the export invalid at that event", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const sql = yield* SqlClient.SqlClient
+        for (const type of ["a", "b", "c"]) yield* audit.append("plan-null", { type })
+        const events = yield* audit.events("plan-null")
+        yield* sql`UPDATE audit_events SET action = NULL WHERE id = ${events[1].id}`
+        expect((yield* audit.exportChain("plan-null")).chain_verification).toEqual({
+          valid: false,
+          checked_count: 2,
+          broken_at_index: 1,
+          broken_at_id: events[1].id
+        })
+        // The gateway's own anonymize only erases what is left and covers that; the forged null stays uncovered.
+        yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-null", decision: "anonymize" }, ADMIN)
+        const after = yield* audit.exportChain("plan-null")
+        expect(after.chain_verification).toMatchObject({ valid: false, broken_at_index: 3 })
       }))
 
     it.effect("50 concurrent appends to one chain (and others interleaved) give a gap-free valid chain", () =>
