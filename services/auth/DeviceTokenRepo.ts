@@ -43,7 +43,7 @@ export type DeviceTokenLookup =
   | { readonly found: DeviceTokenRecord }
   | { readonly unreadable: { readonly token_id: string; readonly problem: string } }
 
-const decodeStored = makeDecoder(DeviceTokenRow, { label: "row" })
+const decodeStored = makeDecoder(DeviceTokenRow, { label: "row", echoInput: false })
 
 /** Repository of device tokens over `SqlClient` (SQLite and PostgreSQL alike). */
 export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
