@@ -104,14 +104,17 @@ export class SecretResolver extends Context.Service<SecretResolver, {
           yield* record(handleId, purpose, "resolved")
           return found.success
         }).pipe(orDie)
-      const resolveChecked = <A, E>(handleId: string, purpose: string, check: (value: Redacted.Redacted<string>) => Result.Result<A, E>) =>
-        Effect.gen(function*() {
-          const found = yield* lookup(handleId)
-          if (Result.isFailure(found)) return yield* new NotFound({ message: found.failure.message })
-          const checked = check(found.success)
-          if (Result.isSuccess(checked)) yield* record(handleId, purpose, "resolved")
-          return checked
-        }).pipe(orDie)
+      const resolveChecked = Effect.fn("SecretResolver.resolveChecked")(function*<A, E>(
+        handleId: string,
+        purpose: string,
+        check: (value: Redacted.Redacted<string>) => Result.Result<A, E>
+      ) {
+        const found = yield* orDie(lookup(handleId))
+        if (Result.isFailure(found)) return yield* new NotFound({ message: found.failure.message })
+        const checked = check(found.success)
+        if (Result.isSuccess(checked)) yield* orDie(record(handleId, purpose, "resolved"))
+        return checked
+      })
       return SecretResolver.of({ resolve, resolveChecked })
     })
   )
