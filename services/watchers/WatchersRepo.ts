@@ -42,6 +42,17 @@ export const FiringRow = WatcherFiring.mapFields((fields) => ({
   slot: Schema.NullOr(DbInt)
 }))
 
+/**
+ * A stored firing as the table holds it (no `plan_id`; with `dedupe_key` and
+ * `updated_at`): the row schema a snapshot import checks `watcher_firings`
+ * rows with.
+ */
+export const WatcherFiringRow = FiringRow.mapFields(({ plan_id: _, ...fields }) => ({
+  ...fields,
+  dedupe_key: Schema.String,
+  updated_at: Schema.String
+}))
+
 /** The wire record of a row. */
 export const toWatcher = (row: WatcherRow): Watcher => ({
   id: Number(row.id),

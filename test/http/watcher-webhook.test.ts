@@ -73,7 +73,7 @@ const deliver = async (gw: TestGateway, id: number | string, d: Delivery = {}) =
   const timestamp = d.timestamp ?? ms(await now(gw))
   const nonce = d.nonce ?? randomUUID()
   const headers: Record<string, string | undefined> = {
-    "x-svc-webhook-signature": signWebhook(d.secret ?? SECRET, timestamp, nonce, body),
+    "x-svc-webhook-signature": signWebhook(d.secret ?? SECRET, Number(id), timestamp, nonce, body),
     "x-svc-webhook-timestamp": timestamp,
     "x-svc-webhook-nonce": nonce,
     ...d.set
@@ -84,6 +84,9 @@ const deliver = async (gw: TestGateway, id: number | string, d: Delivery = {}) =
 }
 
 const now = (gw: TestGateway) => gw.run(Clock.currentTimeMillis)
+
+/** The signature header for a delivery to watcher `id`. */
+const signFor = (id: number, timestamp: string, nonce: string, body: string, secret = SECRET) => signWebhook(secret, id, timestamp, nonce, body)
 
 const call = async (gw: TestGateway, method: string, path: string, body?: unknown) => {
   const res = body === undefined
@@ -185,7 +188,7 @@ for (const database of databases) {
     ])("%s → 401 envelope", async (_, malformed) => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const sig = signWebhook(SECRET, timestamp, nonce, BODY)
+      const sig = signFor(hook, timestamp, nonce, BODY)
       expect(await deliver(gw, hook, { timestamp, nonce, set: malformed(sig) })).toMatchObject({ status: 401, body: ENVELOPE })
     })
 
@@ -196,7 +199,7 @@ for (const database of databases) {
     it("a tampered body or timestamp → 401 invalid webhook signature", async () => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const signature = signWebhook(SECRET, timestamp, nonce, BODY)
+      const signature = signFor(hook, timestamp, nonce, BODY)
       const tamperedBody = await deliver(gw, hook, { body: BODY.replace("main", "prod"), timestamp, nonce, set: { "x-svc-webhook-signature": signature } })
       expect(tamperedBody).toMatchObject({ status: 401, body: SIGNATURE })
       const tamperedTime = await deliver(gw, hook, { timestamp, nonce, set: { "x-svc-webhook-timestamp": ms(Number(timestamp) - 1) } })
@@ -209,7 +212,7 @@ for (const database of databases) {
     it("the bytes are what is signed: the same JSON with its keys in another order → 401", async () => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const signature = signWebhook(SECRET, timestamp, nonce, BODY)
+      const signature = signFor(hook, timestamp, nonce, BODY)
       expect(await deliver(gw, hook, { body: BODY_REORDERED, timestamp, nonce, set: { "x-svc-webhook-signature": signature } }))
         .toMatchObject({ status: 401, body: SIGNATURE })
       expect(await deliver(gw, hook, { body: `${BODY}\n`, timestamp, nonce, set: { "x-svc-webhook-signature": signature } }))
@@ -220,7 +223,7 @@ for (const database of databases) {
     it("a signature in upper case (hex and prefix) is accepted", async () => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const upper = signWebhook(SECRET, timestamp, nonce, BODY).toUpperCase()
+      const upper = signFor(hook, timestamp, nonce, BODY).toUpperCase()
       expect(upper).toMatch(/^SHA256=[0-9A-F]{64}$/)
       expect((await deliver(gw, hook, { timestamp, nonce, set: { "x-svc-webhook-signature": upper } })).status).toBe(200)
     })
@@ -311,6 +314,41 @@ for (const database of databases) {
       expect(listed.trigger_config.secret_handle).toBe(rotated.body.handle.handle_id)
       expect((await deliver(gw, id, { secret: fresh })).status).toBe(200)
       expect(await deliver(gw, id)).toMatchObject({ status: 401, body: SIGNATURE })
+    })
+
+    it("a delivery signed for one watcher does not fire another that shares its secret (401), and keeps its nonce", async () => {
+      const a = await createWatcher(gw, "webhook", { secret_handle: handle })
+      const b = await createWatcher(gw, "webhook", { secret_handle: handle })
+      const timestamp = ms(await now(gw))
+      const nonce = randomUUID()
+      const forA = signFor(a, timestamp, nonce, BODY)
+      const atB = await deliver(gw, b, { timestamp, nonce, set: { "x-svc-webhook-signature": forA } })
+      expect(atB).toMatchObject({ status: 401, body: SIGNATURE })
+      expect((await deliver(gw, a, { timestamp, nonce, set: { "x-svc-webhook-signature": forA } })).status).toBe(200)
+      // Replayed at B after A accepted it: still not B's signature.
+      expect(await deliver(gw, b, { timestamp, nonce, set: { "x-svc-webhook-signature": forA } })).toMatchObject({ status: 401, body: SIGNATURE })
+    })
+
+    it("50 forged deliveries write no secret resolution and no secret.resolved event; a valid one writes one of each", async () => {
+      const forged = await storeSecret(gw)
+      const id = await createWatcher(gw, "webhook", { secret_handle: forged })
+      const resolutions = () =>
+        gw.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM secret_resolutions WHERE handle_id = ${forged}`))
+          .then((rows) => Number(rows[0]!.n))
+      const resolvedEvents = async () => {
+        const res = await gw.fetch("/audit/export/gateway.secrets", { headers: { authorization: `Bearer ${gw.adminToken}` } })
+        return (await readJson(res)).events.filter((e: any) => e.action?.type === "secret.resolved" && e.action.handle_id === forged).length
+      }
+      const [rowsBefore, eventsBefore] = [await resolutions(), await resolvedEvents()]
+      for (let i = 0; i < 50; i++) {
+        const res = await deliver(gw, id, { set: { "x-svc-webhook-signature": `sha256=${randomBytes(32).toString("hex")}` } })
+        expect(res).toMatchObject({ status: 401, body: SIGNATURE })
+      }
+      expect(await resolutions()).toBe(rowsBefore)
+      expect(await resolvedEvents()).toBe(eventsBefore)
+      expect((await deliver(gw, id)).status).toBe(200)
+      expect(await resolutions()).toBe(rowsBefore + 1)
+      expect(await resolvedEvents()).toBe(eventsBefore + 1)
     })
 
     it("bearer first: no token → 401 unauthorized; operator.read → 403; operator.write → 200", async () => {
@@ -473,9 +511,9 @@ describe("docs/automation.md: the worked example's files and signing recipe", ()
     })
   const tools = ["bash", "openssl", "curl", "awk"].every(has)
 
-  it("the documented body, timestamp and nonce are what signWebhook signs", () => {
+  it("the documented watcher id, timestamp, nonce and body are what signWebhook signs", () => {
     const recipe = blockAfter("<!-- signing recipe")
-    expect(recipe).toContain("printf '%s' \"$TS.$NONCE.\"; cat body.json")
+    expect(recipe).toContain("printf '%s' \"$WATCHER.$TS.$NONCE.\"; cat body.json")
     expect(recipe).toContain("openssl dgst -sha256 -hmac \"$SECRET\"")
     expect(recipe).toContain("x-svc-webhook-signature: sha256=$SIG")
     expect(recipe).toContain("--data-binary @body.json")
@@ -488,10 +526,10 @@ describe("docs/automation.md: the worked example's files and signing recipe", ()
     writeFileSync(join(dir, "body.json"), BODY)
     const out = await bash(`set -euo pipefail; ${line}; printf '%s' "$SIG"`, {
       cwd: dir,
-      env: { PATH: process.env.PATH, TS: "1700000000", NONCE: "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", SECRET: "whsec-example-secret" }
+      env: { PATH: process.env.PATH, WATCHER: "1", TS: "1700000000", NONCE: "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", SECRET: "whsec-example-secret" }
     })
     expect(out.stderr).toBe("")
-    expect(`sha256=${out.stdout}`).toBe(signWebhook("whsec-example-secret", "1700000000", "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", BODY))
+    expect(`sha256=${out.stdout}`).toBe(signWebhook("whsec-example-secret", 1, "1700000000", "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", BODY))
     expect(out.stdout).toBe(SIG_S)
   })
 
@@ -531,7 +569,7 @@ describe("docs/automation.md: the worked example's files and signing recipe", ()
       const [ts, nonce, sig] = sent!.split(" ")
       expect(ts).toMatch(/^\d{10}$/)
       expect(nonce).toMatch(/^[0-9a-f]{32}$/)
-      expect(`sha256=${sig}`).toBe(signWebhook(secret, ts!, nonce!, "{\"event\":\"deploy\",\"ref\":\"main\"}"))
+      expect(`sha256=${sig}`).toBe(signWebhook(secret, id, ts!, nonce!, "{\"event\":\"deploy\",\"ref\":\"main\"}"))
       const run = await call(gw, "GET", `/workflow/runs/${JSON.parse(fired!).run_id}`)
       expect(run.body.run).toMatchObject({ key: expect.stringMatching(/^hook:/), lane: "cron", plan_id: "plan-hooked" })
     })

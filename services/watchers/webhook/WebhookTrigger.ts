@@ -68,8 +68,10 @@ export class WebhookTrigger extends Context.Service<WebhookTrigger, {
    * 3. the three headers are present and well formed, else 401 "missing or invalid webhook signature envelope";
    * 4. |now − timestamp| ≤ `max_skew_ms` (default 300000 ms; `Clock`), else 401 "webhook timestamp outside allowed replay window";
    * 5. the secret handle resolves (`SecretResolver`), else 503 `misconfigured`; an empty secret is 401 "webhook secret not available";
-   * 6. the HMAC-SHA256 signature matches (constant time, raw bytes), else 401 "invalid webhook signature";
+   * 6. the HMAC-SHA256 signature over `<watcher id>.<timestamp>.<nonce>.<body>` matches (constant time, raw
+   *    bytes), else 401 "invalid webhook signature": a delivery signed for another watcher does not match;
    * 7. the nonce was not accepted before for this watcher, else 409 `replay_detected`.
+   * The secret's resolution is recorded (`secret_resolutions`, `secret.resolved`) only when check 6 holds.
    * Then the watcher fires (a firing row, `watcher.fired`, and a run when automation is enabled).
    */
   readonly trigger: (call: WebhookCall) => Effect.Effect<WebhookAccepted, WebhookTriggerError>
@@ -114,12 +116,16 @@ export class WebhookTrigger extends Context.Service<WebhookTrigger, {
         const now = yield* Clock.currentTimeMillis
         if (!withinWindow(envelope.success.timestamp_ms, now, config.success.max_skew_ms ?? DEFAULT_MAX_SKEW_MS)) return yield* reject("window")
 
-        const secret = yield* resolver.resolve(handle, secretPurpose(id)).pipe(
+        // Recorded (secret_resolutions, secret.resolved) only once the signature holds: a forged call leaves no row.
+        const signed = envelope.success
+        const verified = yield* resolver.resolveChecked(handle, secretPurpose(id), (secret): Result.Result<void, RejectionReason> => {
+          const key = Redacted.value(secret)
+          if (key.length === 0) return Result.fail("secret")
+          return verifySignature(key, id, signed, call.body) ? Result.void : Result.fail("signature")
+        }).pipe(
           Effect.catchTag("NotFound", (e) => misconfigured("webhook secret handle cannot be resolved", e.message))
         )
-        const key = Redacted.value(secret)
-        if (key.length === 0) return yield* reject("secret")
-        if (!verifySignature(key, envelope.success, call.body)) return yield* reject("signature")
+        if (Result.isFailure(verified)) return yield* reject(verified.failure)
 
         const trigger: WebhookTriggerDetails = { body_sha256: bodySha256(call.body), body_bytes: call.body.byteLength }
         const outcome = yield* watchers.fire(watcher, { kind: "nonce", nonce_digest: nonceDigest(envelope.success.nonce), trigger })

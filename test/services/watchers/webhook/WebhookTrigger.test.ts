@@ -6,7 +6,7 @@
  * records, and logs that never carry the signature, the secret or the body.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Redacted, References } from "effect"
+import { Effect, Layer, Logger, Redacted, References, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { SecretResolver } from "../../../../services/secrets/SecretStore.ts"
 import { NotFound } from "../../../../services/shared/errors.ts"
@@ -15,7 +15,7 @@ import type { Watcher, WatcherFiring } from "../../../../services/watchers/schem
 import { Watchers } from "../../../../services/watchers/Watchers.ts"
 import { signWebhook, WEBHOOK_HEADERS } from "../../../../services/watchers/webhook/signature.ts"
 import { secretPurpose, type WebhookCall, WebhookTrigger } from "../../../../services/watchers/webhook/WebhookTrigger.ts"
-import { BODY, BODY_SHA256, NONCE, NONCE_DIGEST, SECRET, SIG_S, TIMESTAMP_S } from "./vectors.ts"
+import { BODY, BODY_SHA256, NONCE, NONCE_DIGEST, SECRET, SIG_S, SIG_S_WATCHER_2, TIMESTAMP_S } from "./vectors.ts"
 
 const NOW = 1_700_000_000_000
 const watcher = (id: number, over: Partial<Watcher> = {}): Watcher => ({
@@ -70,11 +70,15 @@ const makeWorld = () => {
         })
     }))),
     Layer.provide(Layer.succeed(SecretResolver, SecretResolver.of({
-      resolve: (handle, purpose) =>
+      resolve: () => Effect.die("the trigger resolves with resolveChecked"),
+      // As the real resolver: recorded only when the check holds.
+      resolveChecked: (handle, purpose, check) =>
         Effect.suspend(() => {
-          resolutions.push([handle, purpose])
           const value = secrets.get(handle)
-          return value === undefined ? Effect.fail(new NotFound({ message: `secret handle ${handle} not found` })) : Effect.succeed(Redacted.make(value))
+          if (value === undefined) return Effect.fail(new NotFound({ message: `secret handle ${handle} not found` }))
+          const checked = check(Redacted.make(value))
+          if (Result.isSuccess(checked)) resolutions.push([handle, purpose])
+          return Effect.succeed(checked)
         })
     })))
   )
@@ -116,8 +120,24 @@ describe("WebhookTrigger", () => {
       expect(world.resolutions).toEqual([["sec_ok", secretPurpose(1)]])
       expect(secretPurpose(1)).toBe("webhook:watcher-1")
       expect(yield* failure(call())).toEqual({ tag: "ReplayDetected", message: "webhook nonce has already been processed" })
-      // The same nonce on another watcher is another delivery.
-      expect(yield* trigger(call({ watcher_id: 8 }))).toEqual({ ok: true, firing_id: "firing-2" })
+      // The same nonce on another watcher is another delivery, signed for that watcher.
+      const forWatcher8 = signWebhook(SECRET, 8, TIMESTAMP_S, NONCE, BODY)
+      expect(yield* trigger(call({ watcher_id: 8, set: { [WEBHOOK_HEADERS.signature]: forWatcher8 } }))).toEqual({ ok: true, firing_id: "firing-2" })
+    }))
+  })
+
+  it.effect("a delivery signed for watcher 1 does not fire watcher 8, which shares its secret; a rejected call records no resolution", () => {
+    const world = makeWorld()
+    return world.run(Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      expect(yield* failure(call({ watcher_id: 8 }))).toEqual({ tag: "WebhookRejected", message: "invalid webhook signature" })
+      expect(yield* failure(call({ set: { [WEBHOOK_HEADERS.signature]: `sha256=${SIG_S_WATCHER_2}` } })))
+        .toEqual({ tag: "WebhookRejected", message: "invalid webhook signature" })
+      expect(yield* failure(call({ watcher_id: 7 }))).toEqual({ tag: "WebhookRejected", message: "webhook secret not available" })
+      expect(world.fired).toEqual([])
+      expect(world.resolutions).toEqual([])
+      expect((yield* trigger(call())).ok).toBe(true)
+      expect(world.resolutions).toEqual([["sec_ok", secretPurpose(1)]])
     }))
   })
 
@@ -166,7 +186,7 @@ describe("WebhookTrigger", () => {
         set: {
           [WEBHOOK_HEADERS.timestamp]: timestamp,
           [WEBHOOK_HEADERS.nonce]: nonce,
-          [WEBHOOK_HEADERS.signature]: signWebhook(SECRET, timestamp, nonce, BODY)
+          [WEBHOOK_HEADERS.signature]: signWebhook(SECRET, id, timestamp, nonce, BODY)
         }
       })
     }
