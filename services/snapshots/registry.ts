@@ -201,7 +201,7 @@ export const SNAPSHOT_TABLES: ReadonlyArray<SnapshotTable> = [
   table("workflow_attempts", ["attempt_id"], "attempt_id step_id run_id attempt:int status started_at:time finished_at:time result:json error:json postcondition_report:json artifacts:json cost:json policy_decision:json policy_applied_override_ids:json", workflow, AttemptRow),
   table("workflow_resume_tokens", ["digest"], "digest run_id step_index:int approval_id:int created_at:time expires_at:time used_at:time revoked_at:time pause_name", workflow, ResumeTokenRow),
   table("watchers", ["id"], "id:serial plan_id trigger_type trigger_config:json active:bool deleted_at:time created_at:time updated_at:time", watchers, WatcherRow),
-  table("watcher_firings", ["firing_id"], "firing_id watcher_id:int trigger_type dedupe_key slot:int nonce_digest source_run_id status run_id error created_at:time updated_at:time", watchers, WatcherFiringRow)
+  table("watcher_firings", ["firing_id"], "firing_id watcher_id:int trigger_type dedupe_key slot:int nonce_digest nonce_key source_run_id status run_id error created_at:time updated_at:time", watchers, WatcherFiringRow)
 ]
 
 const byName = new Map(SNAPSHOT_TABLES.map((t) => [t.name, t]))

@@ -73,7 +73,7 @@ const deliver = async (gw: TestGateway, id: number | string, d: Delivery = {}) =
   const timestamp = d.timestamp ?? ms(await now(gw))
   const nonce = d.nonce ?? randomUUID()
   const headers: Record<string, string | undefined> = {
-    "x-svc-webhook-signature": signWebhook(d.secret ?? SECRET, Number(id), timestamp, nonce, body),
+    "x-svc-webhook-signature": signWebhook(d.secret ?? SECRET, timestamp, nonce, body),
     "x-svc-webhook-timestamp": timestamp,
     "x-svc-webhook-nonce": nonce,
     ...d.set
@@ -85,8 +85,8 @@ const deliver = async (gw: TestGateway, id: number | string, d: Delivery = {}) =
 
 const now = (gw: TestGateway) => gw.run(Clock.currentTimeMillis)
 
-/** The signature header for a delivery to watcher `id`. */
-const signFor = (id: number, timestamp: string, nonce: string, body: string, secret = SECRET) => signWebhook(secret, id, timestamp, nonce, body)
+/** The signature header for a delivery (the spec's `<timestamp>.<nonce>.<body>`: it names no watcher). */
+const signFor = (_id: number, timestamp: string, nonce: string, body: string, secret = SECRET) => signWebhook(secret, timestamp, nonce, body)
 
 const call = async (gw: TestGateway, method: string, path: string, body?: unknown) => {
   const res = body === undefined
@@ -271,13 +271,13 @@ for (const database of databases) {
       expect(await deliver(gw, custom, { timestamp: ms(t - 120_000) })).toMatchObject({ status: 401, body: WINDOW })
     })
 
-    it("a replayed nonce → 409 replay_detected, re-signed with a new timestamp too; another watcher takes it", async () => {
+    it("a replayed nonce → 409 replay_detected, re-signed with a new timestamp too, and at another watcher sharing the secret", async () => {
       const first = await deliver(gw, hook)
       expect(first.status).toBe(200)
       expect(await deliver(gw, hook, { nonce: first.nonce })).toEqual({ status: 409, body: REPLAY, nonce: first.nonce })
       if (clocked) await gw.run(TestClock.adjust(5_000))
       expect(await deliver(gw, hook, { nonce: first.nonce, timestamp: ms((await now(gw)) + 1_000) })).toMatchObject({ status: 409, body: REPLAY })
-      expect((await deliver(gw, custom, { nonce: first.nonce })).status).toBe(200)
+      expect(await deliver(gw, custom, { nonce: first.nonce })).toMatchObject({ status: 409, body: REPLAY })
     })
 
     it("unknown, non-webhook, inactive and deleted watchers → 404; a bad id → 400", async () => {
@@ -316,17 +316,19 @@ for (const database of databases) {
       expect(await deliver(gw, id)).toMatchObject({ status: 401, body: SIGNATURE })
     })
 
-    it("a delivery signed for one watcher does not fire another that shares its secret (401), and keeps its nonce", async () => {
+    it("a delivery accepted by one watcher is a replay (409) at another that shares its secret: a nonce is unique per secret", async () => {
       const a = await createWatcher(gw, "webhook", { secret_handle: handle })
       const b = await createWatcher(gw, "webhook", { secret_handle: handle })
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const forA = signFor(a, timestamp, nonce, BODY)
-      const atB = await deliver(gw, b, { timestamp, nonce, set: { "x-svc-webhook-signature": forA } })
-      expect(atB).toMatchObject({ status: 401, body: SIGNATURE })
-      expect((await deliver(gw, a, { timestamp, nonce, set: { "x-svc-webhook-signature": forA } })).status).toBe(200)
-      // Replayed at B after A accepted it: still not B's signature.
-      expect(await deliver(gw, b, { timestamp, nonce, set: { "x-svc-webhook-signature": forA } })).toMatchObject({ status: 401, body: SIGNATURE })
+      expect((await deliver(gw, a, { timestamp, nonce })).status).toBe(200)
+      expect(await deliver(gw, b, { timestamp, nonce })).toMatchObject({ status: 409, body: REPLAY })
+      const firings = (id: number) => call(gw, "GET", `/watchers/${id}/firings`).then((r) => r.body.firings.length)
+      expect(await firings(a)).toBe(1)
+      expect(await firings(b)).toBe(0)
+      // A watcher with another secret is another nonce space: the same nonce, signed with its own secret, fires it.
+      const other = await createWatcher(gw, "webhook", { secret_handle: await storeSecret(gw, `${SECRET}-other`) })
+      expect((await deliver(gw, other, { timestamp, nonce, secret: `${SECRET}-other` })).status).toBe(200)
     })
 
     it("50 forged deliveries write no secret resolution and no secret.resolved event; a valid one writes one of each", async () => {
@@ -511,9 +513,9 @@ describe("docs/automation.md: the worked example's files and signing recipe", ()
     })
   const tools = ["bash", "openssl", "curl", "awk"].every(has)
 
-  it("the documented watcher id, timestamp, nonce and body are what signWebhook signs", () => {
+  it("the documented timestamp, nonce and body are what signWebhook signs", () => {
     const recipe = blockAfter("<!-- signing recipe")
-    expect(recipe).toContain("printf '%s' \"$WATCHER.$TS.$NONCE.\"; cat body.json")
+    expect(recipe).toContain("printf '%s' \"$TS.$NONCE.\"; cat body.json")
     expect(recipe).toContain("openssl dgst -sha256 -hmac \"$SECRET\"")
     expect(recipe).toContain("x-svc-webhook-signature: sha256=$SIG")
     expect(recipe).toContain("--data-binary @body.json")
@@ -526,10 +528,10 @@ describe("docs/automation.md: the worked example's files and signing recipe", ()
     writeFileSync(join(dir, "body.json"), BODY)
     const out = await bash(`set -euo pipefail; ${line}; printf '%s' "$SIG"`, {
       cwd: dir,
-      env: { PATH: process.env.PATH, WATCHER: "1", TS: "1700000000", NONCE: "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", SECRET: "whsec-example-secret" }
+      env: { PATH: process.env.PATH, TS: "1700000000", NONCE: "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", SECRET: "whsec-example-secret" }
     })
     expect(out.stderr).toBe("")
-    expect(`sha256=${out.stdout}`).toBe(signWebhook("whsec-example-secret", 1, "1700000000", "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", BODY))
+    expect(`sha256=${out.stdout}`).toBe(signWebhook("whsec-example-secret", "1700000000", "0b6f6c1e-8d0c-4f7e-9a53-2c1d4f0e9b7a", BODY))
     expect(out.stdout).toBe(SIG_S)
   })
 
@@ -569,7 +571,7 @@ describe("docs/automation.md: the worked example's files and signing recipe", ()
       const [ts, nonce, sig] = sent!.split(" ")
       expect(ts).toMatch(/^\d{10}$/)
       expect(nonce).toMatch(/^[0-9a-f]{32}$/)
-      expect(`sha256=${sig}`).toBe(signWebhook(secret, id, ts!, nonce!, "{\"event\":\"deploy\",\"ref\":\"main\"}"))
+      expect(`sha256=${sig}`).toBe(signWebhook(secret, ts!, nonce!, "{\"event\":\"deploy\",\"ref\":\"main\"}"))
       const run = await call(gw, "GET", `/workflow/runs/${JSON.parse(fired!).run_id}`)
       expect(run.body.run).toMatchObject({ key: expect.stringMatching(/^hook:/), lane: "cron", plan_id: "plan-hooked" })
     })

@@ -79,7 +79,7 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
     method: "POST",
     headers: {
       authorization: `Bearer ${gw.adminToken}`,
-      "x-svc-webhook-signature": signWebhook(value, watcher.id, timestamp, "snapshot-nonce", body),
+      "x-svc-webhook-signature": signWebhook(value, timestamp, "snapshot-nonce", body),
       "x-svc-webhook-timestamp": timestamp,
       "x-svc-webhook-nonce": "snapshot-nonce"
     },

@@ -7,16 +7,12 @@
  * x-svc-webhook-timestamp: <10 digits = unix seconds | 13 digits = unix milliseconds>
  * x-svc-webhook-nonce:     [A-Za-z0-9_-]{1,256} (base64url or a uuid)
  *
- * signature = HMAC-SHA256(key = secret (UTF-8),
- *                         data = "<watcher_id>.<timestamp>.<nonce>." ++ <raw body bytes>)
+ * signature = HMAC-SHA256(key = secret (UTF-8), data = "<timestamp>.<nonce>." ++ <raw body bytes>)
  * ```
  *
- * The watcher id (the `:id` of the path, in decimal) binds a signature to one
- * watcher: watchers sharing a secret cannot fire each other's deliveries
- * (the spec signs `<timestamp>.<nonce>.<body>`; docs/decisions.md "issue
- * 20"). The timestamp is signed exactly as sent and the body exactly as
- * received (bytes, never re-serialised JSON); signatures are compared in
- * constant time over their 32 decoded bytes.
+ * The timestamp is signed exactly as sent and the body exactly as received
+ * (bytes, never re-serialised JSON); signatures are compared in constant time
+ * over their 32 decoded bytes.
  *
  * @module
  */
@@ -92,40 +88,44 @@ export const parseEnvelope = (
 export const withinWindow = (timestampMs: number, nowMs: number, maxSkewMs: number): boolean =>
   Math.abs(nowMs - timestampMs) <= maxSkewMs
 
-/** The signed bytes: `"<watcherId>.<timestamp>.<nonce>."` (UTF-8) followed by the body bytes as they are. */
-export const signedBytes = (watcherId: number, timestamp: string, nonce: string, body: Uint8Array): Buffer =>
-  Buffer.concat([Buffer.from(`${watcherId}.${timestamp}.${nonce}.`, "utf8"), body])
+/** The signed bytes: `"<timestamp>.<nonce>."` (UTF-8) followed by the body bytes as they are. */
+export const signedBytes = (timestamp: string, nonce: string, body: Uint8Array): Buffer =>
+  Buffer.concat([Buffer.from(`${timestamp}.${nonce}.`, "utf8"), body])
 
 /** The 32-byte HMAC-SHA256 of {@link signedBytes} with `secret` (UTF-8) as the key. */
-export const computeSignature = (secret: string, watcherId: number, timestamp: string, nonce: string, body: Uint8Array): Buffer =>
-  createHmac("sha256", Buffer.from(secret, "utf8")).update(signedBytes(watcherId, timestamp, nonce, body)).digest()
+export const computeSignature = (secret: string, timestamp: string, nonce: string, body: Uint8Array): Buffer =>
+  createHmac("sha256", Buffer.from(secret, "utf8")).update(signedBytes(timestamp, nonce, body)).digest()
 
 /**
- * True when the envelope's signature is the HMAC of `body` for watcher
- * `watcherId` under `secret`, compared in constant time (both are 32 bytes
- * by construction).
+ * True when the envelope's signature is the HMAC of `body` under `secret`,
+ * compared in constant time (both are 32 bytes by construction).
  */
-export const verifySignature = (secret: string, watcherId: number, envelope: WebhookEnvelope, body: Uint8Array): boolean =>
-  timingSafeEqual(computeSignature(secret, watcherId, envelope.timestamp, envelope.nonce, body), envelope.signature)
+export const verifySignature = (secret: string, envelope: WebhookEnvelope, body: Uint8Array): boolean =>
+  timingSafeEqual(computeSignature(secret, envelope.timestamp, envelope.nonce, body), envelope.signature)
 
 /**
- * The `x-svc-webhook-signature` value for a call to watcher `watcherId`:
- * `sha256=<lowercase hex>`. `body` as a string is signed as its UTF-8 bytes.
- * What a sender computes (docs/automation.md shows the same with
- * `openssl dgst -sha256 -hmac`).
+ * The `x-svc-webhook-signature` value for a call: `sha256=<lowercase hex>`.
+ * `body` as a string is signed as its UTF-8 bytes. What a sender computes
+ * (docs/automation.md shows the same with `openssl dgst -sha256 -hmac`).
  */
-export const signWebhook = (
-  secret: string,
-  watcherId: number,
-  timestamp: string,
-  nonce: string,
-  body: Uint8Array | string
-): string =>
+export const signWebhook = (secret: string, timestamp: string, nonce: string, body: Uint8Array | string): string =>
   "sha256=" +
-  computeSignature(secret, watcherId, timestamp, nonce, typeof body === "string" ? Buffer.from(body, "utf8") : body).toString("hex")
+  computeSignature(secret, timestamp, nonce, typeof body === "string" ? Buffer.from(body, "utf8") : body).toString("hex")
 
 /** Lowercase hex SHA-256 of the nonce (UTF-8): how an accepted nonce is stored (never the nonce itself). */
 export const nonceDigest = (nonce: string): string => createHash("sha256").update(nonce, "utf8").digest("hex")
+
+/**
+ * The nonce's key under its secret: lowercase hex HMAC-SHA256(key = secret,
+ * data = `"svc.webhook.nonce." ++ nonce`). Stored with the firing
+ * (`watcher_firings.nonce_key`, unique across watchers), so a nonce is
+ * accepted once per secret: a delivery accepted by one watcher is a replay at
+ * every other watcher that shares its secret (issue 20 §3.7; the spec's signed
+ * string `<timestamp>.<nonce>.<body>` names no watcher). One-way: the secret
+ * cannot be read back from it.
+ */
+export const nonceKey = (secret: string, nonce: string): string =>
+  createHmac("sha256", Buffer.from(secret, "utf8")).update(`svc.webhook.nonce.${nonce}`, "utf8").digest("hex")
 
 /** Lowercase hex SHA-256 of the body bytes (recorded with a firing instead of the body). */
 export const bodySha256 = (body: Uint8Array): string => createHash("sha256").update(body).digest("hex")

@@ -1,7 +1,7 @@
 /**
  * The webhook envelope, pure (services/watchers/webhook/signature.ts): fixed
  * OpenSSL vectors (seconds and milliseconds timestamps, a binary body, a
- * reordered JSON body, another watcher), every malformed header, the window bounds in both
+ * reordered JSON body), every malformed header, the window bounds in both
  * directions, and constant-time verification over the decoded bytes.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -29,10 +29,8 @@ import {
   SIG_MS,
   SIG_REORDERED,
   SIG_S,
-  SIG_S_WATCHER_2,
   TIMESTAMP_MS,
-  TIMESTAMP_S,
-  WATCHER_ID
+  TIMESTAMP_S
 } from "./vectors.ts"
 
 const bytes = (s: string) => new TextEncoder().encode(s)
@@ -50,17 +48,16 @@ const parsed = (h: Record<string, string | undefined>) => {
 
 describe("signWebhook (fixed vectors)", () => {
   it("matches OpenSSL for a seconds timestamp, a milliseconds timestamp, a reordered body and a binary body", () => {
-    expect(signWebhook(SECRET, WATCHER_ID, TIMESTAMP_S, NONCE, BODY)).toBe(`sha256=${SIG_S}`)
-    expect(signWebhook(SECRET, WATCHER_ID, TIMESTAMP_S, NONCE, bytes(BODY))).toBe(`sha256=${SIG_S}`)
-    expect(signWebhook(SECRET, WATCHER_ID, TIMESTAMP_MS, NONCE, BODY)).toBe(`sha256=${SIG_MS}`)
-    expect(signWebhook(SECRET, WATCHER_ID, TIMESTAMP_S, NONCE, BODY_REORDERED)).toBe(`sha256=${SIG_REORDERED}`)
-    expect(signWebhook(SECRET, WATCHER_ID, TIMESTAMP_S, NONCE, BINARY_BODY)).toBe(`sha256=${SIG_BINARY}`)
-    expect(signWebhook(SECRET, 2, TIMESTAMP_S, NONCE, BODY)).toBe(`sha256=${SIG_S_WATCHER_2}`)
+    expect(signWebhook(SECRET, TIMESTAMP_S, NONCE, BODY)).toBe(`sha256=${SIG_S}`)
+    expect(signWebhook(SECRET, TIMESTAMP_S, NONCE, bytes(BODY))).toBe(`sha256=${SIG_S}`)
+    expect(signWebhook(SECRET, TIMESTAMP_MS, NONCE, BODY)).toBe(`sha256=${SIG_MS}`)
+    expect(signWebhook(SECRET, TIMESTAMP_S, NONCE, BODY_REORDERED)).toBe(`sha256=${SIG_REORDERED}`)
+    expect(signWebhook(SECRET, TIMESTAMP_S, NONCE, BINARY_BODY)).toBe(`sha256=${SIG_BINARY}`)
   })
 
-  it("signs '<watcher id>.<timestamp>.<nonce>.' followed by the body bytes as they are", () => {
-    expect(Array.from(signedBytes(12, "1700000000", "n", BINARY_BODY))).toEqual([
-      ...Array.from(bytes("12.1700000000.n.")),
+  it("signs '<timestamp>.<nonce>.' followed by the body bytes as they are", () => {
+    expect(Array.from(signedBytes("1700000000", "n", BINARY_BODY))).toEqual([
+      ...Array.from(bytes("1700000000.n.")),
       0x00,
       0xff,
       0xfe
@@ -129,20 +126,16 @@ describe("withinWindow", () => {
 describe("verifySignature", () => {
   it("accepts the vector (hex in any case) and rejects another body, timestamp, nonce or secret", () => {
     const body = bytes(BODY)
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers()), body)).toBe(true)
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers({ [WEBHOOK_HEADERS.signature]: `sha256=${SIG_S.toUpperCase()}` })), body)).toBe(true)
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers()), bytes(BODY_REORDERED))).toBe(false)
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers()), bytes(`${BODY} `))).toBe(false)
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers({ [WEBHOOK_HEADERS.timestamp]: "1700000001" })), body)).toBe(false)
+    expect(verifySignature(SECRET, parsed(headers()), body)).toBe(true)
+    expect(verifySignature(SECRET, parsed(headers({ [WEBHOOK_HEADERS.signature]: `sha256=${SIG_S.toUpperCase()}` })), body)).toBe(true)
+    expect(verifySignature(SECRET, parsed(headers()), bytes(BODY_REORDERED))).toBe(false)
+    expect(verifySignature(SECRET, parsed(headers()), bytes(`${BODY} `))).toBe(false)
+    expect(verifySignature(SECRET, parsed(headers({ [WEBHOOK_HEADERS.timestamp]: "1700000001" })), body)).toBe(false)
     // The timestamp is signed as sent: the same instant in milliseconds is another message.
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers({ [WEBHOOK_HEADERS.timestamp]: TIMESTAMP_MS })), body)).toBe(false)
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers({ [WEBHOOK_HEADERS.nonce]: "other" })), body)).toBe(false)
-    expect(verifySignature(`${SECRET}x`, WATCHER_ID, parsed(headers()), body)).toBe(false)
-    // Bound to the watcher: the same delivery for watcher 2 is another message, both ways.
-    expect(verifySignature(SECRET, 2, parsed(headers()), body)).toBe(false)
-    expect(verifySignature(SECRET, 2, parsed(headers({ [WEBHOOK_HEADERS.signature]: `sha256=${SIG_S_WATCHER_2}` })), body)).toBe(true)
-    expect(verifySignature(SECRET, 11, parsed(headers()), body)).toBe(false)
-    expect(verifySignature(SECRET, WATCHER_ID, parsed(headers({ [WEBHOOK_HEADERS.signature]: `sha256=${SIG_BINARY}` })), BINARY_BODY)).toBe(true)
+    expect(verifySignature(SECRET, parsed(headers({ [WEBHOOK_HEADERS.timestamp]: TIMESTAMP_MS })), body)).toBe(false)
+    expect(verifySignature(SECRET, parsed(headers({ [WEBHOOK_HEADERS.nonce]: "other" })), body)).toBe(false)
+    expect(verifySignature(`${SECRET}x`, parsed(headers()), body)).toBe(false)
+    expect(verifySignature(SECRET, parsed(headers({ [WEBHOOK_HEADERS.signature]: `sha256=${SIG_BINARY}` })), BINARY_BODY)).toBe(true)
   })
 
   it("has one distinct message per rejection reason", () => {
