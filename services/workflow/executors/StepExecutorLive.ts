@@ -7,7 +7,7 @@
  * |---|---|
  * | `Confirm` | none: the engine pauses for an approval; asked anyway → `unsupported_action` |
  * | any step with `args.capability`, `Web`, `Android`, `Desktop`, `Node` | node (`NodeDispatch`) |
- * | `Http` | Http (`HttpClient`) |
+ * | `Http` | Http (Node `http`/`https`, pinned to checked addresses) |
  * | `CLI` | CLI (only with `cliEnabled`) |
  * | `Research`, `Decide`, `Llm`, `Mcp`, `Message`, `Pay`, `Store`, `Watch` | none → `unsupported_action` naming the kind |
  *
@@ -30,6 +30,8 @@ export interface StepExecutorOptions {
   readonly cliEnabled: boolean
   /** Parent of the per-run working directories of `CLI` steps (`$SVC_HOME/workspaces`). */
   readonly workspacesRoot: string
+  /** URL patterns of the `Http` targets that receive trace headers (`SVC_TRACE_PROPAGATION_TARGETS`); absent: none. */
+  readonly traceTargets?: ReadonlyArray<string> | undefined
 }
 
 /** Kinds with an executor (besides any step with `args.capability`, which runs on a node). */
@@ -68,15 +70,15 @@ export const makeStepExecutor = (executors: {
 }
 
 /**
- * `StepExecutor` with the Http, CLI and node executors. Needs an
- * `HttpClient` and `NodeDispatch`.
+ * `StepExecutor` with the Http, CLI and node executors. Needs
+ * `HttpStepContext`, a `Dns` and `NodeDispatch`.
  */
 export const StepExecutorLive = (options: StepExecutorOptions) =>
   Layer.effect(
     StepExecutor,
     Effect.gen(function*() {
       return makeStepExecutor({
-        http: yield* HttpExecutor,
+        http: yield* HttpExecutor({ traceTargets: options.traceTargets ?? [] }),
         cli: makeCliExecutor({ enabled: options.cliEnabled, workspacesRoot: options.workspacesRoot }),
         node: yield* NodeExecutor
       })
