@@ -211,7 +211,7 @@ const resolveHeaders = (context: HttpStepContext["Service"], args: HttpArgs, act
     }
     const named = new Set(Object.keys(headers).map((n) => n.toLowerCase()))
     if (action.idempotency_key !== undefined && !named.has("idempotency-key")) {
-      headers["idempotency-key"] = idempotencyKeyHeader(attempt.run_id, action.idempotency_key)
+      headers["Idempotency-Key"] = idempotencyKeyHeader(attempt.run_id, action.idempotency_key)
     }
     return headers
   })
