@@ -32,6 +32,7 @@
  * | SVC_SECRETS_MASTER_KEY_PATH  | --secrets-master-key-path | $SVC_HOME/secrets.master.key |
  * | SVC_ENGINE_API_ENABLED       | --engine-api            | 0 (1: the /workflow/* HTTP routes) |
  * | SVC_CLI_ENABLED              | --cli-steps             | 0 (1: CLI workflow steps run) |
+ * | SVC_CLI_UNSANDBOXED          | --cli-unsandboxed       | 0 (1: CLI steps run even without a sandbox) |
  * | SVC_EXEC_CONCURRENCY         | --exec-concurrency      | 4 (workflow steps running at once) |
  * | SVC_AUTOMATION_ENABLED       | --automation            | 0 (1: watcher firings start runs) |
  * | SVC_SNAPSHOT_IMPORT_ENABLED  | --snapshot-import       | 0 (1: POST /snapshot/import) |
@@ -116,6 +117,11 @@ export interface GatewaySettings {
   readonly engineApiEnabled: boolean
   /** `CLI` workflow steps run (`SVC_CLI_ENABLED=1`); off: they fail with `unsupported_action`. */
   readonly cliEnabled: boolean
+  /**
+   * `SVC_CLI_UNSANDBOXED=1`: when no sandbox works (bwrap, unshare), `CLI` steps run without one, able to read
+   * the gateway's files and environment; off: they fail with `sandbox_unavailable` (docs/workflow-executors.md "Sandbox").
+   */
+  readonly cliUnsandboxed: boolean
   /** Watcher firings start their runs (`SVC_AUTOMATION_ENABLED=1`); off: firings are only recorded (docs/watchers.md). */
   readonly automationEnabled: boolean
   /** `POST /snapshot/import` imports (`SVC_SNAPSHOT_IMPORT_ENABLED=1`); off: it answers 403 `disabled` (docs/operations.md "Backup and restore"). */
@@ -173,6 +179,8 @@ export interface RawSettings {
   readonly engineApi?: "0" | "1" | undefined
   /** `SVC_CLI_ENABLED`; absent: `0`. */
   readonly cliSteps?: "0" | "1" | undefined
+  /** `SVC_CLI_UNSANDBOXED`; absent: `0`. */
+  readonly cliUnsandboxed?: "0" | "1" | undefined
   /** `SVC_AUTOMATION_ENABLED`; absent: `0`. */
   readonly automation?: "0" | "1" | undefined
   /** `SVC_SNAPSHOT_IMPORT_ENABLED`; absent: `0`. */
@@ -301,6 +309,7 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       secretsMasterKeyPath: Option.getOrUndefined(raw.secretsMasterKeyPath ?? Option.none())?.trim() || undefined,
       engineApiEnabled: raw.engineApi === "1",
       cliEnabled: raw.cliSteps === "1",
+      cliUnsandboxed: raw.cliUnsandboxed === "1",
       automationEnabled: raw.automation === "1",
       snapshotImportEnabled: raw.snapshotImport === "1",
       metricsEnabled: raw.metrics !== "off",
@@ -351,6 +360,7 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     authProfiles: o.authProfilesEnabled === false ? "off" : "on",
     engineApi: o.engineApiEnabled === true ? "1" : "0",
     cliSteps: o.cliEnabled === true ? "1" : "0",
+    cliUnsandboxed: o.cliUnsandboxed === true ? "1" : "0",
     automation: o.automationEnabled === true ? "1" : "0",
     snapshotImport: o.snapshotImportEnabled === true ? "1" : "0",
     metrics: o.metricsEnabled === false ? "off" : "on",

@@ -58,6 +58,7 @@ export const settingsFlags = {
   secretProvider: choiceFlag("secret-provider", "SVC_SECRET_PROVIDER", ["db", "env"] as const, "db", "Secret provider: db (encrypted in the database) or env (environment variables) (SVC_SECRET_PROVIDER)"),
   engineApi: choiceFlag("engine-api", "SVC_ENGINE_API_ENABLED", ["0", "1"] as const, "0", "1 serves the workflow engine's HTTP routes, /workflow/* (SVC_ENGINE_API_ENABLED); 0: they answer 404"),
   cliSteps: choiceFlag("cli-steps", "SVC_CLI_ENABLED", ["0", "1"] as const, "0", "1 lets workflow CLI steps run commands (SVC_CLI_ENABLED); 0: they fail with unsupported_action"),
+  cliUnsandboxed: choiceFlag("cli-unsandboxed", "SVC_CLI_UNSANDBOXED", ["0", "1"] as const, "0", "1 runs CLI steps even when no sandbox (bwrap, unshare) works, able to read the gateway's files and environment (SVC_CLI_UNSANDBOXED); 0: they fail with sandbox_unavailable"),
   automation: choiceFlag("automation", "SVC_AUTOMATION_ENABLED", ["0", "1"] as const, "0", "1 lets watcher firings start their runs (SVC_AUTOMATION_ENABLED); 0: firings are only recorded"),
   snapshotImport: choiceFlag("snapshot-import", "SVC_SNAPSHOT_IMPORT_ENABLED", ["0", "1"] as const, "0", "1 lets POST /snapshot/import import a bundle into empty tables (SVC_SNAPSHOT_IMPORT_ENABLED); 0: it answers 403"),
   metrics: choiceFlag("metrics", "SVC_METRICS", ["on", "off"] as const, "on", "Record metrics and serve GET /metrics (SVC_METRICS); off: nothing is recorded and /metrics answers 404"),

@@ -25,7 +25,6 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { NodeDns } from "@effect/platform-node"
 import { randomUUID } from "node:crypto"
-import { join } from "node:path"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Approvals } from "../approvals/Approvals.ts"
 import type { Approval, ApprovalResolvedBy } from "../approvals/schema.ts"
@@ -42,6 +41,8 @@ import { EventBus } from "../ws-sessions/EventBus.ts"
 import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
 import { WorkflowRuns, WorkflowRunsLive } from "./engine/WorkflowRuns.ts"
 import { concurrencyLimited } from "./executors/concurrency.ts"
+import { CliSandbox } from "./executors/CliSandbox.ts"
+import { HttpTraceTargets } from "./executors/HttpExecutor.ts"
 import { redactStep } from "./executors/httpRedaction.ts"
 import { HttpStepContext } from "./executors/HttpStepContext.ts"
 import { StepExecutorLive } from "./executors/StepExecutorLive.ts"
@@ -259,22 +260,18 @@ export const WorkflowNoDeps: Layer.Layer<
 /**
  * The executors the settings ask for: `Http` over Node's `http`/`https`
  * (the system resolver, `NodeDns`; trace headers only to
- * `SVC_TRACE_PROPAGATION_TARGETS`), `CLI` when `SVC_CLI_ENABLED=1` (working
- * directories under `$SVC_HOME/workspaces`), device kinds through
+ * `SVC_TRACE_PROPAGATION_TARGETS`), `CLI` when `SVC_CLI_ENABLED=1` (in the
+ * sandbox `CliSandbox.layer` chose at start), device kinds through
  * `NodeDispatch`; at most `SVC_EXEC_CONCURRENCY` attempts at once. Needs
  * `HttpStepContext`.
  */
 const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
-  concurrencyLimited(
-    StepExecutorLive({
-      cliEnabled: settings.cliEnabled,
-      workspacesRoot: join(settings.home, "workspaces"),
-      traceTargets: settings.tracePropagationTargets
-    }),
-    settings.execConcurrency
+  concurrencyLimited(StepExecutorLive, settings.execConcurrency).pipe(
+    Layer.provide(Layer.succeed(HttpTraceTargets, settings.tracePropagationTargets))
   ))).pipe(
     Layer.provide(NodeDns.layer),
-    Layer.provide(NodeDispatch.layer)
+    Layer.provide(NodeDispatch.layer),
+    Layer.provide(CliSandbox.layer)
   )
 
 /**

@@ -17,7 +17,7 @@
  *    (Effect's `NodeHttpClient`; Node 20 and Deno 2);
  * 5. a keyed step sends `Idempotency-Key` (`httpArgs.ts`) unless its headers
  *    set one; trace headers (`traceparent`, `b3`) go only to targets matching
- *    `traceTargets` (`SVC_TRACE_PROPAGATION_TARGETS`).
+ *    {@link HttpTraceTargets} (`SVC_TRACE_PROPAGATION_TARGETS`).
  *
  * Result `{status, headers, body, body_truncated}`: `headers` only those of
  * `KEPT_RESPONSE_HEADERS` (`httpRedaction.ts`); `body` the first
@@ -32,7 +32,7 @@
  * @module
  */
 import { NodeHttpClient } from "@effect/platform-node"
-import { Duration, Effect, Redacted, Result, Stream } from "effect"
+import { Context, Duration, Effect, Redacted, Result, Stream } from "effect"
 import { HttpClient, HttpClientRequest, UrlParams } from "effect/http"
 import { Dns, NetAddress } from "effect/net"
 import type { LookupFunction } from "node:net"
@@ -59,13 +59,18 @@ export interface HttpResult {
   readonly body_truncated: boolean
 }
 
-/** Options of {@link HttpExecutor}. */
+/**
+ * URL patterns (globs over `protocol//host[:port]/path`, matched like
+ * `network_egress` rules) of the targets that receive trace headers
+ * (`SVC_TRACE_PROPAGATION_TARGETS`); default empty: none do.
+ */
+export const HttpTraceTargets = Context.Reference<ReadonlyArray<string>>("svc-gateway/workflow/HttpTraceTargets", {
+  defaultValue: () => []
+})
+
+/** Options of {@link makeHttpExecutor}. */
 export interface HttpExecutorOptions {
-  /**
-   * URL patterns (globs over `protocol//host[:port]/path`, matched like
-   * `network_egress` rules) of the targets that receive trace headers;
-   * empty: none do (`SVC_TRACE_PROPAGATION_TARGETS`).
-   */
+  /** {@link HttpTraceTargets}. */
   readonly traceTargets: ReadonlyArray<string>
 }
 
@@ -244,8 +249,7 @@ const checkedAddresses = (context: HttpStepContext["Service"], dns: Dns.Dns["Ser
     return addresses
   })
 
-/** Reads the `Http` executor from the environment's `HttpStepContext` and `Dns`. */
-export const HttpExecutor = (options: HttpExecutorOptions) =>
-  Effect.gen(function*() {
-    return makeHttpExecutor(yield* HttpStepContext, yield* Dns.Dns, options)
-  })
+/** Reads the `Http` executor from the environment's `HttpStepContext`, `Dns` and {@link HttpTraceTargets}. */
+export const HttpExecutor = Effect.gen(function*() {
+  return makeHttpExecutor(yield* HttpStepContext, yield* Dns.Dns, { traceTargets: yield* HttpTraceTargets })
+})

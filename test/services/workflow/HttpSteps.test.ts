@@ -13,6 +13,7 @@ import { NodeDispatch } from "../../../services/nodes/NodeDispatch.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
 import { SecretResolver } from "../../../services/secrets/SecretStore.ts"
 import { SecretsRepo } from "../../../services/secrets/SecretsRepo.ts"
+import { CliSandbox } from "../../../services/workflow/executors/CliSandbox.ts"
 import { HttpStepContext } from "../../../services/workflow/executors/HttpStepContext.ts"
 import { StepExecutorLive } from "../../../services/workflow/executors/StepExecutorLive.ts"
 import { StepInputsRepo } from "../../../services/workflow/inputs/StepInputsRepo.ts"
@@ -43,7 +44,8 @@ const policyDenying = (deny: ReadonlyArray<string>) => Layer.succeed(PolicyBundl
 })
 
 const runtimeWith = (hosts: Record<string, Array<string>>, deny: ReadonlyArray<string>) => {
-  const executors = StepExecutorLive({ cliEnabled: false, workspacesRoot: "/nonexistent" }).pipe(
+  const executors = StepExecutorLive.pipe(
+    Layer.provide(CliSandbox.layerWith({ enabled: false, allowUnsandboxed: false, hidden: [] })),
     Layer.provide(Dns.layerStatic({ hosts })),
     Layer.provide(Layer.succeed(NodeDispatch, {} as NodeDispatch["Service"]))
   )

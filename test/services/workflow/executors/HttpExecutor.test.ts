@@ -13,7 +13,7 @@ import { Effect, type Layer, type Scope } from "effect"
 import { Dns } from "effect/net"
 import type * as http from "node:http"
 import type { ActionExecutor } from "../../../../services/workflow/executors/types.ts"
-import { HttpExecutor, type HttpExecutorOptions, MAX_HTTP_BODY_BYTES } from "../../../../services/workflow/executors/HttpExecutor.ts"
+import { HttpExecutor, type HttpExecutorOptions, HttpTraceTargets, MAX_HTTP_BODY_BYTES } from "../../../../services/workflow/executors/HttpExecutor.ts"
 import type { HttpStepContext } from "../../../../services/workflow/executors/HttpStepContext.ts"
 import { closedPort, context, failureOf, httpStepContext, localServer, step } from "./support.ts"
 
@@ -25,7 +25,8 @@ const withExecutor = <A, E>(
     readonly executor?: HttpExecutorOptions
   } = {}
 ) =>
-  Effect.scoped(Effect.flatMap(HttpExecutor(options.executor ?? { traceTargets: [] }), body)).pipe(
+  Effect.scoped(Effect.flatMap(HttpExecutor, body)).pipe(
+    Effect.provideService(HttpTraceTargets, options.executor?.traceTargets ?? []),
     Effect.provide(options.http ?? httpStepContext().layer),
     Effect.provide(options.dns ?? NodeDns.layer)
   )

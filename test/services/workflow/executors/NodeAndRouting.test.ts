@@ -10,6 +10,7 @@ import type { DispatchError } from "../../../../services/nodes/errors.ts"
 import { NodeDisconnected, NodeTaskFailed, NodeTaskTimeout, NoEligibleNode } from "../../../../services/nodes/errors.ts"
 import { type DispatchInput, NodeDispatch } from "../../../../services/nodes/NodeDispatch.ts"
 import { ACTION_PRIMITIVE_KINDS } from "../../../../services/planner/schema.ts"
+import { CliSandbox } from "../../../../services/workflow/executors/CliSandbox.ts"
 import { capabilityOf, makeNodeExecutor } from "../../../../services/workflow/executors/NodeExecutor.ts"
 import { StepExecutorLive, UNSUPPORTED_KINDS } from "../../../../services/workflow/executors/StepExecutorLive.ts"
 import { commandLine, toolCallOf } from "../../../../services/workflow/executors/toolCall.ts"
@@ -81,8 +82,13 @@ describe("NodeExecutor", () => {
 
 describe("StepExecutorLive", () => {
   const fake = fakeDispatch((input) => Effect.succeed({ status: "completed", capability: input.capability }))
-  const layer = StepExecutorLive({ cliEnabled: false, workspacesRoot: "/nonexistent" }).pipe(
-    Layer.provide([httpStepContext().layer, NodeDns.layer, Layer.succeed(NodeDispatch, fake.service)])
+  const layer = StepExecutorLive.pipe(
+    Layer.provide([
+      httpStepContext().layer,
+      NodeDns.layer,
+      Layer.succeed(NodeDispatch, fake.service),
+      CliSandbox.layerWith({ enabled: false, allowUnsandboxed: false, hidden: [] })
+    ])
   )
 
   it.effect("routes by kind; args.capability sends any kind to a node; Confirm and kinds without executor are unsupported", () =>
