@@ -17,6 +17,9 @@
  *   migrations (the import runs them before inserting).
  * - `oauth_pending`: started OAuth authorizations live at most 10 minutes and
  *   hold a PKCE verifier; a restored one would be expired or useless.
+ * - `workflow_step_inputs`: the inline credentials of unfinished runs' Http
+ *   steps (their records are redacted); a snapshot never carries them
+ *   (docs/workflow.md "Where inline credentials live").
  *
  * @module
  */

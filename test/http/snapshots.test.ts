@@ -25,7 +25,8 @@ import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
 /** Tables a gateway creates that a snapshot leaves out on purpose (services/snapshots/registry.ts). */
 const EXCLUDED = (name: string) =>
-  name.startsWith("cluster_") || name.startsWith("svc_migrations_") || name === "oauth_pending" || name === "sqlite_sequence"
+  name.startsWith("cluster_") || name.startsWith("svc_migrations_") || name === "oauth_pending" || name === "sqlite_sequence" ||
+  name === "workflow_step_inputs"
 
 const homeWithPolicy = () => {
   const home = mkdtempSync(join(tmpdir(), "svc-snapshot-"))
