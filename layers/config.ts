@@ -38,6 +38,7 @@
  * | SVC_SNAPSHOT_IMPORT_ENABLED  | --snapshot-import       | 0 (1: POST /snapshot/import) |
  * | SVC_METRICS                  | --metrics               | on (off: nothing recorded, /metrics 404) |
  * | OTEL_EXPORTER_OTLP_ENDPOINT  | --otlp-endpoint         | unset (no tracing) |
+ * | SVC_TRACE_PROPAGATION_TARGETS | --trace-propagation-targets | none (Http steps send no trace headers) |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -129,6 +130,12 @@ export interface GatewaySettings {
   readonly metricsEnabled: boolean
   /** OTLP/HTTP base URL spans are exported to (`OTEL_EXPORTER_OTLP_ENDPOINT`); `undefined`: no tracing (docs/operations.md "Tracing"). */
   readonly otlpEndpoint: string | undefined
+  /**
+   * URL patterns of the workflow `Http` targets that receive trace headers
+   * (`traceparent`, `b3`), matched like `network_egress` rules
+   * (`SVC_TRACE_PROPAGATION_TARGETS`, comma-separated); empty: none (docs/operations.md "Tracing").
+   */
+  readonly tracePropagationTargets: ReadonlyArray<string>
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -182,6 +189,8 @@ export interface RawSettings {
   readonly metrics?: "on" | "off" | undefined
   /** `OTEL_EXPORTER_OTLP_ENDPOINT`; absent, none or blank: no tracing. */
   readonly otlpEndpoint?: Option.Option<string> | undefined
+  /** `SVC_TRACE_PROPAGATION_TARGETS` (comma-separated URL patterns); absent, none or blank: no target. */
+  readonly tracePropagationTargets?: Option.Option<string> | undefined
 }
 
 /** The state directory when `SVC_HOME` is not set: `~/.svc`. */
@@ -197,6 +206,21 @@ export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 32
 export const isLoopbackHost = (host: string): boolean => {
   const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "")
   return h === "localhost" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::1" || h === "0:0:0:0:0:0:0:1"
+}
+
+/**
+ * `SVC_TRACE_PROPAGATION_TARGETS`: comma-separated URL patterns (globs over
+ * `protocol//host[:port]/path`, e.g. `https://api.internal.example/*`);
+ * blank entries are ignored. Each must start with `http://`, `https://` or
+ * `*` and be at most 1024 characters; otherwise the problem, naming the
+ * setting.
+ */
+export const parseTracePropagationTargets = (text: string): ReadonlyArray<string> | string => {
+  const patterns = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
+  const bad = patterns.find((p) => p.length > 1024 || !/^(https?:\/\/|\*)/i.test(p))
+  return bad === undefined
+    ? patterns
+    : `SVC_TRACE_PROPAGATION_TARGETS / --trace-propagation-targets: each entry must be a URL pattern starting with http://, https:// or * (at most 1024 characters; * matches any characters), such as https://api.example.com/*, got ${JSON.stringify(bad.slice(0, 80))}`
 }
 
 /**
@@ -256,6 +280,8 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
   } else if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
     problems.push("OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint is not a valid URL")
   }
+  const traceTargets = parseTracePropagationTargets(Option.getOrUndefined(raw.tracePropagationTargets ?? Option.none()) ?? "")
+  if (typeof traceTargets === "string") problems.push(traceTargets)
   if (problems.length > 0) return { ok: false, problems }
   return {
     ok: true,
@@ -291,6 +317,7 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       snapshotImportEnabled: raw.snapshotImport === "1",
       metricsEnabled: raw.metrics !== "off",
       otlpEndpoint,
+      tracePropagationTargets: typeof traceTargets === "string" ? [] : traceTargets,
       isExposed: exposed
     }
   }
@@ -340,7 +367,8 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     automation: o.automationEnabled === true ? "1" : "0",
     snapshotImport: o.snapshotImportEnabled === true ? "1" : "0",
     metrics: o.metricsEnabled === false ? "off" : "on",
-    otlpEndpoint: Option.fromUndefinedOr(o.otlpEndpoint)
+    otlpEndpoint: Option.fromUndefinedOr(o.otlpEndpoint),
+    tracePropagationTargets: Option.fromUndefinedOr(o.tracePropagationTargets?.join(","))
   })
   if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
   return result.settings

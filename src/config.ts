@@ -180,6 +180,7 @@ export const settingsFlags = {
   snapshotImport: choiceFlag("snapshot-import", "SVC_SNAPSHOT_IMPORT_ENABLED", ["0", "1"] as const, "0", "1 lets POST /snapshot/import import a bundle into empty tables (SVC_SNAPSHOT_IMPORT_ENABLED); 0: it answers 403"),
   metrics: choiceFlag("metrics", "SVC_METRICS", ["on", "off"] as const, "on", "Record metrics and serve GET /metrics (SVC_METRICS); off: nothing is recorded and /metrics answers 404"),
   otlpEndpoint: textFlag("otlp-endpoint", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTLP/HTTP collector base URL; spans are exported to <url>/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT)", "unset: no tracing"),
+  tracePropagationTargets: textFlag("trace-propagation-targets", "SVC_TRACE_PROPAGATION_TARGETS", "Comma-separated URL patterns of workflow Http targets that receive trace headers (traceparent, b3), e.g. https://api.internal.example/* (SVC_TRACE_PROPAGATION_TARGETS)", "unset: none"),
   secretsMasterKeyPath: textFlag("secrets-master-key-path", "SVC_SECRETS_MASTER_KEY_PATH", "Master key of the db secret provider; generated on first start (SVC_SECRETS_MASTER_KEY_PATH)", "$SVC_HOME/secrets.master.key"),
   adminToken: secretFlag("admin-token", "SVC_ADMIN_TOKEN", "Admin token; at least 32 characters on a non-loopback bind (SVC_ADMIN_TOKEN)", "$SVC_HOME/admin-token, generated on first start"),
   auth: choiceFlag("auth", "SVC_AUTH", ["on", "off"] as const, "on", "Gateway auth (SVC_AUTH); off is allowed only on a loopback bind"),

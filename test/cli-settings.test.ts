@@ -63,6 +63,10 @@ const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source
   databaseUrl: { value: "mysql://db", line: () => exactly("svc-gateway: SVC_DATABASE_URL / --database-url must be a postgres://", ".+") },
   otlpEndpoint: { value: "collector:4318", line: () => exactly("svc-gateway: OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint must be an http", ".+") },
   adminToken: { value: "  ", line: () => exactly("svc-gateway: SVC_ADMIN_TOKEN / --admin-token is set but empty") },
+  tracePropagationTargets: {
+    value: "ftp://files.example/*",
+    line: () => exactly("svc-gateway: SVC_TRACE_PROPAGATION_TARGETS / --trace-propagation-targets: each entry must be a URL pattern", ".+")
+  },
   home: "path",
   policyBundlePath: "path",
   oauthProvidersConfig: "path",

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import { GatewayConfig } from "../config.ts"
@@ -27,6 +27,21 @@ import { type SecretRef, SecretProvider, SecretProviderError, SecretsKeyMismatch
 /** The master key file the settings name: `secretsMasterKeyPath`, else `$home/secrets.master.key`. */
 export const masterKeyPath = (settings: { readonly home: string; readonly secretsMasterKeyPath: string | undefined }): string =>
   settings.secretsMasterKeyPath ?? join(settings.home, "secrets.master.key")
+
+/**
+ * A stored sealed value (`secret_versions`): AES-256-GCM `iv`, `tag` and
+ * `ciphertext` as base64 text, the sealing key's id; the row schema a
+ * snapshot import checks its rows with.
+ */
+export const SecretVersionRow = Schema.Struct({
+  handle_id: Schema.String,
+  version: Schema.Int,
+  key_id: Schema.String,
+  iv: Schema.String,
+  tag: Schema.String,
+  ciphertext: Schema.String,
+  created_at: Schema.String
+})
 
 const aad = (ref: SecretRef) => `svc-secret:${ref.handle_id}:${ref.version}`
 

@@ -7,7 +7,7 @@
  * |---|---|
  * | `Confirm` | none: the engine pauses for an approval; asked anyway → `unsupported_action` |
  * | any step with `args.capability`, `Web`, `Android`, `Desktop`, `Node` | node (`NodeDispatch`) |
- * | `Http` | Http (`HttpClient`) |
+ * | `Http` | Http (Node `http`/`https`, pinned to checked addresses) |
  * | `CLI` | CLI (in the `CliSandbox` chosen at start; only with `SVC_CLI_ENABLED=1`) |
  * | `Research`, `Decide`, `Llm`, `Mcp`, `Message`, `Pay`, `Store`, `Watch` | none → `unsupported_action` naming the kind |
  *
@@ -61,9 +61,10 @@ export const makeStepExecutor = (executors: {
 }
 
 /**
- * `StepExecutor` with the Http, CLI and node executors. Needs an
- * `HttpClient`, `NodeDispatch` and the `CliSandbox` chosen at start
- * (`CliSandbox.layer`).
+ * `StepExecutor` with the Http, CLI and node executors. Needs
+ * `HttpStepContext`, a `Dns`, `NodeDispatch` and the `CliSandbox` chosen at
+ * start (`CliSandbox.layer`); the Http targets that get trace headers are
+ * `HttpTraceTargets` (none unless provided).
  */
 export const StepExecutorLive = Layer.effect(
   StepExecutor,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { NodeDns } from "@effect/platform-node"
 import type { DispatchError } from "../../../../services/nodes/errors.ts"
 import { NodeDisconnected, NodeTaskFailed, NodeTaskTimeout, NoEligibleNode } from "../../../../services/nodes/errors.ts"
 import { type DispatchInput, NodeDispatch } from "../../../../services/nodes/NodeDispatch.ts"
@@ -15,7 +15,7 @@ import { capabilityOf, makeNodeExecutor } from "../../../../services/workflow/ex
 import { StepExecutorLive, UNSUPPORTED_KINDS } from "../../../../services/workflow/executors/StepExecutorLive.ts"
 import { commandLine, toolCallOf } from "../../../../services/workflow/executors/toolCall.ts"
 import { StepExecutor } from "../../../../services/workflow/StepExecutor.ts"
-import { context, failureOf, step } from "./support.ts"
+import { context, failureOf, httpStepContext, step } from "./support.ts"
 
 const ids = { node_id: "n1", run_id: "run-1", step_id: "step-1", attempt_id: "attempt-1" }
 
@@ -84,7 +84,8 @@ describe("StepExecutorLive", () => {
   const fake = fakeDispatch((input) => Effect.succeed({ status: "completed", capability: input.capability }))
   const layer = StepExecutorLive.pipe(
     Layer.provide([
-      FetchHttpClient.layer,
+      httpStepContext().layer,
+      NodeDns.layer,
       Layer.succeed(NodeDispatch, fake.service),
       CliSandbox.layerWith({ enabled: false, allowUnsandboxed: false, hidden: [] })
     ])
