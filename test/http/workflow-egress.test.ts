@@ -13,7 +13,7 @@
  *   `GET /workflow/runs/:id` and in the snapshot export; attempt results keep
  *   only allow-listed response headers; a handle whose scope the `secrets`
  *   policy does not allow is denied;
- * - a keyed step sends `Idempotency-Key: "<run_id>:<key>"`;
+ * - a keyed step sends `Idempotency-Key: <key>`;
  * - trace headers reach only the targets of SVC_TRACE_PROPAGATION_TARGETS.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -195,14 +195,14 @@ secrets:
       expect(traced.calls.length).toBe(calls)
     })
 
-    it("a keyed step sends Idempotency-Key \"<run_id>:<key>\"; an unkeyed one none", async () => {
+    it("a keyed step sends its key as Idempotency-Key; an unkeyed one none", async () => {
       const before = untraced.headers.length
       const detail = await c.run([
         { type: "Http", args: { method: "POST", url: `${untraced.url}keyed`, body: {} }, idempotency_key: "order-42" },
         { type: "Http", args: { method: "POST", url: `${untraced.url}unkeyed`, body: {} } }
       ])
       expect(detail.run.status).toBe("succeeded")
-      expect(untraced.headers.slice(before).map((h) => h["idempotency-key"])).toEqual([`"${detail.run.run_id}:order-42"`, undefined])
+      expect(untraced.headers.slice(before).map((h) => h["idempotency-key"])).toEqual(["order-42", undefined])
     })
 
     it("sends traceparent and b3 only to targets of SVC_TRACE_PROPAGATION_TARGETS", async () => {

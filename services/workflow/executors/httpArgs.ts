@@ -91,16 +91,24 @@ export const secretHandlesOf = (args: Readonly<Record<string, unknown>>): Readon
 const utf8 = new TextEncoder()
 
 /**
- * The `Idempotency-Key` header value of a keyed step (IETF
- * draft-ietf-httpapi-idempotency-key-header: a structured-field string):
- * `"<run_id>:<idempotency_key>"`. Scoped to the run like the engine's keys,
- * so every attempt of the step (retries, a resume, a replay after a crash)
- * sends the same value, and two runs (a playbook executed twice) are not
- * deduplicated against each other. Characters outside printable ASCII, and
- * `%`, are percent-encoded (UTF-8); `"` and `\` are escaped.
+ * The prefix of the keys the playbook compiler mints per playbook step
+ * (`playbook:<id>:<step id>`, services/playbooks/compile.ts
+ * `idempotencyKeyOf`): the same in every execution of the playbook.
+ */
+export const PER_DEFINITION_KEY_PREFIX = "playbook:"
+
+/**
+ * The `Idempotency-Key` header value of a keyed step: its `idempotency_key`
+ * as given (the key reaches the target, which can then deduplicate a retried
+ * POST: every attempt of the step sends the same value). A key minted per
+ * playbook step ({@link PER_DEFINITION_KEY_PREFIX}) is the same in every
+ * execution, so it is sent as `<key>:<run_id>`: two executions of a playbook
+ * (a periodic watcher's, say) are not deduplicated against each other.
+ * Characters outside printable ASCII, and `%`, are percent-encoded (UTF-8),
+ * since a header value cannot carry them.
  */
 export const idempotencyKeyHeader = (run_id: string, idempotency_key: string): string => {
-  const text = `${run_id}:${idempotency_key}`.replace(/[^\x20-\x24\x26-\x7e]/gu, (c) =>
+  const text = idempotency_key.startsWith(PER_DEFINITION_KEY_PREFIX) ? `${idempotency_key}:${run_id}` : idempotency_key
+  return text.replace(/[^\x20-\x24\x26-\x7e]/gu, (c) =>
     Array.from(utf8.encode(c), (b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""))
-  return `"${text.replace(/["\\]/g, (c) => `\\${c}`)}"`
 }

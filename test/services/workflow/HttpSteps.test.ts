@@ -50,7 +50,10 @@ const runtimeWith = (hosts: Record<string, Array<string>>, deny: ReadonlyArray<s
     Layer.provide(Layer.succeed(NodeDispatch, {} as NodeDispatch["Service"]))
   )
   const httpSteps = HttpStepContext.layerNoDeps.pipe(
-    Layer.provide([RunsRepo.layer, SecretsRepo.layer, Layer.succeed(SecretResolver, { resolve: () => Effect.succeed(Redacted.make("x")), resolveChecked: () => Effect.die("not used") })])
+    Layer.provide([RunsRepo.layer, SecretsRepo.layer, Layer.succeed(SecretResolver, {
+      resolve: () => Effect.succeed(Redacted.make("x")),
+      resolveChecked: () => Effect.die("unused")
+    })])
   )
   return ManagedRuntime.make(
     workflowWith(executors).pipe(

@@ -234,17 +234,20 @@ describe("HttpExecutor", () => {
       })
     ))
 
-  it.live("sends a keyed step's idempotency_key as Idempotency-Key, scoped to the run, the same on every attempt", () =>
+  it.live("sends a keyed step's idempotency_key as Idempotency-Key, the same on every attempt; a playbook key qualified by its run", () =>
     withExecutor((run) =>
       Effect.gen(function*() {
         const target = yield* recordingServer
         const keyed = step("Http", { method: "POST", url: target.url, body: {} }, { idempotency_key: "order-1" })
         yield* run(keyed, context({ run_id: "run-a", attempt: 1 }))
         yield* run(keyed, context({ run_id: "run-a", attempt: 2 }))
-        yield* run(keyed, context({ run_id: "run-b" }))
+        const playbook = step("Http", { method: "POST", url: target.url, body: {} }, { idempotency_key: "playbook:pb:s1" })
+        yield* run(playbook, context({ run_id: "run-b" }))
+        yield* run(playbook, context({ run_id: "run-c" }))
         yield* run(step("Http", { method: "POST", url: target.url, headers: { "Idempotency-Key": "mine" } }, { idempotency_key: "k" }), context())
         yield* run(step("Http", { method: "POST", url: target.url }), context())
-        expect(target.seen.map((h) => h["idempotency-key"])).toEqual(["\"run-a:order-1\"", "\"run-a:order-1\"", "\"run-b:order-1\"", "mine", undefined])
+        expect(target.seen.map((h) => h["idempotency-key"]))
+          .toEqual(["order-1", "order-1", "playbook:pb:s1:run-b", "playbook:pb:s1:run-c", "mine", undefined])
       })
     ))
 

@@ -5,7 +5,13 @@
  * judges.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { idempotencyKeyHeader, parseHttpArgs, secretHandlesOf } from "../../../../services/workflow/executors/httpArgs.ts"
+import { idempotencyKeyOf } from "../../../../services/playbooks/compile.ts"
+import {
+  idempotencyKeyHeader,
+  parseHttpArgs,
+  PER_DEFINITION_KEY_PREFIX,
+  secretHandlesOf
+} from "../../../../services/workflow/executors/httpArgs.ts"
 import {
   isCredentialName,
   keptResponseHeaders,
@@ -116,10 +122,12 @@ describe("keptResponseHeaders", () => {
 })
 
 describe("Idempotency-Key and secret handles", () => {
-  it("idempotencyKeyHeader is a structured-field string of <run_id>:<key>, escaped and percent-encoded", () => {
-    expect(idempotencyKeyHeader("run-1", "order-42")).toBe("\"run-1:order-42\"")
-    expect(idempotencyKeyHeader("run-1", "a\"b\\c")).toBe("\"run-1:a\\\"b\\\\c\"")
-    expect(idempotencyKeyHeader("run-1", "é 100%\n")).toBe("\"run-1:%C3%A9 100%25%0A\"")
+  it("idempotencyKeyHeader is the key as given (percent-encoded where a header cannot carry it); a playbook key gets its run", () => {
+    expect(idempotencyKeyHeader("run-1", "order-42")).toBe("order-42")
+    expect(idempotencyKeyHeader("run-1", "a\"b\\c")).toBe("a\"b\\c")
+    expect(idempotencyKeyHeader("run-1", "é 100%\n")).toBe("%C3%A9 100%25%0A")
+    expect(idempotencyKeyHeader("run-1", "playbook:deploy:build")).toBe("playbook:deploy:build:run-1")
+    expect(idempotencyKeyOf("deploy", "build").startsWith(PER_DEFINITION_KEY_PREFIX)).toBe(true)
   })
 
   it("the gate sees the handles an Http step's headers reference", () => {
