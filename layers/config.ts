@@ -16,7 +16,7 @@
  * | SVC_AUTH_RATE_LIMIT_MAX      | --auth-rate-limit-max   | 20                   |
  * | SVC_AUTH_RATE_LIMIT_WINDOW_S | --auth-rate-limit-window| 60 (seconds)         |
  * | SVC_MAX_BODY_BYTES           | --max-body-bytes        | 1048576              |
- * | SVC_LOG_LEVEL                | --log-level (global)    | Info                 |
+ * | SVC_LOG_LEVEL                | --log-level             | Info (any case)      |
  * | SVC_WS_HANDSHAKE_TIMEOUT_MS  | --ws-handshake-timeout-ms | 10000              |
  * | SVC_WS_PING_INTERVAL_MS      | --ws-ping-interval-ms   | 5000                 |
  * | SVC_WS_PONG_TIMEOUT_MS       | --ws-pong-timeout-ms    | 10000                |
@@ -193,6 +193,9 @@ export interface RawSettings {
   readonly tracePropagationTargets?: Option.Option<string> | undefined
 }
 
+/** The state directory when `SVC_HOME` is not set: `~/.svc`. */
+export const defaultHome = (): string => join(homedir(), ".svc")
+
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
 export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 32
 
@@ -285,7 +288,7 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
     settings: {
       host: raw.host.trim(),
       port: raw.port,
-      home: Option.getOrElse(raw.home, () => join(homedir(), ".svc")),
+      home: Option.getOrElse(raw.home, defaultHome),
       databaseUrl: url !== undefined && url.length > 0 ? url : undefined,
       adminToken: token !== undefined ? Redacted.make(Redacted.value(token).trim()) : undefined,
       authEnabled: raw.auth === "on",
