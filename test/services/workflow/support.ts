@@ -17,6 +17,7 @@ import { fakeConnection } from "../../support/connections.ts"
 import { postgres, sqliteFile, type TestDatabase } from "../../support/databases.ts"
 import { approvalsLayer } from "../approvals/support.ts"
 import { FakeExecutor } from "./engine/support.ts"
+import { httpStepContext } from "./executors/support.ts"
 
 /** A policy bundle that allows every step. */
 export const AllowAll = Layer.succeed(PolicyBundle)({
@@ -30,7 +31,11 @@ export const AllowAll = Layer.succeed(PolicyBundle)({
 /** A runtime with the workflow service, approvals and event bus on a fresh database (default: a SQLite file). */
 export const makeWorkflowRuntime = (db: TestDatabase = sqliteFile) =>
   ManagedRuntime.make(
-    workflowWith(FakeExecutor).pipe(Layer.provide(AllowAll), Layer.provideMerge(approvalsLayer(db)), Layer.orDie)
+    workflowWith(FakeExecutor).pipe(
+      Layer.provide([AllowAll, httpStepContext().layer]),
+      Layer.provideMerge(approvalsLayer(db)),
+      Layer.orDie
+    )
   )
 
 /** The backends of the workflow service tests: a SQLite file, and PostgreSQL when `SVC_TEST_DATABASE_URL` is set. */
