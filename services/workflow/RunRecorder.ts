@@ -4,8 +4,10 @@
  *
  * - Records: run, job, step and attempt transitions (announced after commit
  *   through {@link RunRecords}); an attempt's `cost.duration_ms` is its wall
- *   time; a re-run of an attempt that had started (the gateway stopped during
- *   it) is recorded as failed `interrupted` and not run again.
+ *   time. The engine runs an attempt's activity again after a stop: an
+ *   attempt whose end is recorded is then replayed from its record, one that
+ *   had only started is recorded failed `interrupted`; neither runs again.
+ *   No attempt starts, and no pause is recorded, once the run is cancelled.
  * - Policy gate: the step's tool call (`executors/toolCall.ts`) judged by
  *   `PolicyBundle.evaluateToolCall` against the run's policy snapshot, for the
  *   agent named in the key (`default` otherwise); the scopes of the secret
@@ -29,7 +31,15 @@ import type { ApprovalKind } from "../approvals/schema.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
-import { type AttemptEnd, type Pause, pauseName, type PauseKind, type RunEnd, RunHooks } from "./engine/RunHooks.ts"
+import {
+  type AttemptEnd,
+  type AttemptStart,
+  type Pause,
+  pauseName,
+  type PauseKind,
+  type RunEnd,
+  RunHooks
+} from "./engine/RunHooks.ts"
 import { RunPaused, RunPausedForReaders } from "./events.ts"
 import { HttpStepContext } from "./executors/HttpStepContext.ts"
 import { toolCallOf } from "./executors/toolCall.ts"
@@ -37,7 +47,7 @@ import { LaneSignals } from "./lanes.ts"
 import { RunRecords, runScope } from "./RunRecords.ts"
 import { keyAgentId } from "./runs/keys.ts"
 import { RunsRepo } from "./runs/RunsRepo.ts"
-import type { ExecutionAttempt, StepStatus } from "./runs/schema.ts"
+import type { ExecutionAttempt, ExecutionRun, StepStatus } from "./runs/schema.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, isoTime)
 
@@ -51,6 +61,10 @@ const APPROVAL_KIND: { readonly [K in PauseKind]: ApprovalKind } = {
   retry: "retry"
 }
 
+/** The approval's prompt: a `Confirm` step's own `prompt` text, else a sentence of the pause's kind. */
+const promptOf = (pause: Pause, run_id: string): string =>
+  pause.prompt !== undefined && pause.prompt.trim() !== "" ? pause.prompt : PROMPT[pause.kind](run_id, pause.step_index)
+
 const PROMPT: { readonly [K in PauseKind]: (run_id: string, step_index: number) => string } = {
   confirm: (run_id, step_index) => `Confirm step ${step_index} of run ${run_id}`,
   policy: () => "Policy approval required to continue execution",
@@ -62,6 +76,35 @@ const PROMPT: { readonly [K in PauseKind]: (run_id: string, step_index: number) 
 const pauseReason = (kind: PauseKind) => (kind === "confirm" ? "approval" : kind)
 
 const STEP_OPEN: ReadonlyArray<StepStatus> = ["queued", "running", "paused"]
+
+const FRESH: AttemptStart = { _tag: "fresh" }
+const INTERRUPTED: AttemptStart = { _tag: "interrupted" }
+const CANCELLED: AttemptStart = { _tag: "cancelled" }
+
+/**
+ * The approval's context beyond the scope and `detail`: a budget pause's
+ * `{budgets, spent, next_step_index}` as its own fields (issue 20 point 13);
+ * a policy pause's `policy: {agent_id, policy_snapshot_id,
+ * suggested_overrides}`; the others' context under their kind (`confirm:
+ * {args}`, `retry: {attempt, error, max_attempts}`).
+ */
+const pauseContext = (pause: Pause, run: ExecutionRun): Record<string, unknown> => {
+  switch (pause.kind) {
+    case "budget":
+      return { ...(pause.context as Record<string, unknown> | undefined) }
+    case "policy":
+      return {
+        policy: {
+          agent_id: keyAgentId(run.key),
+          policy_snapshot_id: run.policy_snapshot_id,
+          suggested_overrides: (pause.context as { evaluation?: { suggested_overrides?: unknown } } | undefined)?.evaluation
+            ?.suggested_overrides ?? []
+        }
+      }
+    default:
+      return pause.context === undefined ? {} : { [pause.kind]: pause.context }
+  }
+}
 
 /** Step and attempt ids are derived (`RunsRepo.createRun`, `attemptContext`), so hooks need no lookup. */
 const stepIdOf = (run_id: string, step_index: number) => `${run_id}:${step_index}`
@@ -97,6 +140,12 @@ export const RunRecorderLive: Layer.Layer<
     /** The run record alone: one statement (the hot path). */
     const runOf = (run_id: string) => Effect.flatMap(repo.getRunRecord(run_id), orDie(`run ${run_id}`))
 
+    /** `paused_detail` of a run ended by a denied pause or a cancel (an operator's reason, when this process holds it). */
+    const endDetail = (run_id: string, end: RunEnd) =>
+      end.status === "denied"
+        ? Effect.succeed<string | null>(`pause at step ${end.step_index} denied`)
+        : Effect.map(records.cancelReason(run_id), (reason) => (reason === undefined ? "run cancelled" : reason))
+
     const finished = (run_id: string, end: RunEnd) =>
       repo.transaction(Effect.gen(function*() {
         const at = yield* now
@@ -112,11 +161,48 @@ export const RunRecorderLive: Layer.Layer<
           yield* records.move("run", run_id, ["running", "paused"], "failed", { at, paused_detail: `step ${end.step_index}: ${end.message}` })
           yield* records.move("job", run.job_id, ["running"], "failed", { at })
         } else {
-          yield* records.cancelRun(run_id, at, `pause at step ${end.step_index} denied`)
+          // Nothing is in flight: the engine is here, not in an attempt.
+          yield* records.cancelRun(run_id, at, yield* endDetail(run_id, end), { force: true })
         }
         yield* repo.revokeTokensForRun(run_id, at)
         yield* sql.afterCommit(lanes.signal({ key: run.key, lane: run.lane }))
       }))
+
+    /**
+     * What an attempt's existing record says when the engine runs its
+     * activity again (issue 20 point 1): an ended attempt (`succeeded`,
+     * `failed`, `timed_out`) is replayed from its record, never executed
+     * again; a `running` one had started and not ended (the gateway stopped
+     * during it): it is recorded failed `interrupted`; a `cancelled` one
+     * belongs to a cancelled run.
+     */
+    const replayed = (existing: ExecutionAttempt, at: string) =>
+      Effect.gen(function*() {
+        switch (existing.status) {
+          case "succeeded":
+            return { _tag: "ended", end: { ok: true, result: existing.result } } satisfies AttemptStart
+          case "failed":
+          case "timed_out":
+            return {
+              _tag: "ended",
+              end: {
+                ok: false,
+                code: existing.error?.code ?? existing.status,
+                message: existing.error?.message ?? "",
+                ...(existing.result === null ? {} : { result: existing.result })
+              }
+            } satisfies AttemptStart
+          case "cancelled":
+            return CANCELLED
+          case "running":
+            yield* records.move("attempt", existing.attempt_id, ["running"], "failed", {
+              at,
+              error: { code: "interrupted", message: "the gateway stopped during this attempt; it was not run again" },
+              cost: { duration_ms: durationOf(existing, at) }
+            })
+            return INTERRUPTED
+        }
+      })
 
     return RunHooks.of({
       gate: (run_id, step_index) =>
@@ -164,17 +250,12 @@ export const RunRecorderLive: Layer.Layer<
           const at = yield* now
           const attempt_id = attemptIdOf(run_id, step_index, attempt)
           const existing = yield* repo.getAttempt(attempt_id)
-          if (existing !== undefined) {
-            // The engine re-runs an activity that did not finish: this attempt started before a stop.
-            yield* records.move("attempt", attempt_id, ["running"], "failed", {
-              at,
-              error: { code: "interrupted", message: "the gateway stopped during this attempt; it was not run again" },
-              cost: { duration_ms: durationOf(existing, at) }
-            })
-            return "interrupted" as const
-          }
+          // The engine runs this attempt's activity again: the gateway stopped after it started.
+          if (existing !== undefined) return yield* replayed(existing, at)
           const step_id = stepIdOf(run_id, step_index)
-          yield* records.move("step", step_id, ["queued"], "running", { at })
+          const step = yield* records.move("step", step_id, ["queued"], "running", { at })
+          // Not queued: a cancel got there first (the step and the run are cancelled); nothing may run.
+          if (step === undefined && (yield* runOf(run_id)).status !== "running") return CANCELLED
           yield* records.startAttempt({
             attempt_id,
             step_id,
@@ -184,7 +265,7 @@ export const RunRecorderLive: Layer.Layer<
             policy_decision: verdict.evaluation ?? { decision: verdict.decision },
             policy_applied_override_ids: verdict.applied_override_ids
           })
-          return "fresh" as const
+          return FRESH
         })).pipe(Effect.orDie),
 
       attemptEnded: (run_id, step_index, attempt, end: AttemptEnd, retry) =>
@@ -238,24 +319,20 @@ export const RunRecorderLive: Layer.Layer<
       paused: (run_id, pause: Pause) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
-          const run = yield* runOf(run_id)
+          // The run first: a run no longer running (a cancel got there first) gets no approval and no token.
+          const run = yield* records.move("run", run_id, ["running"], "paused", {
+            at,
+            paused_reason: pauseReason(pause.kind),
+            paused_detail: pause.detail
+          })
+          if (run === undefined) return
           const scope = { key: run.key, lane: run.lane, run_id, step_index: pause.step_index }
-          const policyContext = pause.kind === "policy"
-            ? {
-              policy: {
-                agent_id: keyAgentId(run.key),
-                policy_snapshot_id: run.policy_snapshot_id,
-                suggested_overrides: (pause.context as { evaluation?: { suggested_overrides?: unknown } } | undefined)?.evaluation
-                  ?.suggested_overrides ?? []
-              }
-            }
-            : {}
           const approval = yield* approvals.create({
             kind: APPROVAL_KIND[pause.kind],
             plan_id: run.plan_id,
             step_index: pause.step_index,
-            prompt: PROMPT[pause.kind](run_id, pause.step_index),
-            context: { ...scope, detail: pause.detail, ...(pause.context === undefined ? {} : { [pause.kind]: pause.context }), ...policyContext },
+            prompt: promptOf(pause, run_id),
+            context: { ...scope, detail: pause.detail, ...pauseContext(pause, run) },
             scope
           })
           const token = randomBytes(32).toString("base64url")
@@ -269,7 +346,6 @@ export const RunRecorderLive: Layer.Layer<
             expires_at: approval.expires_at
           })
           yield* records.move("step", stepIdOf(run_id, pause.step_index), ["queued"], "paused", { at, approval_id: approval.id })
-          yield* records.move("run", run_id, ["running"], "paused", { at, paused_reason: pauseReason(pause.kind), paused_detail: pause.detail })
           const payload = { run_id, step_index: pause.step_index, reason: pauseReason(pause.kind), approval_id: approval.id }
           yield* sql.afterCommit(Effect.gen(function*() {
             yield* events.publish(RunPaused, { ...payload, resume_token: token }, runScope(run_id))
@@ -287,7 +363,17 @@ export const RunRecorderLive: Layer.Layer<
           })
         })).pipe(Effect.orDie),
 
-      finished: (run_id, end) => finished(run_id, end).pipe(Effect.orDie)
+      finished: (run_id, end) =>
+        finished(run_id, end).pipe(
+          // A cancel the engine applied (after a crash, Workflow.cancel may not have got this far): its pending
+          // approvals go too (after the commit: Approvals announces its own changes).
+          Effect.andThen(
+            end.status === "cancelled"
+              ? Effect.flatMap(endDetail(run_id, end), (detail) => approvals.cancelForRun(run_id, detail ?? "run cancelled"))
+              : Effect.void
+          ),
+          Effect.orDie
+        )
     })
   })
 )

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { GatewayMetrics } from "../diagnostics/metrics.ts"
@@ -62,6 +62,38 @@ const secondsBetween = (from: string | null | undefined, to: string | null | und
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 0
 }
 
+/** What a cancel found and did (`RunRecords.cancelRun`). */
+export type CancelOutcome =
+  /** The run is now `cancelled`. */
+  | { readonly _tag: "cancelled" }
+  /**
+   * Every step had succeeded (the last attempt had ended; the engine had not
+   * yet recorded the run's end): the cancel came too late, the run is now
+   * `succeeded` (its job `completed`).
+   */
+  | { readonly _tag: "succeeded" }
+  /** The run was not queued, running or paused (a racing writer ended it): nothing written. */
+  | { readonly _tag: "not_open" }
+  /**
+   * A step is running (its attempt is in flight): nothing written. Try again
+   * once it ended; `until` (epoch ms) is when the attempt must have ended
+   * (its start + its step's `timeout_ms` + a grace period), after which
+   * `force` records the cancel anyway.
+   */
+  | { readonly _tag: "in_flight"; readonly until: number }
+
+/**
+ * A queued step of the run started (a racing attempt) while a cancel was
+ * being written: the cancel's transaction must roll back and be tried again.
+ */
+export class StepStartedDuringCancel extends Data.TaggedError("StepStartedDuringCancel")<{
+  readonly run_id: string
+  readonly step_id: string
+}> {}
+
+/** Time an attempt's end may take past its `timeout_ms` (its activity's own writes) before a cancel stops waiting for it. */
+export const IN_FLIGHT_GRACE_MS = 5_000
+
 /** Announcing writes of run records. */
 export class RunRecords extends Context.Service<RunRecords, {
   /**
@@ -73,13 +105,37 @@ export class RunRecords extends Context.Service<RunRecords, {
   /** Announces a run just recorded (`run.queued`). */
   readonly queued: (run: ExecutionRun) => Effect.Effect<void>
   /**
-   * Cancels a run that is not finished, announced: the run (`paused_reason:
-   * "cancelled"`, `paused_detail` = `detail`) and its job, running attempts
-   * (error `cancelled`), open steps; its resume tokens are revoked. `false`
-   * when the run was not queued, running or paused (a racing writer ended it).
-   * Call inside a transaction.
+   * Cancels a run that is not finished (queued, running or paused), announced,
+   * and says what it did ({@link CancelOutcome}; docs/workflow-runs.md
+   * "Cancel"). An attempt in flight is never marked: while a step is running
+   * nothing is written (`in_flight`) unless `force`; its attempt ends as it
+   * happens and records that. A run whose every step succeeded becomes
+   * `succeeded`. Otherwise: the run (`paused_reason: "cancelled"`,
+   * `paused_detail` = `detail`) and its job, its open steps; its resume
+   * tokens are revoked. With `force` (nothing can be in flight, or its
+   * deadline passed) a running step is cancelled too and a running attempt —
+   * one whose end will never be recorded — is recorded failed `interrupted`.
+   * Call inside a transaction; fails with {@link StepStartedDuringCancel}
+   * (roll back, try again) when an attempt started meanwhile.
    */
-  readonly cancelRun: (run_id: string, at: string, detail: string | null) => Effect.Effect<boolean, SqlError>
+  readonly cancelRun: (
+    run_id: string,
+    at: string,
+    detail: string | null,
+    options?: { readonly force?: boolean | undefined }
+  ) => Effect.Effect<CancelOutcome, SqlError | StepStartedDuringCancel>
+  /**
+   * Runs `effect` (an operator's cancel of `run_id` being written) with its
+   * reason registered, so that the engine, if it applies the same cancel
+   * first ({@link cancelReason}), records that reason too. In-process only:
+   * after a crash the engine's write says "run cancelled".
+   */
+  readonly withCancelReason: (
+    run_id: string,
+    reason: string | null
+  ) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** The reason of a cancel of `run_id` this process is writing; `undefined` when none is. */
+  readonly cancelReason: (run_id: string) => Effect.Effect<string | null | undefined>
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
   readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
 }>()("svc-gateway/workflow/RunRecords") {
@@ -148,30 +204,57 @@ export class RunRecords extends Context.Service<RunRecords, {
         })
 
       const OPEN = ["queued", "running", "paused"] as const
-      const cancelRun = (run_id: string, at: string, detail: string | null) =>
+      const isOpen = (status: string) => (OPEN as ReadonlyArray<string>).includes(status)
+      const cancelRun = (run_id: string, at: string, detail: string | null, options?: { readonly force?: boolean | undefined }) =>
         Effect.gen(function*() {
-          const run = yield* move("run", run_id, OPEN, "cancelled", { at, paused_reason: "cancelled", paused_detail: detail })
-          if (run === undefined) return false
-          yield* move("job", run.job_id, ["queued", "running"], "cancelled", { at })
+          const force = options?.force === true
           const current = yield* repo.getRun(run_id)
-          for (const step of current?.steps ?? []) {
+          if (current === undefined || !isOpen(current.run.status)) return { _tag: "not_open" } as const
+          const running = current.steps.filter((step) => step.status === "running")
+          if (running.length > 0 && !force) {
+            const deadlines = running.flatMap((step) =>
+              step.attempts.filter((a) => a.status === "running").map((a) => Date.parse(a.started_at) + step.action.timeout_ms)
+            )
+            return { _tag: "in_flight", until: Math.max(Date.parse(at), ...deadlines) + IN_FLIGHT_GRACE_MS } as const
+          }
+          if (current.run.status === "running" && current.steps.every((step) => step.status === "succeeded")) {
+            const run = yield* move("run", run_id, ["running"], "succeeded", { at })
+            if (run === undefined) return { _tag: "not_open" } as const
+            yield* move("job", run.job_id, ["running"], "completed", { at })
+            yield* repo.revokeTokensForRun(run_id, at)
+            return { _tag: "succeeded" } as const
+          }
+          const run = yield* move("run", run_id, OPEN, "cancelled", { at, paused_reason: "cancelled", paused_detail: detail })
+          if (run === undefined) return { _tag: "not_open" } as const
+          yield* move("job", run.job_id, ["queued", "running"], "cancelled", { at })
+          for (const step of current.steps) {
             for (const attempt of step.attempts) {
-              if (attempt.status === "running") {
-                yield* move("attempt", attempt.attempt_id, ["running"], "cancelled", {
-                  at,
-                  error: { code: "cancelled", message: detail ?? "run cancelled" }
-                })
-              }
+              if (attempt.status !== "running") continue
+              yield* move("attempt", attempt.attempt_id, ["running"], "failed", {
+                at,
+                error: { code: "interrupted", message: "the attempt's end was never recorded (the gateway stopped during it); the run was cancelled" }
+              })
             }
-            if ((OPEN as ReadonlyArray<string>).includes(step.status)) yield* move("step", step.step_id, OPEN, "cancelled", { at })
+            if (!isOpen(step.status)) continue
+            const moved = yield* move("step", step.step_id, force ? OPEN : ["queued", "paused"], "cancelled", { at })
+            if (moved === undefined && !force) return yield* new StepStartedDuringCancel({ run_id, step_id: step.step_id })
           }
           yield* repo.revokeTokensForRun(run_id, at)
-          return true
+          return { _tag: "cancelled" } as const
         })
+
+      const cancelReasons = new Map<string, string | null>()
 
       return RunRecords.of({
         move,
         cancelRun,
+        withCancelReason: (run_id, reason) => (effect) =>
+          Effect.acquireUseRelease(
+            Effect.sync(() => cancelReasons.set(run_id, reason)),
+            () => effect,
+            () => Effect.sync(() => cancelReasons.delete(run_id))
+          ),
+        cancelReason: (run_id) => Effect.sync(() => cancelReasons.get(run_id)),
         queued: (run) =>
           Effect.andThen(
             Effect.orDie(audit.append(run.plan_id, { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane })),

@@ -15,10 +15,10 @@
  * `resolved_by {principal: "resume_token"}`) continues it, denied cancels it.
  * Whichever comes first wins; the token is then revoked.
  *
- * Not in this slice (see docs/workflow-engine-notes.md): policy gates,
- * budgets, retries, lane queueing (a run starts at once; its record stays
- * `queued` while another run holds its lane) and the `run.*` / `step.*`
- * events other than `run.paused`.
+ * Cancels: the engine is interrupted first (it starts nothing new), an
+ * attempt in flight is waited for and records its real outcome, then the
+ * records are cancelled — or succeeded, when every step had succeeded
+ * (docs/workflow-runs.md "Cancel").
  *
  * @module
  */
@@ -87,7 +87,14 @@ export class Workflow extends Context.Service<Workflow, {
   ) => Effect.Effect<WorkflowRunResponse>
   /** Uses a resume token (once): approves the pause's approval, which continues the run. Unknown, used or revoked: `NotFound`. */
   readonly resume: (token: string) => Effect.Effect<WorkflowResumeResponse, NotFound>
-  /** Cancels a run that is not finished (`cancelled: false` when it succeeded or failed; `true` again when already cancelled); unknown: `NotFound`. */
+  /**
+   * Cancels a run that is not finished (docs/workflow-runs.md "Cancel"):
+   * nothing starts after it; an attempt in flight is waited for (at most its
+   * `timeout_ms`) and records its real outcome. `cancelled: false` when the
+   * run succeeded or failed — also when every step had succeeded by the time
+   * the cancel took effect (the run is then `succeeded`); `true` when it is
+   * (now or already) cancelled; unknown: `NotFound`.
+   */
   readonly cancel: (run_id: string, reason?: string | undefined) => Effect.Effect<WorkflowCancelResponse, NotFound>
   /** The run with its steps and attempts; unknown: `NotFound`. */
   readonly get: (run_id: string) => Effect.Effect<WorkflowRunDetail, NotFound>
@@ -102,6 +109,10 @@ export interface RunOptions {
   readonly trigger_kind?: TriggerKind | undefined
   readonly trigger?: Readonly<Record<string, unknown>> | undefined
 }
+
+/** How soon a cancel looks again whether the attempt in flight has ended: 10 ms, doubling up to 250 ms. */
+const CANCEL_POLL_FIRST_MS = 10
+const CANCEL_POLL_MAX_MS = 250
 
 /** A run that may still be cancelled. */
 const isOpen = (status: RunStatus): boolean => status === "queued" || status === "running" || status === "paused"
@@ -221,6 +232,32 @@ export const WorkflowNoDeps: Layer.Layer<
         return { status: "ok" as const, run_id: used.run_id }
       })
 
+    /**
+     * Writes the cancel of an open run (`RunRecords.cancelRun`), waiting
+     * while one of its attempts is in flight: that attempt ends as it happens
+     * and records its real outcome; the engine, interrupted, starts nothing
+     * after it. Past the attempt's deadline (its `timeout_ms`, plus a grace
+     * period) the cancel is written anyway.
+     */
+    const writeCancel = (run_id: string, detail: string | null) =>
+      Effect.gen(function*() {
+        let until: number | undefined
+        for (let polls = 0;; polls++) {
+          const at = yield* now
+          const force = until !== undefined && Date.parse(at) > until
+          const outcome = yield* repo.transaction(records.cancelRun(run_id, at, detail, { force })).pipe(
+            // An attempt started while the cancel was written (PostgreSQL): rolled back, waited for.
+            Effect.catchTag("StepStartedDuringCancel", () => Effect.succeed(undefined)),
+            Effect.orDie
+          )
+          if (outcome !== undefined && outcome._tag !== "in_flight") return outcome
+          if (outcome !== undefined) until = outcome.until
+          // Once more: an execution the first interrupt did not find (the run was admitted meanwhile) stops too.
+          if (polls === 0) yield* runs.cancel(run_id)
+          yield* Effect.sleep(Math.min(CANCEL_POLL_MAX_MS, CANCEL_POLL_FIRST_MS * 2 ** polls))
+        }
+      })
+
     const cancel = (run_id: string, reason?: string) =>
       Effect.gen(function*() {
         const current = yield* repo.getRunRecord(run_id).pipe(Effect.orDie)
@@ -230,13 +267,16 @@ export const WorkflowNoDeps: Layer.Layer<
           return { status: "ok" as const, run_id, cancelled: true }
         }
         if (!isOpen(current.status)) return { status: "ok" as const, run_id, cancelled: false }
-        yield* runs.cancel(run_id)
-        const at = yield* now
-        const moved = yield* repo.transaction(records.cancelRun(run_id, at, reason ?? null)).pipe(Effect.orDie)
-        yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
+        // The engine first: it starts nothing new (durably: also after a restart, see RunWorkflow's `cancelled`).
+        // Should it write the cancel before this does (it applies it once the attempt in flight ended), with this reason.
+        const outcome = yield* Effect.andThen(runs.cancel(run_id), writeCancel(run_id, reason ?? null)).pipe(
+          records.withCancelReason(run_id, reason ?? null)
+        )
+        // Not open any more: a racing writer ended it first (the engine applying this cancel, a denied pause).
+        const cancelled = outcome._tag === "cancelled" ||
+          (outcome._tag === "not_open" && (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled")
+        if (cancelled) yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
         yield* lanes.signal({ key: current.key, lane: current.lane })
-        // Not moved: a racing writer ended it first (a denied pause cancels it too).
-        const cancelled = moved || (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled"
         return { status: "ok" as const, run_id, cancelled }
       })
 

@@ -19,8 +19,13 @@ export interface CountingServer {
   readonly answered: (path: string) => number
   /** Held `/block/` requests whose connection is still open. */
   readonly heldOpen: () => number
-  /** Stops holding `/block/` requests and answers the held ones still open. */
-  readonly release: () => void
+  /**
+   * Stops holding `/block/` requests and answers the held ones still open, in
+   * arrival order: all at once, or one every `spacingMs` milliseconds.
+   */
+  readonly release: (spacingMs?: number) => void
+  /** Calls `listener` with the path each time a response is completed (after it is counted in `answered`). */
+  readonly onAnswered: (listener: (path: string) => void) => void
   /** Every path and its counts, for failure messages. */
   readonly summary: () => Record<string, { requested: number; answered: number }>
   readonly close: () => Promise<void>
@@ -33,11 +38,15 @@ export const startCountingServer = async (): Promise<CountingServer> => {
   const requested = new Map<string, number>()
   const answered = new Map<string, number>()
   const held: Array<{ path: string; res: ServerResponse }> = []
+  const listeners: Array<(path: string) => void> = []
   let blocking = true
 
   const answer = (path: string, res: ServerResponse) => {
     if (res.destroyed || res.socket === null || res.socket.destroyed) return
-    res.on("finish", () => bump(answered, path))
+    res.on("finish", () => {
+      bump(answered, path)
+      for (const listener of listeners) listener(path)
+    })
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ path }))
   }
 
@@ -55,10 +64,14 @@ export const startCountingServer = async (): Promise<CountingServer> => {
     requested: (path) => requested.get(path) ?? 0,
     answered: (path) => answered.get(path) ?? 0,
     heldOpen: () => held.filter(({ res }) => !res.destroyed && res.socket !== null && !res.socket.destroyed).length,
-    release: () => {
+    release: (spacingMs = 0) => {
       blocking = false
-      for (const { path, res } of held.splice(0)) answer(path, res)
+      for (const [i, { path, res }] of held.splice(0).entries()) {
+        if (spacingMs === 0) answer(path, res)
+        else setTimeout(() => answer(path, res), i * spacingMs)
+      }
     },
+    onAnswered: (listener) => void listeners.push(listener),
     summary: () =>
       Object.fromEntries(
         [...requested.keys()].sort().map((path) => [path, { requested: requested.get(path) ?? 0, answered: answered.get(path) ?? 0 }])

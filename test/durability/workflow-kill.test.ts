@@ -6,8 +6,10 @@
  * the gateway is killed with SIGKILL. A second gateway on the same database
  * finishes every accepted run without calling a step that had succeeded
  * again (the in-flight GET is retried: its first request died with the
- * process). A run paused at a Confirm step stays paused across the crash and
- * resumes once with the token of its `run.paused` event.
+ * process; the interrupted attempt of such an idempotent step does not use
+ * up its `max_attempts`, so a GET allowed one attempt still succeeds). A run
+ * paused at a Confirm step stays paused across the crash and resumes once
+ * with the token of its `run.paused` event.
  */
 import { afterEach, describe, expect, it } from "vitest"
 import { eventually } from "../support/eventually.ts"
@@ -93,10 +95,19 @@ for (const backend of durableBackends) {
       })
       expect(postStart.status).toBe(200)
       const postRun: string = postStart.body.run_id
+      // An idempotent step allowed one attempt: the attempt the crash interrupted does not use it up (issue 20 point 11).
+      const oneStart = await call(first, "POST", "/workflow/run", {
+        key: "agent:dmax1:main",
+        steps: [{ ...get(`${srv.url}/block/one`), max_attempts: 1 }]
+      })
+      expect(oneStart.status).toBe(200)
+      const oneRun: string = oneStart.body.run_id
       const details = (gw: GatewayProcess) => () =>
         Promise.all([...runs, pausedRun].map(async (id) => (await call(gw, "GET", `/workflow/runs/${id}`)).body))
       await waitFor(
-        () => runs.every((_, i) => srv.requested(`/block/${i}`) === 1) && srv.requested("/block/post") === 1,
+        () =>
+          runs.every((_, i) => srv.requested(`/block/${i}`) === 1) && srv.requested("/block/post") === 1 &&
+          srv.requested("/block/one") === 1,
         "every run's step 1 to be requested",
         details(first)
       )
@@ -137,6 +148,14 @@ for (const backend of durableBackends) {
         // The GET in flight at the kill may run again; exactly one of its calls succeeded.
         expect(srv.answered(`/block/${i}`)).toBe(1)
       }
+
+      await waitFor(async () => (await status(oneRun)) === "succeeded", "the one-attempt run to succeed", details(second))
+      const oneDetail = (await call(second, "GET", `/workflow/runs/${oneRun}`)).body
+      expect(oneDetail.steps[0].attempts.map((a: any) => [a.attempt, a.status, a.error?.code ?? null])).toEqual([
+        [1, "failed", "interrupted"],
+        [2, "succeeded", null]
+      ])
+      expect(srv.answered("/block/one")).toBe(1)
 
       // The POST in flight at the kill is not sent again on its own: the run pauses for a retry approval.
       await waitFor(async () => (await status(postRun)) === "paused", "the POST run to pause for a retry", details(second))

@@ -23,8 +23,10 @@ export interface Pause {
   readonly step_index: number
   /** The failed attempt a retry pause is about. */
   readonly attempt?: number | undefined
-  /** Why, for operators (the approval's prompt detail and `paused_detail`). */
+  /** Why, for operators (the approval's context `detail` and the run's `paused_detail`). */
   readonly detail: string
+  /** The approval's prompt when the step gives one (a `Confirm` step's `args.prompt`); else the kind's own sentence. */
+  readonly prompt?: string | undefined
   /** The approval's context (JSON): policy suggestions, budgets and spending, the failure. */
   readonly context?: unknown
 }
@@ -62,12 +64,34 @@ export type AttemptEnd =
   | { readonly ok: true; readonly result: unknown; readonly cost?: unknown }
   | { readonly ok: false; readonly code: string; readonly message: string; readonly result?: unknown; readonly cost?: unknown }
 
+/**
+ * What the records say about an attempt about to run:
+ * - `fresh`: it is recorded now (`running`) and runs;
+ * - `ended`: it had already ended before the gateway stopped (its record is
+ *   `succeeded`, `failed` or `timed_out`) but the engine had not stored its
+ *   result: `end` is the recorded outcome, replayed instead of running it again;
+ * - `interrupted`: it had started and not ended (the gateway stopped during
+ *   it): it is now recorded failed `interrupted` and not run again;
+ * - `cancelled`: the run was cancelled (its step is no longer queued, or the
+ *   attempt was cancelled): nothing runs and the run stops.
+ */
+export type AttemptStart =
+  | { readonly _tag: "fresh" }
+  | { readonly _tag: "ended"; readonly end: AttemptEnd }
+  | { readonly _tag: "interrupted" }
+  | { readonly _tag: "cancelled" }
+
 /** How a run ended, as the engine saw it. */
 export type RunEnd =
   | { readonly status: "succeeded" }
   | { readonly status: "failed"; readonly step_index: number; readonly code: string; readonly message: string }
   /** A pause was denied: the run is cancelled. */
   | { readonly status: "denied"; readonly step_index: number }
+  /**
+   * The run was cancelled: its records said so before a step could run, or
+   * the engine applied a cancel (`WorkflowRuns.cancel`), also after a restart.
+   */
+  | { readonly status: "cancelled" }
 
 /** Callbacks of the run workflow; each must not fail (a failure is a defect of the run). */
 export class RunHooks extends Context.Service<RunHooks, {
@@ -76,17 +100,21 @@ export class RunHooks extends Context.Service<RunHooks, {
   /** Whether the run's budgets are used up before step `step_index` (only asked while they are enforced). */
   readonly budget: (run_id: string, step_index: number) => Effect.Effect<BudgetVerdict>
   /**
-   * Attempt `attempt` of step `step_index` starts. `"interrupted"` when that
-   * attempt had already started (the gateway stopped during it): it is then
-   * recorded as failed and not run again.
+   * Attempt `attempt` of step `step_index` is about to run; what the records
+   * say decides whether it does ({@link AttemptStart}).
    */
   readonly attemptStarted: (
     run_id: string,
     step_index: number,
     attempt: number,
     verdict: GateVerdict
-  ) => Effect.Effect<"fresh" | "interrupted">
-  /** The attempt ended; `retry`: it failed and attempts remain, so the step goes back to queued (else the step ends with it). */
+  ) => Effect.Effect<AttemptStart>
+  /**
+   * The attempt ended; `retry`: it failed and attempts remain, so the step
+   * goes back to queued (else the step ends with it). Also called for an
+   * attempt replayed from its record (`ended`, `interrupted`): every write is
+   * conditional, so only what a stop left undone is written.
+   */
   readonly attemptEnded: (
     run_id: string,
     step_index: number,
@@ -98,7 +126,7 @@ export class RunHooks extends Context.Service<RunHooks, {
   readonly denied: (run_id: string, step_index: number, verdict: GateVerdict) => Effect.Effect<void>
   /** Step `step_index` is done without an attempt (a `Confirm` decision, an idempotency key already succeeded). */
   readonly stepDone: (run_id: string, step_index: number, result: unknown) => Effect.Effect<void>
-  /** The run pauses: an approval and a resume token are created. */
+  /** The run pauses: an approval and a resume token are created (nothing when the run is no longer running: cancelled). */
   readonly paused: (run_id: string, pause: Pause) => Effect.Effect<void>
   /** An approved pause: the run continues (a budget pause also stops enforcing the budgets). */
   readonly resumed: (run_id: string, pause: Pause) => Effect.Effect<void>

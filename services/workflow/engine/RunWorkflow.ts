@@ -12,7 +12,9 @@
  * 4. attempts `step/<i>/attempt/<n>` (activities calling `StepExecutor`):
  *    a failed attempt is retried while attempts remain when the step is
  *    idempotent (an `idempotency_key`, or not state-changing); otherwise it
- *    pauses `retry/<i>/<n>` and approving runs one more attempt.
+ *    pauses `retry/<i>/<n>` and approving runs one more attempt. An attempt
+ *    of an idempotent step interrupted by a stop of the gateway does not
+ *    count against `max_attempts`.
  *
  * A `Confirm` step is itself a pause (`confirm/<i>`). A pause waits on a
  * `DurableDeferred` of the same name, completed with a {@link PauseDecision};
@@ -20,7 +22,11 @@
  *
  * Every decision is an activity or a deferred, so a replay (after a resume, a
  * restart or a crash) takes the same path without executing a completed
- * attempt again. {@link RunHooks} keeps the records.
+ * attempt again. {@link RunHooks} keeps the records, and an attempt checks
+ * them before it runs: one whose end was recorded before a crash (but whose
+ * activity result was not stored) is replayed from its record, one that had
+ * started is `interrupted`, and none runs once the run was cancelled (the
+ * run then ends with {@link RunCancelled}).
  *
  * @module
  */
@@ -30,6 +36,7 @@ import * as Schema from "effect/Schema"
 import * as Activity from "effect/workflow/Activity"
 import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { isStateChanging } from "../../planner/schema.ts"
 import { WorkflowBudgets, WorkflowStep } from "../runs/schema.ts"
 import { type AttemptContext, StepExecutor } from "../StepExecutor.ts"
@@ -93,6 +100,11 @@ export class RunDenied extends Schema.TaggedError<RunDenied>()("RunDenied", {
   resolved_by: Schema.optionalKey(Schema.String)
 }) {}
 
+/** The run's records say it was cancelled (an operator's cancel) before step `step_index` could run: it stops. */
+export class RunCancelled extends Schema.TaggedError<RunCancelled>()("RunCancelled", {
+  step_index: Schema.Number
+}) {}
+
 /** A finished run: the outcome of every step, in order. */
 export const RunResult = Schema.Struct({
   run_id: Schema.String,
@@ -105,7 +117,7 @@ export const RunWorkflow = Workflow.make("svc-gateway/workflow/Run", {
   payload: RunPayload,
   idempotencyKey: (payload) => payload.run_id,
   success: RunResult,
-  error: Schema.Union([StepFailed, RunDenied])
+  error: Schema.Union([StepFailed, RunDenied, RunCancelled])
 })
 
 /** The deferred a pause named `name` ({@link pauseName}) waits on. */
@@ -152,57 +164,107 @@ const hook = <A>(f: (hooks: RunHooks["Service"]) => Effect.Effect<A>, otherwise:
 const record = (name: string, f: (hooks: RunHooks["Service"]) => Effect.Effect<void>) =>
   Activity.make({ name, success: Schema.Void, execute: hook(f, undefined) })
 
-/** One attempt, run once as the activity `step/<i>/attempt/<n>`; a failure is its recorded result. */
-const attemptActivity = (run_id: string, step_index: number, step: WorkflowStep, attempt: number, verdict: GateVerdict) =>
+/** The error code of an attempt recorded as interrupted by a stop of the gateway (reserved: no executor uses it). */
+export const INTERRUPTED = "interrupted"
+/**
+ * The error code the attempt activity returns when the run was cancelled
+ * before the attempt could run (only in the engine's journal: no attempt is
+ * recorded; no executor uses it).
+ */
+const RUN_CANCELLED = "run_cancelled"
+
+/** An executor's outcome as the attempt's end. */
+const runExecutor = (step: WorkflowStep, context: AttemptContext) =>
+  Effect.gen(function*() {
+    const executor = yield* StepExecutor
+    return yield* executor.execute(step, context).pipe(
+      Effect.match({
+        onFailure: (e): AttemptEnd & AttemptResult => ({
+          ok: false,
+          code: e.code,
+          message: e.message,
+          ...(e.result === undefined ? {} : { result: e.result })
+        }),
+        onSuccess: (outcome): AttemptEnd & AttemptResult => ({
+          ok: true,
+          result: outcome.result ?? null,
+          ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence }),
+          ...(outcome.cost === undefined ? {} : { cost: outcome.cost })
+        })
+      }),
+      Effect.timeoutOrElse({
+        duration: context.timeout_ms,
+        orElse: () =>
+          Effect.succeed<AttemptEnd & AttemptResult>({
+            ok: false,
+            code: "timeout",
+            message: `attempt timed out after ${context.timeout_ms} ms`
+          })
+      })
+    )
+  })
+
+/**
+ * One attempt, run once as the activity `step/<i>/attempt/<n>`; a failure is
+ * its recorded result. The records decide first ({@link AttemptStart}): an
+ * attempt whose end is already recorded (the gateway stopped after recording
+ * it, before the engine stored this activity's result) is replayed from its
+ * record and never executed again; one that had started is `interrupted`.
+ * `counted`: the attempts before this one that count against
+ * `max_attempts` (for `retry`).
+ */
+const attemptActivity = (
+  run_id: string,
+  step_index: number,
+  step: WorkflowStep,
+  attempt: number,
+  counted: number,
+  verdict: GateVerdict
+) =>
   Activity.make({
     name: `step/${step_index}/attempt/${attempt}`,
     success: AttemptResult,
     execute: Effect.gen(function*() {
-      const start = yield* hook((h) => h.attemptStarted(run_id, step_index, attempt, verdict), "fresh" as const)
+      const start = yield* hook((h) => h.attemptStarted(run_id, step_index, attempt, verdict), { _tag: "fresh" as const })
       let end: AttemptEnd & AttemptResult
-      if (start === "interrupted") {
-        end = { ok: false, code: "interrupted", message: "the gateway stopped during this attempt; it was not run again" }
-      } else {
-        const executor = yield* StepExecutor
-        const context = attemptContext(run_id, step_index, step, attempt)
-        end = yield* executor.execute(step, context).pipe(
-          Effect.match({
-            onFailure: (e): AttemptEnd & AttemptResult => ({
-              ok: false,
-              code: e.code,
-              message: e.message,
-              ...(e.result === undefined ? {} : { result: e.result })
-            }),
-            onSuccess: (outcome): AttemptEnd & AttemptResult => ({
-              ok: true,
-              result: outcome.result ?? null,
-              ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence }),
-              ...(outcome.cost === undefined ? {} : { cost: outcome.cost })
-            })
-          }),
-          Effect.timeoutOrElse({
-            duration: context.timeout_ms,
-            orElse: () =>
-              Effect.succeed<AttemptEnd & AttemptResult>({
-                ok: false,
-                code: "timeout",
-                message: `attempt timed out after ${context.timeout_ms} ms`
-              })
-          })
-        )
+      switch (start._tag) {
+        case "cancelled":
+          return { ok: false as const, code: RUN_CANCELLED, message: "the run was cancelled" }
+        case "ended":
+          end = start.end
+          break
+        case "interrupted":
+          end = { ok: false, code: INTERRUPTED, message: "the gateway stopped during this attempt; it was not run again" }
+          break
+        case "fresh":
+          end = yield* runExecutor(step, attemptContext(run_id, step_index, step, attempt))
       }
       // Attempts remain: the step goes back to queued (retried at once, or after a retry approval).
-      const retry = !end.ok && attempt < step.max_attempts
+      const retry = !end.ok && (countsAgainstMax(step, end.code) ? counted + 1 < step.max_attempts : true)
       yield* hook((h) => h.attemptEnded(run_id, step_index, attempt, end, retry), undefined)
       const { cost: _cost, ...recorded } = end as AttemptEnd & AttemptResult & { cost?: unknown }
       return recorded as AttemptResult
     })
   })
 
-const endOf = (error: StepFailed | RunDenied): RunEnd =>
-  error._tag === "RunDenied"
-    ? { status: "denied", step_index: error.step_index }
-    : { status: "failed", step_index: error.step_index, code: error.code, message: error.message }
+/**
+ * Whether a failed attempt with error `code` uses up one of the step's
+ * `max_attempts`: every failure does, except an attempt of an idempotent
+ * step ({@link isRetrySafe}) interrupted by a stop of the gateway (issue 20
+ * point 11: crashes do not use up a safe step's attempts).
+ */
+export const countsAgainstMax = (step: WorkflowStep, code: string): boolean => !(code === INTERRUPTED && isRetrySafe(step))
+
+const endOf = (error: StepFailed | RunDenied | RunCancelled): RunEnd => {
+  switch (error._tag) {
+    case "RunDenied":
+      return { status: "denied", step_index: error.step_index }
+    case "RunCancelled":
+      return { status: "cancelled" }
+    case "StepFailed":
+      return { status: "failed", step_index: error.step_index, code: error.code, message: error.message }
+  }
+}
 
 /** Pauses the run and waits for the decision; `true` when approved. */
 const pauseFor = (run_id: string, pause: Pause) =>
@@ -214,19 +276,22 @@ const pauseFor = (run_id: string, pause: Pause) =>
     return decision
   })
 
-/** Runs the attempts of one (gated) step; its outcome, or `StepFailed`/`RunDenied`. */
+/** Runs the attempts of one (gated) step; its outcome, or `StepFailed`/`RunDenied`/`RunCancelled`. */
 const runAttempts = (run_id: string, step_index: number, step: WorkflowStep, verdict: GateVerdict) =>
   Effect.gen(function*() {
+    let counted = 0
     for (let attempt = 1;; attempt++) {
-      const result = yield* attemptActivity(run_id, step_index, step, attempt, verdict)
+      const result = yield* attemptActivity(run_id, step_index, step, attempt, counted, verdict)
       if (result.ok) return { step_index, result: result.result, ...(result.evidence === undefined ? {} : { evidence: result.evidence }) }
+      if (result.code === RUN_CANCELLED) return yield* new RunCancelled({ step_index })
       const failed = new StepFailed({
         step_index,
         code: result.code,
         message: result.message,
         ...(result.result === undefined ? {} : { result: result.result })
       })
-      if (attempt >= step.max_attempts) return yield* failed
+      if (countsAgainstMax(step, result.code)) counted++
+      if (counted >= step.max_attempts) return yield* failed
       if (isRetrySafe(step)) continue
       const decision = yield* pauseFor(run_id, {
         kind: "retry",
@@ -239,10 +304,30 @@ const runAttempts = (run_id: string, step_index: number, step: WorkflowStep, ver
     }
   })
 
+/**
+ * When the engine applies a cancel (`WorkflowRuns.cancel` interrupts the
+ * execution; it takes effect at the run's next activity, so after the attempt
+ * in flight has ended), the run's records end too, from the activity
+ * `cancelled`: `Workflow.cancel` normally wrote them already (then this
+ * writes nothing), but after a crash between the interrupt and those writes
+ * this is what ends them. Only a cancel does this, not a stop of the gateway
+ * (the engine abandons that run for a replay instead; `interrupted` stays false).
+ */
+const recordCancelWhenInterrupted = (run_id: string) =>
+  Effect.gen(function*() {
+    const instance = yield* WorkflowEngine.WorkflowInstance
+    yield* Workflow.addFinalizer(() =>
+      instance.interrupted && !instance.abandoned
+        ? record("cancelled", (h) => h.finished(run_id, { status: "cancelled" }))
+        : Effect.void
+    )
+  })
+
 /** The workflow body (see the module documentation). */
 export const runSteps = (payload: RunPayload) =>
   Effect.gen(function*() {
     const run_id = payload.run_id
+    yield* recordCancelWhenInterrupted(run_id)
     const outcomes: Array<StepOutcome> = []
     const succeededKeys = new Set<string>()
     let budgetsEnforced = payload.budgets !== undefined && Object.keys(payload.budgets).length > 0
@@ -251,7 +336,13 @@ export const runSteps = (payload: RunPayload) =>
       const deny = (resolved_by: string | undefined) =>
         new RunDenied({ step_index, ...(resolved_by === undefined ? {} : { resolved_by }) })
       if (step.type === "Confirm") {
-        const decision = yield* pauseFor(run_id, { kind: "confirm", step_index, detail: `confirm step ${step_index}`, context: { args: step.args } })
+        const decision = yield* pauseFor(run_id, {
+          kind: "confirm",
+          step_index,
+          detail: `confirm step ${step_index}`,
+          ...(typeof step.args.prompt === "string" ? { prompt: step.args.prompt } : {}),
+          context: { args: step.args }
+        })
         if (!decision.approved) return yield* deny(decision.resolved_by)
         yield* record(`done/${step_index}`, (h) => h.stepDone(run_id, step_index, decision))
         outcomes.push({ step_index, result: decision })

@@ -20,6 +20,7 @@ import {
   type PauseDecision,
   pauseDeferred,
   type RunPayload,
+  type RunCancelled,
   type RunDenied,
   type RunResult,
   RunWorkflow,
@@ -33,14 +34,15 @@ import type { StepExecutor } from "../StepExecutor.ts"
  * - `unknown`: no reply recorded — never started, or started and running
  *   (the engine does not tell them apart; the run records do);
  * - `suspended`: waiting on a deferred (a pause);
- * - `succeeded` / `failed` (a step failed, or a pause was denied) /
+ * - `succeeded` / `failed` (a step failed, a pause was denied, or the run's
+ *   records were cancelled before a step could run) /
  *   `interrupted` (cancelled) / `died` (a defect).
  */
 export type RunEngineStatus =
   | { readonly status: "unknown" }
   | { readonly status: "suspended" }
   | { readonly status: "succeeded"; readonly result: RunResult }
-  | { readonly status: "failed"; readonly error: StepFailed | RunDenied }
+  | { readonly status: "failed"; readonly error: StepFailed | RunDenied | RunCancelled }
   | { readonly status: "interrupted" }
   | { readonly status: "died"; readonly message: string }
 
@@ -58,7 +60,7 @@ export class WorkflowRuns extends Context.Service<WorkflowRuns, {
   readonly awaitSettled: (run_id: string, interval?: number) => Effect.Effect<RunEngineStatus>
 }>()("svc-gateway/workflow/WorkflowRuns") {}
 
-const toStatus = (result: Option.Option<Workflow.Result<RunResult, StepFailed | RunDenied>>): RunEngineStatus => {
+const toStatus = (result: Option.Option<Workflow.Result<RunResult, StepFailed | RunDenied | RunCancelled>>): RunEngineStatus => {
   if (Option.isNone(result)) return { status: "unknown" }
   const value = result.value
   if (value._tag === "Suspended") return { status: "suspended" }

@@ -71,6 +71,38 @@ describe("Workflow service on sqlite (file)", () => {
     expect(again._tag).toBe("NotFound")
   })
 
+  it("a Confirm step's approval prompt is the step's own prompt; the context keeps the run and the step", async () => {
+    const started = await use((wf) =>
+      wf.run({
+        key: "agent:prompt:main",
+        lane: "main",
+        steps: [
+          { type: "Llm", args: {}, max_attempts: 3, timeout_ms: 60_000 },
+          { type: "Confirm", args: { prompt: "Send the invoice to ACME?" }, max_attempts: 3, timeout_ms: 60_000 }
+        ]
+      }))
+    await eventually(() => pausedEvent(started.run_id) !== undefined, "run.paused", 20_000)
+    const event = pausedEvent(started.run_id)!
+    const approval = await runtime.runPromise(Effect.flatMap(Approvals.useSync((x) => x), (a) => a.get(event.payload.approval_id)))
+    expect(approval.prompt).toBe("Send the invoice to ACME?")
+    expect(approval.context).toMatchObject({
+      key: "agent:prompt:main",
+      lane: "main",
+      run_id: started.run_id,
+      step_index: 1,
+      confirm: { args: { prompt: "Send the invoice to ACME?" } }
+    })
+    // Without a prompt of its own, the sentence naming the step and the run.
+    const plain = await start(["Confirm"])
+    await eventually(() => pausedEvent(plain.run_id) !== undefined, "run.paused", 20_000)
+    const other = await runtime.runPromise(
+      Effect.flatMap(Approvals.useSync((x) => x), (a) => a.get(pausedEvent(plain.run_id)!.payload.approval_id))
+    )
+    expect(other.prompt).toBe(`Confirm step 0 of run ${plain.run_id}`)
+    await use((wf) => wf.cancel(started.run_id))
+    await use((wf) => wf.cancel(plain.run_id))
+  })
+
   it("continues when the approval is approved, and the token is then revoked", async () => {
     const started = await start(["Confirm", "Llm"])
     await eventually(() => pausedEvent(started.run_id) !== undefined, "run.paused", 20_000)

@@ -10,9 +10,11 @@ import type { Principal } from "../../../services/auth/principal.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import type { WorkflowStep } from "../../../services/workflow/runs/schema.ts"
+import { WorkflowRuns } from "../../../services/workflow/engine/WorkflowRuns.ts"
+import { RunsRepo } from "../../../services/workflow/runs/RunsRepo.ts"
 import { Workflow, workflowWith } from "../../../services/workflow/Workflow.ts"
 import { fakeConnection } from "../../support/connections.ts"
-import { sqliteFile } from "../../support/databases.ts"
+import { postgres, sqliteFile, type TestDatabase } from "../../support/databases.ts"
 import { approvalsLayer } from "../approvals/support.ts"
 import { FakeExecutor } from "./engine/support.ts"
 import { httpStepContext } from "./executors/support.ts"
@@ -26,25 +28,34 @@ export const AllowAll = Layer.succeed(PolicyBundle)({
   getSnapshot: () => Effect.succeed(undefined)
 })
 
-/** A runtime with the workflow service, approvals and event bus on a fresh SQLite file. */
-export const makeWorkflowRuntime = () =>
+/** A runtime with the workflow service, approvals and event bus on a fresh database (default: a SQLite file). */
+export const makeWorkflowRuntime = (db: TestDatabase = sqliteFile) =>
   ManagedRuntime.make(
     workflowWith(FakeExecutor).pipe(
       Layer.provide([AllowAll, httpStepContext().layer]),
-      Layer.provideMerge(approvalsLayer(sqliteFile)),
+      Layer.provideMerge(approvalsLayer(db)),
       Layer.orDie
     )
   )
+
+/** The backends of the workflow service tests: a SQLite file, and PostgreSQL when `SVC_TEST_DATABASE_URL` is set. */
+export const workflowDatabases: ReadonlyArray<TestDatabase> = postgres === undefined ? [sqliteFile] : [sqliteFile, postgres]
 export type WorkflowRuntime = ReturnType<typeof makeWorkflowRuntime>
 
 /** Helpers over a runtime. */
 export const workflowHelpers = (runtime: WorkflowRuntime) => {
   const use = <A, E>(f: (wf: Workflow["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(Workflow, f))
   const approvals = <A, E>(f: (a: Approvals["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(Approvals, f))
+  /** The engine alone (what a crash right after one of its writes leaves). */
+  const engine = <A, E>(f: (runs: WorkflowRuns["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(WorkflowRuns, f))
+  /** The run records alone. */
+  const repo = <A, E>(f: (repo: RunsRepo["Service"]) => Effect.Effect<A, E>) => runtime.runPromise(Effect.flatMap(RunsRepo, f))
   const detail = (run_id: string) => use((wf) => wf.get(run_id))
   return {
     use,
     approvals,
+    engine,
+    repo,
     detail,
     runStatus: async (run_id: string) => (await detail(run_id)).run.status,
     /** Registers a fake operator connection (admin unless `principal`) that records its events. */
