@@ -88,11 +88,10 @@ steps:
 YAML
 cat > ~/.svc/oauth-providers.yml <<'YAML'
 providers:
-  - provider_id: example
+  - id: example
+    authorize_url: https://auth.example.com/oauth/authorize
+    token_url: https://auth.example.com/oauth/token
     client_id: svc-gateway-example
-    authorization_endpoint: https://auth.example.com/authorize
-    token_endpoint: https://auth.example.com/token
-    redirect_uri: http://127.0.0.1:8788/providers/example/oauth/callback
     scopes: [profile]
 YAML`
 
@@ -303,7 +302,7 @@ const renderWsMessage = (message: AnyWsMessage, defs: Json, used: Set<string>): 
     `- Sent by: ${rolesText(message.roles)}${message.nodeToken ? " (also with a scoped node token)" : ""}.`,
     `- Access: ${message.scope === null ? "no scope needed" : `device tokens need \`${message.scope}\``}.`,
     `- Payload: \`${renderType(jsonSchemaOf(message.payload, defs), "", used).replace(/\n\s*/g, " ")}\``,
-    `- Result: ${message.result.ast._tag === "VoidKeyword" || message.result.ast._tag === "Void" ? "none (`{ok: true}`)" : `\`${renderType(jsonSchemaOf(message.result, defs), "", used).replace(/\n\s*/g, " ")}\``}`,
+    `- Result: ${message.result.ast._tag === "Void" ? "none (`{ok: true}`)" : `\`${renderType(jsonSchemaOf(message.result, defs), "", used).replace(/\n\s*/g, " ")}\``}`,
     ""
   )
   if (message.example === undefined) out.push("(no example)")
