@@ -22,7 +22,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { MAIN } from "./cli.ts"
 
-/** The repository root (the working directory of the shell, so `npx svc-gateway` runs the repository's bin). */
+/** The repository root (`npx svc-gateway` runs its bin, as in a clone). The shell's working directory is `$HOME`. */
 export const REPO = join(import.meta.dirname, "..", "..")
 
 /** One fenced shell block of a page. */
@@ -114,6 +114,10 @@ __svc_start() {
   done
   echo "doc test: the gateway did not start" >&2; tail -n 30 "$HOME/gateway.log" >&2; return 1
 }
+# In a clone, npx svc-gateway runs the repository's bin (what npx resolves there), from the current directory.
+npx() {
+  if [ "$1" = svc-gateway ]; then shift; node "$SVC_DOC_REPO/bin/svc-gateway.mjs" "$@"; else command npx "$@"; fi
+}
 npm() {
   case "$1" in
     start) shift; __svc_start "$@" ;;
@@ -133,13 +137,14 @@ export const openDocShell = async (env: Record<string, string> = {}): Promise<Do
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const child: ChildProcess = spawn("bash", ["--noprofile", "--norc"], {
-    cwd: REPO,
+    cwd: home,
     env: {
       PATH: process.env.PATH,
       HOME: home,
       LANG: "C.UTF-8",
       SVC_PORT: String(port),
       SVC_DOC_MAIN: MAIN,
+      SVC_DOC_REPO: REPO,
       npm_config_update_notifier: "false",
       npm_config_offline: "true",
       ...env
@@ -198,7 +203,8 @@ export const openDocShell = async (env: Record<string, string> = {}): Promise<Do
     },
     close: async () => {
       if (child.exitCode === null) {
-        await run("__svc_stop", 30_000).catch(() => undefined)
+        // The gateway, and anything a block left running in the background (e.g. a demo node).
+        await run("__svc_stop; kill $(jobs -p) 2>/dev/null; wait 2>/dev/null", 30_000).catch(() => undefined)
         child.stdin!.end("exit\n")
         await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.on("exit", resolve)))
       }
@@ -234,7 +240,8 @@ const globMatch = (pattern: string, value: string): boolean => {
 
 /**
  * Where `actual` differs from the documented answer (empty when it matches): every documented key is present with
- * a matching value; documented arrays give the first elements; a documented string with `…` is a pattern.
+ * a matching value; the elements of a documented array match elements of the answer in order; a documented string
+ * with `…` is a pattern.
  */
 export const documentedMismatches = (documented: unknown, actual: unknown, path = "$"): Array<string> => {
   if (typeof documented === "string" && documented.includes("…")) {
@@ -242,8 +249,18 @@ export const documentedMismatches = (documented: unknown, actual: unknown, path 
   }
   if (Array.isArray(documented)) {
     if (!Array.isArray(actual)) return [`${path}: expected an array, got ${JSON.stringify(actual)}`]
-    if (actual.length < documented.length) return [`${path}: expected at least ${documented.length} elements, got ${actual.length}`]
-    return documented.flatMap((d, i) => documentedMismatches(d, actual[i], `${path}[${i}]`))
+    // The documented elements match elements of the answer, in order (others may come between and after).
+    let from = 0
+    for (const [i, element] of documented.entries()) {
+      let found = -1
+      for (let j = from; j < actual.length && found === -1; j++) if (documentedMismatches(element, actual[j]).length === 0) found = j
+      if (found === -1) {
+        const closest = actual[from] === undefined ? ["no element left"] : documentedMismatches(element, actual[from], `${path}[${from}]`)
+        return [`${path}[${i}]: no element of the answer matches it (${closest.join("; ")})`]
+      }
+      from = found + 1
+    }
+    return []
   }
   if (typeof documented === "object" && documented !== null) {
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return [`${path}: expected an object, got ${JSON.stringify(actual)}`]

@@ -36,7 +36,7 @@ export interface HttpExample {
   readonly status?: number | undefined
   /**
    * The JSON answer, or the part of it that matters: every key shown is in the answer with this value; a string
-   * with `…` matches any text in its place; an array lists the first elements.
+   * with `…` matches any text in its place; an array's elements are among the answer's, in that order.
    */
   readonly response?: unknown
   /** A text answer (instead of `response`): the answer starts with it; `…` matches any text. */

@@ -7,6 +7,7 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { documented } from "./examples.ts"
 import { Access, PUBLIC } from "./access.ts"
 
 /** The body of `GET /ui` without assets (gateway-api.md: "404 text operator_ui_assets_unavailable"). */
@@ -24,10 +25,17 @@ export const UiApi = HttpApiGroup.make("ui")
     HttpApiEndpoint.get("shell", "/ui", {
       success: html.annotate({ description: "the operator SPA shell (when its assets are installed)" }),
       error: text(404, `\`${UI_ASSETS_UNAVAILABLE}\`: the operator UI assets are not installed in this build`)
-    }),
+    }).annotateMerge(documented(
+      "The operator UI's SPA shell. The UI assets are not part of this build, so it answers 404 with the text " +
+        "`operator_ui_assets_unavailable`, without asking for a token.",
+      { status: 404, text: UI_ASSETS_UNAVAILABLE }
+    )),
     HttpApiEndpoint.get("asset", "/ui/*", {
       success: html.annotate({ description: "an SPA route or a static asset (when the assets are installed)" }),
       error: text(404, `\`${UI_NOT_FOUND}\`: no such asset`)
-    })
+    }).annotateMerge(documented(
+      "The UI's routes and static assets. Without the assets every path answers 404 with the text `not_found`.",
+      { path: "/ui/assets/app.js", status: 404, text: UI_NOT_FOUND }
+    ))
   )
   .annotate(Access, PUBLIC)
