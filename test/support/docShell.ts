@@ -3,7 +3,8 @@
  * them: one bash session per page (variables carry over from block to
  * block, like a terminal), a fresh `$HOME` whose `~/.svc` is the gateway's
  * state, and a gateway on a free port instead of 8788 (`127.0.0.1:8788` and
- * `localhost:8788` in the examples are rewritten to it).
+ * `localhost:8788` in the examples, and in the answers they show, are
+ * rewritten to it).
  *
  * `npm start` (with any `SVC_*` variables before it) starts the bundled CLI
  * (`dist/cli/main.mjs serve`, what `npm start` runs after building it) in the
@@ -74,6 +75,8 @@ export interface BlockRun {
   readonly stderr: string
   /** Every command of the block that failed: `line: command (status)`. */
   readonly failures: ReadonlyArray<string>
+  /** The HTTP status of every curl of the block, in order. */
+  readonly httpStatuses: ReadonlyArray<number>
 }
 
 /** A bash session with its own `$HOME` and gateway port. */
@@ -114,6 +117,8 @@ __svc_start() {
   done
   echo "doc test: the gateway did not start" >&2; tail -n 30 "$HOME/gateway.log" >&2; return 1
 }
+# Every curl of a block reports the HTTP status it got on stderr (the test checks them); a -w of the block's own wins.
+curl() { command curl -w '%{stderr}@@http-status %{http_code}\n' "$@"; }
 # In a clone, npx svc-gateway runs the repository's bin (what npx resolves there), from the current directory.
 npx() {
   if [ "$1" = svc-gateway ]; then shift; node "$SVC_DOC_REPO/bin/svc-gateway.mjs" "$@"; else command npx "$@"; fi
@@ -177,14 +182,21 @@ export const openDocShell = async (env: Record<string, string> = {}): Promise<Do
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     const read = (path: string) => readFileSync(path, "utf8")
-    return { stdout: read(out), stderr: read(err), failures: read(failures).split("\n").filter((l) => l !== "") }
+    const stderr = read(err)
+    const httpStatuses = [...stderr.matchAll(/@@http-status (\d+)\n?/g)].map((m) => Number(m[1]))
+    return {
+      stdout: read(out),
+      stderr: stderr.replace(/@@http-status \d+\n?/g, ""),
+      failures: read(failures).split("\n").filter((l) => l !== ""),
+      httpStatuses
+    }
   }
 
   return {
     home,
     port,
     url,
-    localize: (code) => code.replaceAll("127.0.0.1:8788", `127.0.0.1:${port}`).replaceAll("localhost:8788", `127.0.0.1:${port}`),
+    localize: (code) => code.replaceAll("127.0.0.1:8788", `127.0.0.1:${port}`).replaceAll("localhost:8788", `localhost:${port}`),
     run,
     gatewayRunning: () => {
       try {
@@ -269,4 +281,22 @@ export const documentedMismatches = (documented: unknown, actual: unknown, path 
     )
   }
   return Object.is(documented, actual) ? [] : [`${path}: expected ${JSON.stringify(documented)}, got ${JSON.stringify(actual)}`]
+}
+
+/**
+ * The last JSON value `stdout` ends with: commands print their answers one after another, often without a newline
+ * (curl), and jq pretty-prints over several lines. `undefined` when it does not end with JSON.
+ */
+export const lastJsonValue = (stdout: string): unknown => {
+  const text = stdout.trimEnd()
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text[i]
+    if (c !== "{" && c !== "[" && c !== "\"" && !(i === 0 || /\s/.test(text[i - 1]!))) continue
+    try {
+      return JSON.parse(text.slice(i))
+    } catch {
+      // not a whole value from here
+    }
+  }
+  return undefined
 }
