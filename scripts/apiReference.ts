@@ -360,8 +360,9 @@ the examples as \`x-codeSamples\`); \`GET /contracts/jsonschema/catalog.json\` h
 - Base URL \`$GW\` (\`http://127.0.0.1:8788\` by default) and \`TOKEN\`: the admin token or a device token. Send it as
   \`Authorization: Bearer $TOKEN\` (or, from a browser, the \`svc_admin_token\` cookie set by \`POST /auth/session\`;
   a cookie request that changes state must come from the gateway's own origin).
-- **Access.** The admin token may call everything. A device token needs the scope a route names; "operator.read for
-  GET, operator.write otherwise" routes follow rule 4 of the contract. Public routes need no token.
+- **Access.** The admin token may call everything. A device token needs the scope a route names (for the operator
+  surfaces without a scope of their own: \`operator.read\` to read, \`operator.write\` to change). Public routes need
+  no token; \`x-svc-access\` in the OpenAPI document says the same per operation.
 - **Errors** are \`{"error": "<code>", "message": "…"}\` with the status listed (some add fields, listed with \`+\`).
   Every authenticated route can also answer 401 \`unauthorized\`, 403 \`forbidden\`, 413 \`payload_too_large\` and
   429 \`too_many_requests\` (with \`Retry-After\`); a route that decodes a body, path or query answers 400
