@@ -54,7 +54,7 @@ export const DiagnosticsApi = HttpApiGroup.make("diagnostics")
     HttpApiEndpoint.get("connections", "/connections", { success: ConnectionsResponse, error: AUTH_ERRORS }).annotateMerge(documented(
       "The WebSocket connections of this instance that completed the handshake: counts by role and capability, and " +
         "one summary per connection (device, role, capabilities, token kind and scopes; never a token).",
-      { response: { status: "ok", by_role: { node: 1 }, capabilityCounts: { "demo.echo": 1 }, connections: [{ role: "node", ready_capabilities: ["demo.echo"] }] } }
+      { response: { status: "ok", connections: [{ role: "node", ready_capabilities: ["demo.echo"], token_kind: "node" }] } }
     )),
     HttpApiEndpoint.get("presence", "/presence", { success: PresenceResponse, error: AUTH_ERRORS }).annotateMerge(documented(
       "Presence: the gateway itself (`reason: \"self\"`) first, then every device seen (connected or beaconed) " +
