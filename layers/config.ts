@@ -16,7 +16,7 @@
  * | SVC_AUTH_RATE_LIMIT_MAX      | --auth-rate-limit-max   | 20                   |
  * | SVC_AUTH_RATE_LIMIT_WINDOW_S | --auth-rate-limit-window| 60 (seconds)         |
  * | SVC_MAX_BODY_BYTES           | --max-body-bytes        | 1048576              |
- * | SVC_LOG_LEVEL                | --log-level (global)    | Info                 |
+ * | SVC_LOG_LEVEL                | --log-level             | Info (any case)      |
  * | SVC_WS_HANDSHAKE_TIMEOUT_MS  | --ws-handshake-timeout-ms | 10000              |
  * | SVC_WS_PING_INTERVAL_MS      | --ws-ping-interval-ms   | 5000                 |
  * | SVC_WS_PONG_TIMEOUT_MS       | --ws-pong-timeout-ms    | 10000                |
@@ -32,11 +32,13 @@
  * | SVC_SECRETS_MASTER_KEY_PATH  | --secrets-master-key-path | $SVC_HOME/secrets.master.key |
  * | SVC_ENGINE_API_ENABLED       | --engine-api            | 0 (1: the /workflow/* HTTP routes) |
  * | SVC_CLI_ENABLED              | --cli-steps             | 0 (1: CLI workflow steps run) |
+ * | SVC_CLI_UNSANDBOXED          | --cli-unsandboxed       | 0 (1: CLI steps run even without a sandbox) |
  * | SVC_EXEC_CONCURRENCY         | --exec-concurrency      | 4 (workflow steps running at once) |
  * | SVC_AUTOMATION_ENABLED       | --automation            | 0 (1: watcher firings start runs) |
  * | SVC_SNAPSHOT_IMPORT_ENABLED  | --snapshot-import       | 0 (1: POST /snapshot/import) |
  * | SVC_METRICS                  | --metrics               | on (off: nothing recorded, /metrics 404) |
  * | OTEL_EXPORTER_OTLP_ENDPOINT  | --otlp-endpoint         | unset (no tracing) |
+ * | SVC_TRACE_PROPAGATION_TARGETS | --trace-propagation-targets | none (Http steps send no trace headers) |
  */
 import { Context, type LogLevel, Option, Redacted } from "effect"
 import { homedir } from "node:os"
@@ -115,6 +117,11 @@ export interface GatewaySettings {
   readonly engineApiEnabled: boolean
   /** `CLI` workflow steps run (`SVC_CLI_ENABLED=1`); off: they fail with `unsupported_action`. */
   readonly cliEnabled: boolean
+  /**
+   * `SVC_CLI_UNSANDBOXED=1`: when no sandbox works (bwrap, unshare), `CLI` steps run without one, able to read
+   * the gateway's files and environment; off: they fail with `sandbox_unavailable` (docs/workflow-executors.md "Sandbox").
+   */
+  readonly cliUnsandboxed: boolean
   /** Watcher firings start their runs (`SVC_AUTOMATION_ENABLED=1`); off: firings are only recorded (docs/watchers.md). */
   readonly automationEnabled: boolean
   /** `POST /snapshot/import` imports (`SVC_SNAPSHOT_IMPORT_ENABLED=1`); off: it answers 403 `disabled` (docs/operations.md "Backup and restore"). */
@@ -123,6 +130,12 @@ export interface GatewaySettings {
   readonly metricsEnabled: boolean
   /** OTLP/HTTP base URL spans are exported to (`OTEL_EXPORTER_OTLP_ENDPOINT`); `undefined`: no tracing (docs/operations.md "Tracing"). */
   readonly otlpEndpoint: string | undefined
+  /**
+   * URL patterns of the workflow `Http` targets that receive trace headers
+   * (`traceparent`, `b3`), matched like `network_egress` rules
+   * (`SVC_TRACE_PROPAGATION_TARGETS`, comma-separated); empty: none (docs/operations.md "Tracing").
+   */
+  readonly tracePropagationTargets: ReadonlyArray<string>
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -166,6 +179,8 @@ export interface RawSettings {
   readonly engineApi?: "0" | "1" | undefined
   /** `SVC_CLI_ENABLED`; absent: `0`. */
   readonly cliSteps?: "0" | "1" | undefined
+  /** `SVC_CLI_UNSANDBOXED`; absent: `0`. */
+  readonly cliUnsandboxed?: "0" | "1" | undefined
   /** `SVC_AUTOMATION_ENABLED`; absent: `0`. */
   readonly automation?: "0" | "1" | undefined
   /** `SVC_SNAPSHOT_IMPORT_ENABLED`; absent: `0`. */
@@ -174,7 +189,12 @@ export interface RawSettings {
   readonly metrics?: "on" | "off" | undefined
   /** `OTEL_EXPORTER_OTLP_ENDPOINT`; absent, none or blank: no tracing. */
   readonly otlpEndpoint?: Option.Option<string> | undefined
+  /** `SVC_TRACE_PROPAGATION_TARGETS` (comma-separated URL patterns); absent, none or blank: no target. */
+  readonly tracePropagationTargets?: Option.Option<string> | undefined
 }
+
+/** The state directory when `SVC_HOME` is not set: `~/.svc`. */
+export const defaultHome = (): string => join(homedir(), ".svc")
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
 export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 32
@@ -186,6 +206,21 @@ export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 32
 export const isLoopbackHost = (host: string): boolean => {
   const h = host.trim().toLowerCase().replace(/^\[|\]$/g, "")
   return h === "localhost" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::1" || h === "0:0:0:0:0:0:0:1"
+}
+
+/**
+ * `SVC_TRACE_PROPAGATION_TARGETS`: comma-separated URL patterns (globs over
+ * `protocol//host[:port]/path`, e.g. `https://api.internal.example/*`);
+ * blank entries are ignored. Each must start with `http://`, `https://` or
+ * `*` and be at most 1024 characters; otherwise the problem, naming the
+ * setting.
+ */
+export const parseTracePropagationTargets = (text: string): ReadonlyArray<string> | string => {
+  const patterns = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
+  const bad = patterns.find((p) => p.length > 1024 || !/^(https?:\/\/|\*)/i.test(p))
+  return bad === undefined
+    ? patterns
+    : `SVC_TRACE_PROPAGATION_TARGETS / --trace-propagation-targets: each entry must be a URL pattern starting with http://, https:// or * (at most 1024 characters; * matches any characters), such as https://api.example.com/*, got ${JSON.stringify(bad.slice(0, 80))}`
 }
 
 /**
@@ -245,13 +280,15 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
   } else if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
     problems.push("OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint is not a valid URL")
   }
+  const traceTargets = parseTracePropagationTargets(Option.getOrUndefined(raw.tracePropagationTargets ?? Option.none()) ?? "")
+  if (typeof traceTargets === "string") problems.push(traceTargets)
   if (problems.length > 0) return { ok: false, problems }
   return {
     ok: true,
     settings: {
       host: raw.host.trim(),
       port: raw.port,
-      home: Option.getOrElse(raw.home, () => join(homedir(), ".svc")),
+      home: Option.getOrElse(raw.home, defaultHome),
       databaseUrl: url !== undefined && url.length > 0 ? url : undefined,
       adminToken: token !== undefined ? Redacted.make(Redacted.value(token).trim()) : undefined,
       authEnabled: raw.auth === "on",
@@ -275,10 +312,12 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
       secretsMasterKeyPath: Option.getOrUndefined(raw.secretsMasterKeyPath ?? Option.none())?.trim() || undefined,
       engineApiEnabled: raw.engineApi === "1",
       cliEnabled: raw.cliSteps === "1",
+      cliUnsandboxed: raw.cliUnsandboxed === "1",
       automationEnabled: raw.automation === "1",
       snapshotImportEnabled: raw.snapshotImport === "1",
       metricsEnabled: raw.metrics !== "off",
       otlpEndpoint,
+      tracePropagationTargets: typeof traceTargets === "string" ? [] : traceTargets,
       isExposed: exposed
     }
   }
@@ -324,10 +363,12 @@ export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySetti
     authProfiles: o.authProfilesEnabled === false ? "off" : "on",
     engineApi: o.engineApiEnabled === true ? "1" : "0",
     cliSteps: o.cliEnabled === true ? "1" : "0",
+    cliUnsandboxed: o.cliUnsandboxed === true ? "1" : "0",
     automation: o.automationEnabled === true ? "1" : "0",
     snapshotImport: o.snapshotImportEnabled === true ? "1" : "0",
     metrics: o.metricsEnabled === false ? "off" : "on",
-    otlpEndpoint: Option.fromUndefinedOr(o.otlpEndpoint)
+    otlpEndpoint: Option.fromUndefinedOr(o.otlpEndpoint),
+    tracePropagationTargets: Option.fromUndefinedOr(o.tracePropagationTargets?.join(","))
   })
   if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
   return result.settings

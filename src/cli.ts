@@ -6,11 +6,15 @@
  *   scripts/bundle.mjs from effect/cli's own output; the help does not depend
  *   on the environment), so they answer without loading Effect.
  *   `SVC_CLI_NO_HELP_CACHE=1` (used to build that file) always runs the CLI.
+ * - A closed stdout (`svc-gateway serve | head -1`) is not a crash (src/stdio.ts).
  * - Anything else switches on Effect's Schema JIT compiler before any other
  *   module is evaluated (bundled chunks would otherwise run first), then runs
  *   the CLI (src/main.ts).
  */
 import { readFileSync } from "node:fs"
+import { tolerateClosedOutput } from "./stdio.ts"
+
+tolerateClosedOutput()
 
 const cachedAnswer = (args: ReadonlyArray<string>): string | undefined => {
   if (process.env.SVC_CLI_NO_HELP_CACHE === "1") return undefined

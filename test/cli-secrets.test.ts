@@ -45,5 +45,12 @@ describe("svc-gateway serve with the db secret provider", () => {
     expect(second.stderr).toContain(originalId)
     expect(second.stderr).toContain(keyIdOf(other))
     expect(second.stdout).not.toContain("svc-gateway listening")
+
+    // A zero-length key file counts as missing: with sealed secrets in the database, no new key is generated.
+    writeFileSync(keyFile, "")
+    const third = run(["serve"], { SVC_HOME: dir, SVC_PORT: "0" })
+    expect(await third.exited).toBe(1)
+    expect(third.stderr).toContain(`svc-gateway: failed to start: SecretsKeyMismatch: secrets master key ${keyFile} is empty, but the database holds secrets`)
+    expect(statSync(keyFile).size).toBe(0)
   })
 })

@@ -117,6 +117,21 @@ describe("svc-gateway snapshot", () => {
       expect(result.stderr).toMatch(message)
       expect(result.stdout).toBe("")
     }
+    // A row the gateway could not read back (a device token with an unknown role): exit 1, nothing written.
+    const bundle = JSON.parse(readFileSync(bundleFile, "utf8"))
+    const god = { token_id: "t-1", token_digest: "d".repeat(64), device_id: "ops", role: "god", scopes: ["operator.read"], issued_at: "2026-01-01T00:00:00.000Z", expires_at: null, revoked_at: null }
+    const godFile = join(home(), "god.json")
+    writeFileSync(godFile, JSON.stringify({ ...bundle, tables: { ...bundle.tables, device_tokens: { columns: Object.keys(god), rows: [god] } } }))
+    const target = home()
+    const refused = await snapshot(["import", "--home", target, "--file", godFile, "--confirm", "IMPORT"])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^svc-gateway snapshot import: invalid_request: bundle\.tables\.device_tokens\.rows\[0\]\.role: expected /)
+    const after = await snapshot(["export", "--home", target])
+    expect(after.code).toBe(0)
+    for (const [name, data] of Object.entries(JSON.parse(after.stdout).tables as Record<string, { rows: Array<unknown> }>)) {
+      // Only what the empty home's own start would write (nothing: the CLI never started a gateway there).
+      expect([name, data.rows]).toEqual([name, []])
+    }
     const notJson = join(home(), "bad.json")
     writeFileSync(notJson, "{\"format\":")
     const bad = await snapshot(["import", "--home", home(), "--file", notJson, "--confirm", "IMPORT"])

@@ -74,4 +74,14 @@ describe("validateSettings", () => {
     expect(result.ok && result.settings.approvalTtlSeconds).toBe(86_400)
     for (const bad of [0, -5, 1.5]) expect(problems({ approvalTtlSeconds: bad }).join()).toMatch(/SVC_APPROVAL_TTL_S must be an integer >= 1/)
   })
+
+  it("reads SVC_TRACE_PROPAGATION_TARGETS as comma-separated URL patterns (default none) and names it when an entry is not one", () => {
+    const none = validateSettings(raw())
+    expect(none.ok && none.settings.tracePropagationTargets).toEqual([])
+    const some = validateSettings(raw({ tracePropagationTargets: Option.some(" https://api.internal.example/* ,, http://127.0.0.1:*,") }))
+    expect(some.ok && some.settings.tracePropagationTargets).toEqual(["https://api.internal.example/*", "http://127.0.0.1:*"])
+    expect(problems({ tracePropagationTargets: Option.some("https://ok.example/*,api.example.com") }).join()).toBe(
+      "SVC_TRACE_PROPAGATION_TARGETS / --trace-propagation-targets: each entry must be a URL pattern starting with http://, https:// or * (at most 1024 characters; * matches any characters), such as https://api.example.com/*, got \"api.example.com\""
+    )
+  })
 })

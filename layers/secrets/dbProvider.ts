@@ -9,12 +9,12 @@
  * Every stored value records its key id (first 16 hex of the key's
  * SHA-256); at start the layer fails with {@link SecretsKeyMismatch} when a
  * stored value was sealed under another key, or when the key file is
- * missing while sealed values exist (it never generates a new key then), so
+ * missing or empty while sealed values exist (it never generates a new key then), so
  * a wrong key is a clear start-up error, never garbage.
  *
  * @module
  */
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import { GatewayConfig } from "../config.ts"
@@ -27,6 +27,21 @@ import { type SecretRef, SecretProvider, SecretProviderError, SecretsKeyMismatch
 /** The master key file the settings name: `secretsMasterKeyPath`, else `$home/secrets.master.key`. */
 export const masterKeyPath = (settings: { readonly home: string; readonly secretsMasterKeyPath: string | undefined }): string =>
   settings.secretsMasterKeyPath ?? join(settings.home, "secrets.master.key")
+
+/**
+ * A stored sealed value (`secret_versions`): AES-256-GCM `iv`, `tag` and
+ * `ciphertext` as base64 text, the sealing key's id; the row schema a
+ * snapshot import checks its rows with.
+ */
+export const SecretVersionRow = Schema.Struct({
+  handle_id: Schema.String,
+  version: Schema.Int,
+  key_id: Schema.String,
+  iv: Schema.String,
+  tag: Schema.String,
+  ciphertext: Schema.String,
+  created_at: Schema.String
+})
 
 const aad = (ref: SecretRef) => `svc-secret:${ref.handle_id}:${ref.version}`
 
@@ -42,15 +57,15 @@ export const makeDbProvider = (path: string) =>
     yield* migrate("secrets_db", secretsDbMigrations)
     const stored = (yield* sql<{ key_id: string }>`SELECT DISTINCT key_id FROM secret_versions ORDER BY key_id`).map((r) => r.key_id)
     const read = yield* readKeyFile(path)
-    if (read === "missing" && stored.length > 0) {
+    if ((read === "missing" || read === "empty") && stored.length > 0) {
       return yield* new SecretsKeyMismatch({
-        message: `secrets master key ${path} is missing, but the database holds secrets sealed under key id ${stored.join(", ")}; ` +
+        message: `secrets master key ${path} is ${read}, but the database holds secrets sealed under key id ${stored.join(", ")}; ` +
           `refusing to generate a new key (the stored secrets would become unreadable): ${recovery}`,
         path,
         stored_key_ids: stored
       })
     }
-    const key = read === "missing" ? yield* generateKeyFile(path) : read
+    const key = read === "missing" || read === "empty" ? yield* generateKeyFile(path) : read
     const current = keyId(key)
     const others = stored.filter((id) => id !== current)
     if (others.length > 0) {

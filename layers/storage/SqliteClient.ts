@@ -21,6 +21,9 @@
  * - Transactions start with `BEGIN IMMEDIATE`; nested ones use savepoints.
  * - Every database gets `foreign_keys = ON` and a busy timeout; file
  *   databases also get `journal_mode = WAL`.
+ * - A missing database file is created with mode 0600 (whatever the umask);
+ *   SQLite gives the `-wal` and `-shm` files the database file's mode. An
+ *   existing file keeps its mode.
  * - `.stream` holds the connection until the stream ends, so do not run other
  *   queries outside a transaction while consuming it.
  *
@@ -41,6 +44,7 @@ import type { Connection } from "effect/sql/SqlConnection"
 import { classifySqliteError, SqlError, UniqueViolation } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
 import Database from "libsql"
+import { closeSync, fchmodSync, openSync } from "node:fs"
 
 /**
  * Settings for {@link make} / {@link layer}.
@@ -140,7 +144,26 @@ export const hasMultipleStatements = (sql: string): boolean => {
   return false
 }
 
+/** Creates a missing database file, empty and private (0600), before SQLite opens it; a `file:` URI is left to SQLite. */
+const createPrivately = (filename: string): void => {
+  if (isMemoryFilename(filename) || filename.startsWith("file:")) return
+  let fd: number
+  try {
+    fd = openSync(filename, "wx", 0o600)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return
+    throw error
+  }
+  try {
+    // `openSync`'s mode is filtered by the umask.
+    fchmodSync(fd, 0o600)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 const open = (config: SqliteClientConfig): Database.Database => {
+  createPrivately(config.filename)
   const db = new Database(config.filename)
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(config.busyTimeoutMillis ?? 5000))}`)

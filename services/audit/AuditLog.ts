@@ -15,10 +15,12 @@
 import { Cause, Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { canonicalJson } from "../policy-bundle/canonicalJson.ts"
-import { NotFound } from "../shared/errors.ts"
+import type { Actor } from "../auth/principal.ts"
+import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
 import { type AuditEventRow, AuditRepo, type ChainSlot } from "./AuditRepo.ts"
 import { actionDigest, eventHash } from "./hash.ts"
+import { GATEWAY_CHAIN_PREFIX, isGatewayChain } from "./chains.ts"
 import { carryOverPlannerEvents } from "./legacy.ts"
 import { redactAction } from "./redact.ts"
 import type {
@@ -57,7 +59,11 @@ export class AuditLog extends Context.Service<AuditLog, {
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
   /** The events of a chain, by step_index (empty when it has none). */
   readonly events: (chain: string) => Effect.Effect<ReadonlyArray<AuditEvent>, SqlError>
-  /** `GET /audit/export/:planId`: the chain with its verification; `NotFound` (404) when it has no events. */
+  /**
+   * `GET /audit/export/:planId`: the chain with its verification against the
+   * stored head (verify.ts check 6: a removed newest event is caught);
+   * `NotFound` (404) when the chain never had an event.
+   */
   readonly exportChain: (chain: string) => Effect.Effect<AuditReceiptBundle, NotFound | SqlError>
   /** `POST /audit/verify`: verifies `events` as one whole chain (verify.ts). */
   readonly verify: (events: ReadonlyArray<ChainableEvent>) => AuditVerifyResult
@@ -65,9 +71,12 @@ export class AuditLog extends Context.Service<AuditLog, {
    * `POST /audit/forget`: `delete` removes the chain's events, `anonymize`
    * erases their actions (digests kept, so the chain still verifies; earlier
    * proofs are kept), `retain` changes nothing; then, in the same
-   * transaction, a `forget.proof` event continues the chain.
+   * transaction, a `forget.proof` event continues the chain, naming `actor`
+   * (who asked) and what was asked. Forgetting is for a subject's data (a
+   * plan's chain): a gateway security chain (`gateway.*`, chains.ts) is
+   * refused with `InvalidRequest` (400) and left untouched.
    */
-  readonly forget: (request: AuditForgetRequest) => Effect.Effect<AuditForgetResponse, SqlError>
+  readonly forget: (request: AuditForgetRequest, actor: Actor) => Effect.Effect<AuditForgetResponse, InvalidRequest | SqlError>
 }>()("svc-gateway/audit/AuditLog") {
   /**
    * Needs {@link AuditRepo}. Moves the planner's old `planner_events` rows
@@ -109,18 +118,27 @@ export class AuditLog extends Context.Service<AuditLog, {
       const events = (chain: string) => Effect.map(repo.list(chain), (rows) => rows.map(toEvent))
 
       const exportChain = Effect.fn("AuditLog.exportChain")(function*(chain: string) {
-        const chainEvents = yield* events(chain)
-        if (chainEvents.length === 0) return yield* new NotFound({ message: `no audit events for ${chain}` })
+        const stored = yield* repo.read(chain)
+        // No head: the chain never had an event. A head without events: they were removed behind the gateway's back.
+        if (stored.head === undefined && stored.events.length === 0) {
+          return yield* new NotFound({ message: `no audit events for ${chain}` })
+        }
+        const chainEvents = stored.events.map(toEvent)
         return {
           plan_id: chain,
           events: chainEvents,
-          chain_verification: verifyChain(chainEvents),
+          chain_verification: verifyChain(chainEvents, stored.head),
           exported_at: yield* now
         } satisfies AuditReceiptBundle
       })
 
-      const forget = Effect.fn("AuditLog.forget")(function*(request: AuditForgetRequest) {
+      const forget = Effect.fn("AuditLog.forget")(function*(request: AuditForgetRequest, actor: Actor) {
         const chain = request.entity_id
+        if (isGatewayChain(chain)) {
+          return yield* new InvalidRequest({
+            message: `entity_id: '${chain}' is a gateway security chain (${GATEWAY_CHAIN_PREFIX}*); security chains cannot be forgotten`
+          })
+        }
         return yield* repo.transaction(Effect.gen(function*() {
           // The head first: an append racing this one either committed before (and is deleted or
           // anonymized here) or waits and follows the proof.
@@ -136,10 +154,11 @@ export class AuditLog extends Context.Service<AuditLog, {
             decision: request.decision,
             entity_type: request.entity_type,
             entity_id: request.entity_id,
-            deleted_count: deleted
+            deleted_count: deleted,
+            actor
           }, yield* now)
           yield* Effect.logInfo("audit chain forgotten").pipe(
-            Effect.annotateLogs({ chain, decision: request.decision, deleted_count: deleted, proof_event_id: proof.id })
+            Effect.annotateLogs({ chain, decision: request.decision, deleted_count: deleted, proof_event_id: proof.id, actor: actor.kind })
           )
           return { decision: request.decision, deleted_count: deleted, proof_event_id: proof.id } satisfies AuditForgetResponse
         }))

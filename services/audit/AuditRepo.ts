@@ -15,6 +15,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { rowDecoder } from "../../layers/storage/rows.ts"
 import { auditMigrations } from "./migrations/index.ts"
+import type { ChainHead } from "./verify.ts"
 
 /** A stored event; `action` is the canonical JSON text (null once anonymized). */
 export const AuditEventRow = Schema.Struct({
@@ -36,6 +37,9 @@ export interface ChainSlot {
 }
 
 const SlotRow = Schema.Struct({ last_step_index: Schema.Int, last_hash: Schema.NullOr(Schema.String) })
+
+/** A stored chain head (`audit_chains`); also the row schema a snapshot import checks `audit_chains` rows with. */
+export const AuditChainRow = Schema.Struct({ plan_id: Schema.String, ...SlotRow.fields })
 const IdRow = Schema.Struct({ id: Schema.Int })
 
 /** Most ids bound in one `IN (…)`. */
@@ -55,6 +59,15 @@ export class AuditRepo extends Context.Service<AuditRepo, {
   readonly advance: (planId: string, hash: string) => Effect.Effect<void, SqlError>
   /** The events of a chain, by step_index. */
   readonly list: (planId: string) => Effect.Effect<ReadonlyArray<AuditEventRow>, SqlError>
+  /**
+   * The chain's head (`undefined` when the chain never had an event) and its
+   * events, read consistently: on PostgreSQL the head row is share-locked
+   * first, so an append in flight commits before (and is read) or waits.
+   */
+  readonly read: (planId: string) => Effect.Effect<{
+    readonly head: ChainHead | undefined
+    readonly events: ReadonlyArray<AuditEventRow>
+  }, SqlError>
   /** Deletes every event of a chain (its head stays); returns how many. */
   readonly deleteChain: (planId: string) => Effect.Effect<number, SqlError>
   /** Sets `action` to NULL on the events `ids`; returns how many changed. */
@@ -97,13 +110,25 @@ export class AuditRepo extends Context.Service<AuditRepo, {
           return changed
         })
 
+      const list = (planId: string) =>
+        events(sql`SELECT id, plan_id, step_index, occurred_at, action, action_sha256, prev_hash, event_hash
+            FROM audit_events WHERE plan_id = ${planId} ORDER BY step_index`)
+
+      const read = (planId: string) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const heads = yield* slots(sql.onDialectOrElse({
+            pg: () => sql`SELECT last_step_index, last_hash FROM audit_chains WHERE plan_id = ${planId} FOR SHARE`,
+            orElse: () => sql`SELECT last_step_index, last_hash FROM audit_chains WHERE plan_id = ${planId}`
+          }))
+          return { head: heads[0], events: yield* list(planId) }
+        }))
+
       return AuditRepo.of({
         claim,
         insert: (row) => Effect.map(ids(sql`INSERT INTO audit_events ${sql.insert({ ...row })} RETURNING id`), (rows) => rows[0].id),
         advance: (planId, hash) => Effect.asVoid(sql`UPDATE audit_chains SET last_hash = ${hash} WHERE plan_id = ${planId}`),
-        list: (planId) =>
-          events(sql`SELECT id, plan_id, step_index, occurred_at, action, action_sha256, prev_hash, event_hash
-            FROM audit_events WHERE plan_id = ${planId} ORDER BY step_index`),
+        list,
+        read,
         deleteChain: (planId) =>
           Effect.map(sql`DELETE FROM audit_events WHERE plan_id = ${planId} RETURNING id`, countChanged),
         eraseActions,

@@ -26,6 +26,23 @@ const LegacyRow = Schema.Struct({
   action: Schema.String
 })
 
+/**
+ * A row of the planner's legacy `planner_events` table, every column; the row
+ * schema a snapshot import checks its rows with (the table still travels in
+ * snapshots, normally empty).
+ */
+export const PlannerEventRow = Schema.Struct({
+  id: Schema.Union([Schema.Number, Schema.BigInt]),
+  replay_id: Schema.String,
+  plan_id: Schema.String,
+  step_index: Schema.Int,
+  occurred_at: Schema.String,
+  action: Schema.String,
+  created_at: Schema.String,
+  prev_hash: Schema.NullOr(Schema.String),
+  event_hash: Schema.NullOr(Schema.String)
+})
+
 const parseAction = (text: string): unknown => {
   try {
     return JSON.parse(text)

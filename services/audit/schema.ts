@@ -74,8 +74,9 @@ export const ForgetDecision = Schema.Literals(["delete", "anonymize", "retain"])
 export type ForgetDecision = typeof ForgetDecision.Type
 
 /**
- * Body of `POST /audit/forget`: `entity_id` names the chain (a plan id or a
- * gateway chain id); `entity_type` is recorded in the proof event.
+ * Body of `POST /audit/forget`: `entity_id` names the chain of the subject
+ * whose data is forgotten (a plan id; a `gateway.*` security chain is refused
+ * by the service); `entity_type` is recorded in the proof event.
  */
 export const AuditForgetRequest = Schema.Struct({
   confirm: Schema.Literal("FORGET").annotate({ expected: "\"FORGET\"" }),

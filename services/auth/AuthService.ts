@@ -17,7 +17,8 @@ import {
   DEFAULT_DEVICE_TOKEN_TTL_SECONDS,
   type DeviceTokenIssueRequest,
   type DeviceTokenIssueResponse,
-  type DeviceTokenRevokeResponse
+  type DeviceTokenRevokeResponse,
+  type Scope
 } from "./schema.ts"
 import { NotFound, type TooManyRequests, Unauthorized } from "../shared/errors.ts"
 import { GatewayConfig } from "../../layers/config.ts"
@@ -60,15 +61,8 @@ const invalidToken = new Unauthorized({
   message: "Provide a valid token via Authorization: Bearer <token> header or the svc_admin_token cookie"
 })
 
-/** Trims, drops empty entries and de-duplicates scopes, keeping first-seen order. */
-const normalizeScopes = (scopes: ReadonlyArray<string>): Array<string> => {
-  const out = new Set<string>()
-  for (const s of scopes) {
-    const t = s.trim()
-    if (t.length > 0) out.add(t)
-  }
-  return [...out]
-}
+/** De-duplicates scopes, keeping first-seen order. */
+const normalizeScopes = (scopes: ReadonlyArray<Scope>): Array<Scope> => [...new Set(scopes)]
 
 /** The authentication service used by the HTTP middleware, the WS upgrade and library users. */
 export class AuthService extends Context.Service<AuthService, {
@@ -124,7 +118,15 @@ export class AuthService extends Context.Service<AuthService, {
 
       const authenticateDevice = Effect.fnUntraced(function*(token: string) {
         const digest = tokenDigest(token)
-        const record = yield* repo.findByDigest(digest)
+        const lookup = yield* repo.findByDigest(digest)
+        if (lookup !== undefined && "unreadable" in lookup) {
+          // A row this version cannot read (a role or scope it does not know): refuse the credential, not the request.
+          yield* Effect.logWarning("stored device token is unreadable; refused").pipe(
+            Effect.annotateLogs({ token_id: lookup.unreadable.token_id, problem: lookup.unreadable.problem })
+          )
+          return yield* invalidToken
+        }
+        const record = lookup?.found
         if (record === undefined || !secretEquals(record.token_digest, digest) || record.revoked_at !== null) {
           return yield* invalidToken
         }

@@ -8,25 +8,14 @@
 import { Context } from "effect"
 import type { DeviceRole } from "./schema.ts"
 
-/** Device-token scopes named by the spec (gateway-api.md "Authentication"). */
-export const KNOWN_SCOPES = [
-  "operator.read",
-  "operator.write",
-  "operator.admin",
-  "operator.approvals",
-  "operator.pairing"
-] as const
-
-/** One of {@link KNOWN_SCOPES}. Issued tokens may carry other strings; they simply never match a route. */
-export type Scope = (typeof KNOWN_SCOPES)[number]
-
+export { KNOWN_SCOPES, type Scope } from "./schema.ts"
 
 /** The admin token's principal: every scope, every route. */
 export interface AdminPrincipal {
   readonly kind: "admin"
 }
 
-/** A device token's principal; `scopes` is the de-duplicated, trimmed set it was issued with. */
+/** A device token's principal; `scopes` is the de-duplicated set it was issued with (spec scopes only). */
 export interface DevicePrincipal {
   readonly kind: "device"
   readonly tokenId: string
@@ -64,14 +53,16 @@ export const CurrentPrincipal = Context.Reference<Principal | undefined>(
 
 /**
  * True when `principal` may use an operation that needs `scope`
- * (reference §2.3: admin bypasses; `*` grants all; a scoped node token holds none).
+ * (gateway-api.md "Authentication": the admin token bypasses scopes; a device
+ * token needs that exact scope, there is no wildcard; a scoped node token
+ * holds none).
  */
 export const hasScope = (principal: Principal, scope: string): boolean => {
   switch (principal.kind) {
     case "admin":
       return true
     case "device":
-      return principal.scopes.has(scope) || principal.scopes.has("*")
+      return principal.scopes.has(scope)
     case "node":
       return false
   }
@@ -100,4 +91,29 @@ export interface ResolvedBy {
 export const resolvedBy = (kind: "http" | "ws", principal: Principal | undefined): ResolvedBy => {
   const name = principalName(principal)
   return name === undefined ? { kind } : { kind, principal: name }
+}
+
+/**
+ * Who asked for an audited operation, as the audit event records it (never a
+ * token): `admin` (the admin token), `device` (a device token: its
+ * `device_id` and `token_id`), `node` (a scoped node token: its `node_id`),
+ * or `unauthenticated` (gateway auth is off, `SVC_AUTH=off`).
+ */
+export type Actor =
+  | { readonly kind: "admin" }
+  | { readonly kind: "device"; readonly device_id: string; readonly token_id: string }
+  | { readonly kind: "node"; readonly node_id: string }
+  | { readonly kind: "unauthenticated" }
+
+/** The {@link Actor} of `principal` (`undefined`: auth is off). */
+export const actorOf = (principal: Principal | undefined): Actor => {
+  if (principal === undefined) return { kind: "unauthenticated" }
+  switch (principal.kind) {
+    case "admin":
+      return { kind: "admin" }
+    case "device":
+      return { kind: "device", device_id: principal.deviceId, token_id: principal.tokenId }
+    case "node":
+      return { kind: "node", node_id: principal.nodeId }
+  }
 }

@@ -20,11 +20,28 @@ export const MAX_DEVICE_ID_LENGTH = 128
 /** Characters a `device_id` may use: ASCII letters, digits and `. _ : @ -` (the handshake's `dev_<base32>` ids fit). */
 export const DEVICE_ID_PATTERN = /^[A-Za-z0-9._:@-]+$/
 
-/** Most scopes one device token may carry. */
+/** Most entries a device token's `scopes` list may have (duplicates included). */
 export const MAX_SCOPES = 32
 
-/** Longest scope string, in characters. */
-export const MAX_SCOPE_LENGTH = 64
+/**
+ * Device-token scopes named by the spec (gateway-api.md "Authentication":
+ * "Device token scopes"). The only scopes a token may be issued with; there
+ * is no wildcard.
+ */
+export const KNOWN_SCOPES = [
+  "operator.read",
+  "operator.write",
+  "operator.admin",
+  "operator.approvals",
+  "operator.pairing"
+] as const
+
+/** One of {@link KNOWN_SCOPES}, exactly (case-sensitive, no surrounding spaces). */
+export const Scope = Schema.Literals(KNOWN_SCOPES).annotate({
+  expected: `one of ${KNOWN_SCOPES.join(", ")}`,
+  description: "A device-token scope: operator.read, operator.write, operator.admin, operator.approvals or operator.pairing."
+})
+export type Scope = typeof Scope.Type
 
 /** `client` (operator programs) or `node` (capability providers). */
 export const DeviceRole = Schema.Literals(["client", "node"]).annotate({
@@ -52,15 +69,10 @@ export const DeviceTokenIssueRequest = Schema.Struct({
     description: `Device the token is bound to: 1..${MAX_DEVICE_ID_LENGTH} characters of A-Z a-z 0-9 . _ : @ - (trimmed).`
   }),
   role: DeviceRole,
-  scopes: Schema.Array(
-    Schema.Trim.check(
-      Schema.isMaxLength(MAX_SCOPE_LENGTH, { expected: `a scope of at most ${MAX_SCOPE_LENGTH} characters` }),
-      Schema.isPattern(/^[\x21-\x7e]*$/, { expected: "a scope of visible ASCII characters" })
-    )
-  ).check(Schema.isMaxLength(MAX_SCOPES, { expected: `at most ${MAX_SCOPES} scopes` })).annotate({
-    description:
-      `Operator scopes (at most ${MAX_SCOPES}, each at most ${MAX_SCOPE_LENGTH} visible ASCII characters, trimmed; blanks dropped): ` +
-      "operator.read, operator.write, operator.admin, operator.approvals, operator.pairing; * grants every scope."
+  scopes: Schema.Array(Scope).check(Schema.isMaxLength(MAX_SCOPES, { expected: `at most ${MAX_SCOPES} scopes` })).annotate({
+    description: `Operator scopes (at most ${MAX_SCOPES} entries; duplicates collapse), each exactly one of ` +
+      "operator.read, operator.write, operator.admin, operator.approvals, operator.pairing (gateway-api.md \"Authentication\"). " +
+      "Anything else, including *, is a 400 naming the entry."
   }),
   persistent: Schema.optionalKey(Schema.Boolean.annotate({ description: "Issue a token that never expires." })),
   ttl_seconds: Schema.optionalKey(
@@ -86,7 +98,7 @@ export const DeviceTokenIssueResponse = Schema.Struct({
   token_id: Schema.String,
   device_id: Schema.String,
   role: DeviceRole,
-  scopes: Schema.Array(Schema.String),
+  scopes: Schema.Array(Scope),
   issued_at: Schema.String.annotate({ description: "ISO-8601 UTC, millisecond precision." }),
   expires_at: Schema.NullOr(Schema.String).annotate({
     description: "ISO-8601 UTC, millisecond precision: exactly issued_at + ttl_seconds; null when persistent."

@@ -14,6 +14,7 @@ import { GatewayConfig, GATEWAY_VERSION } from "../../layers/config.ts"
 import { DatabaseInfo } from "../../layers/storage/Storage.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
+import { CliSandbox } from "../workflow/executors/CliSandbox.ts"
 import { ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
 import { PresenceConfig } from "../ws-sessions/Presence.ts"
 import { DiagnosticsRepo, type UsageFilter } from "./DiagnosticsRepo.ts"
@@ -47,8 +48,8 @@ export class Diagnostics extends Context.Service<Diagnostics, {
 }>()("svc-gateway/diagnostics/Diagnostics") {
   /**
    * Needs `GatewayConfig`, `DatabaseInfo`, {@link DiagnosticsRepo},
-   * `ConnectionRegistry`, `PresenceConfig` (the instance id) and
-   * `PolicyBundle`; records through `GatewayMetrics`.
+   * `ConnectionRegistry`, `PresenceConfig` (the instance id),
+   * `PolicyBundle` and `CliSandbox`; records through `GatewayMetrics`.
    */
   static readonly layerNoDeps = Layer.effect(
     Diagnostics,
@@ -60,6 +61,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
       const presence = yield* PresenceConfig
       const policy = yield* PolicyBundle
       const recorder = yield* GatewayMetrics
+      const cliSandbox = yield* CliSandbox
       // The event-loop monitor runs only while metrics are on.
       const sampleProcess = recorder.enabled ? yield* processSampler : Effect.succeed({})
       const startedAt = yield* Clock.currentTimeMillis
@@ -101,7 +103,8 @@ export class Diagnostics extends Context.Service<Diagnostics, {
           features: {
             engine_api: settings.engineApiEnabled,
             automation: settings.automationEnabled,
-            cli: settings.cliEnabled,
+            cli: cliSandbox.kind !== "disabled" && cliSandbox.kind !== "unavailable",
+            cli_sandbox: cliSandbox.kind,
             // No agent runtime in this build (and no setting for one).
             agent: false
           }
@@ -147,7 +150,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
 
   /**
    * Wired: the repository, and the shared `ConnectionRegistry`,
-   * `PresenceConfig` and `PolicyBundle` layers (layers are memoized, so these
+   * `PresenceConfig`, `PolicyBundle` and `CliSandbox` layers (layers are memoized, so these
    * are the instances the other subsystems use). Needs `GatewayConfig` and
    * the storage.
    */
@@ -155,6 +158,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
     Layer.provide(DiagnosticsRepo.layer),
     Layer.provide(PolicyBundle.layer),
     Layer.provide(ConnectionRegistry.layer),
-    Layer.provide(PresenceConfig.layer)
+    Layer.provide(PresenceConfig.layer),
+    Layer.provide(CliSandbox.layer)
   )
 }

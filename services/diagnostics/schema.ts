@@ -7,6 +7,7 @@
  */
 import { Schema } from "effect"
 import { AgentId } from "../shared/agent.ts"
+import { CLI_SANDBOX_KINDS } from "../workflow/executors/sandboxCommand.ts"
 import { MAX_KEY_LENGTH } from "../workflow/runs/keys.ts"
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -41,7 +42,13 @@ export const StatusQueueDepth = Schema.Struct({
 export const StatusFeatures = Schema.Struct({
   engine_api: Schema.Boolean.annotate({ description: "The /workflow/* HTTP routes (SVC_ENGINE_API_ENABLED=1)." }),
   automation: Schema.Boolean.annotate({ description: "Watchers and scheduled automation." }),
-  cli: Schema.Boolean.annotate({ description: "CLI workflow steps run (SVC_CLI_ENABLED=1)." }),
+  cli: Schema.Boolean.annotate({
+    description: "CLI workflow steps run: SVC_CLI_ENABLED=1 and a sandbox works (or SVC_CLI_UNSANDBOXED=1)."
+  }),
+  cli_sandbox: Schema.Literals(CLI_SANDBOX_KINDS).annotate({
+    description:
+      "Where CLI steps run, chosen at start: bwrap or unshare (a sandbox hiding the gateway's processes, SVC_HOME and home), unsandboxed (none works, SVC_CLI_UNSANDBOXED=1), unavailable (none works: CLI steps fail with sandbox_unavailable), disabled (SVC_CLI_ENABLED is not 1)."
+  }),
   agent: Schema.Boolean.annotate({ description: "The built-in agent runtime (not part of this build)." })
 }).annotate({ identifier: "StatusFeatures" })
 

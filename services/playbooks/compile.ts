@@ -24,7 +24,8 @@
  * (defaults `max_attempts` 3, `timeout_ms` 60000).
  *
  * A problem names the manifest path it is about (for the line number) and
- * reads `<path>: <what is wrong>`.
+ * reads `<path>: <what is wrong>`; it never quotes the manifest's values
+ * (issue 20 §5), except a shell operator, which is one of a fixed set.
  *
  * @module
  */
@@ -97,7 +98,7 @@ const actionOf = (
   const [namespace, ...rest] = words
   if (namespace === undefined) return problem(commandPath, "the command is empty")
   if (!(NAMESPACES as ReadonlyArray<string>).includes(namespace)) {
-    return problem(commandPath, `unknown command namespace ${JSON.stringify(namespace)} (one of ${NAMESPACES.join(", ")})`)
+    return problem(commandPath, `unknown command namespace (expected one of ${NAMESPACES.join(", ")})`)
   }
   const ns = namespace as Namespace
   if (step.llm !== undefined && ns !== "llm") return problem([...at, "llm"], "llm is only allowed on llm steps")
@@ -114,7 +115,7 @@ const actionOf = (
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") return problem(commandPath, "the URL must be http or https")
     if (manifest.allowed_domains !== undefined && !hostAllowed(url.hostname, manifest.allowed_domains)) {
-      return problem(commandPath, `host ${url.hostname} is not within allowed_domains (${manifest.allowed_domains.join(", ")})`)
+      return problem(commandPath, "the URL's host is not within allowed_domains")
     }
     return url
   }
@@ -124,7 +125,7 @@ const actionOf = (
       if (rest.length < 1 || rest.length > 2) return problem(commandPath, "expected http [METHOD] <url>")
       const method = rest.length === 2 ? rest[0]!.toUpperCase() : "GET"
       if (!(HTTP_METHODS as ReadonlyArray<string>).includes(method)) {
-        return problem(commandPath, `unknown HTTP method ${JSON.stringify(rest[0])} (one of ${HTTP_METHODS.join(", ")})`)
+        return problem(commandPath, `unknown HTTP method (expected one of ${HTTP_METHODS.join(", ")})`)
       }
       const url = urlOf(rest[rest.length - 1]!)
       if ("message" in url) return url
@@ -148,7 +149,7 @@ const actionOf = (
       const [capability, action, ...args] = rest
       if (capability === undefined) return problem(commandPath, "expected node <capability> [action] [args…]")
       if (!isCapability(capability)) {
-        return problem(commandPath, `${JSON.stringify(capability)} is not a capability id (namespaced, like svc.playwright)`)
+        return problem(commandPath, "expected a capability id (namespaced, like svc.playwright)")
       }
       return {
         type: "Node",
@@ -238,7 +239,7 @@ export const compilePlaybook = (manifest: PlaybookManifest): Result.Result<Compi
     const at = ["steps", index] as const
     const earlier = seen.get(step.id)
     if (earlier !== undefined) {
-      return Result.fail(problem([...at, "id"], `duplicate step id ${JSON.stringify(step.id)} (also steps[${earlier}])`))
+      return Result.fail(problem([...at, "id"], `duplicate step id (also steps[${earlier}])`))
     }
     seen.set(step.id, index)
     const action = actionOf(manifest, step, at)

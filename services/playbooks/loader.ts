@@ -9,10 +9,15 @@
  * A file whose text did not change since `previous` keeps its outcome and
  * its `loaded_at`.
  *
+ * A `playbook.yml`, or its directory, that is a symbolic link resolving
+ * outside the playbook directory is refused (an error entry; issue 20 §5):
+ * the directory is the operator's, the rest of the file system is not. Links
+ * inside it are followed, and the file is read at its resolved path.
+ *
  * @module
  */
 import { Clock, Effect, FileSystem, Option, Result } from "effect"
-import { join } from "node:path"
+import { isAbsolute, join, relative, sep } from "node:path"
 import { isoTime } from "../shared/time.ts"
 import { MAX_PLAYBOOK_BYTES, type ParsedPlaybook, type ParseFailure, parsePlaybook } from "./parse.ts"
 import type { PlaybookLoadError } from "./schema.ts"
@@ -88,14 +93,40 @@ const readText = Effect.fnUntraced(function*(path: string) {
   return Result.isFailure(text) ? Result.fail(`cannot read the file (${describe(text.failure)})`) : Result.succeed(text.success)
 })
 
+/** True when `path` is `dir` or inside it (both resolved). */
+const isInside = (dir: string, path: string): boolean => {
+  const rel = relative(dir, path)
+  return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
+}
+
+/**
+ * The resolved path of `file` when it stays inside `realDir` (the resolved
+ * playbook directory), or why it is refused.
+ */
+const resolveInside = Effect.fnUntraced(function*(realDir: string, file: string) {
+  const fs = yield* FileSystem.FileSystem
+  const real = yield* fs.realPath(file).pipe(Effect.result)
+  if (Result.isFailure(real)) return Result.fail(`cannot read the file (${describe(real.failure)})`)
+  return isInside(realDir, real.success)
+    ? Result.succeed(real.success)
+    : Result.fail("refused: a symbolic link that resolves outside the playbook directory (only links inside it are followed)")
+})
+
 /** Loads every playbook under `dir` (see the module documentation). */
 export const loadDirectory = Effect.fnUntraced(function*(dir: string, previous: PlaybookState) {
+  const fs = yield* FileSystem.FileSystem
   const now = isoTime(yield* Clock.currentTimeMillis)
   const files = new Map<string, FileOutcome>()
   const playbooks = new Map<string, LoadedPlaybook>()
   const errors: Array<PlaybookLoadError> = []
+  const realDir = yield* fs.realPath(dir).pipe(Effect.orElseSucceed(() => dir))
   for (const file_path of yield* candidateFiles(dir)) {
-    const text = yield* readText(file_path)
+    const resolved = yield* resolveInside(realDir, file_path)
+    if (Result.isFailure(resolved)) {
+      errors.push({ file_path, message: resolved.failure })
+      continue
+    }
+    const text = yield* readText(resolved.success)
     if (Result.isFailure(text)) {
       errors.push({ file_path, message: text.failure })
       continue
@@ -115,7 +146,7 @@ export const loadDirectory = Effect.fnUntraced(function*(dir: string, previous: 
     if (loaded !== undefined) {
       errors.push({
         file_path,
-        message: `id: playbook id ${JSON.stringify(parsed.manifest.id)} is already loaded from ${loaded.file_path}`,
+        message: `id: a playbook with this id is already loaded from ${loaded.file_path}`,
         ...(parsed.id_line === undefined ? {} : { line: parsed.id_line })
       })
       continue

@@ -22,11 +22,15 @@ export const DEBOUNCE = Duration.millis(100)
 /** Interval of the polling fallback. */
 export const POLL_INTERVAL = Duration.seconds(2)
 
-/** Polls `dir` forever, reloading when its signature changes (once at the start too). */
+/**
+ * Polls `dir` forever, reloading when its signature changes (once at the
+ * start too). The signature is taken before each reload: a change made
+ * while reloading then shows as a difference at the next poll.
+ */
 const poll = (dir: string, reload: Effect.Effect<void>) =>
   Effect.gen(function*() {
-    yield* reload
     let last = yield* directorySignature(dir)
+    yield* reload
     yield* Effect.gen(function*() {
       const current = yield* directorySignature(dir)
       if (current === last) return

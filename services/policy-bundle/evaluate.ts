@@ -9,6 +9,7 @@
  * @module
  */
 import { mostRestrictive } from "./bundle.ts"
+import { egressTargets, evaluateEgressTargets } from "./egress.ts"
 import { isSafeSuggestedOverridePattern } from "./guardrails.ts"
 import type { BundleDecision, MergedPolicyBundle, PolicyDomain, SuggestedOverride, ToolCallEvaluation, ToolRuleDecision } from "./schema.ts"
 import { wildcardMatch } from "./wildcard.ts"
@@ -23,7 +24,7 @@ export interface ToolCallInput {
   readonly tool_id: string
   /** What overrides' patterns are matched against (the command line, the path, …); trimmed. */
   readonly tool_match_target: string
-  /** The URL the call reaches, matched against `network_egress` as `proto://host/path` (query and fragment dropped). */
+  /** The URL the call reaches, matched against `network_egress` in each of its forms (`egress.ts`: `proto://host[:port]/path`, host normalised). */
   readonly url?: string | undefined
   /** Secret scopes the call needs, each matched against `secrets`; the most restrictive wins. */
   readonly secret_scopes?: ReadonlyArray<string> | undefined
@@ -49,21 +50,13 @@ export const evaluateDomain = (domain: PolicyDomain, target: string): BundleDeci
 }
 
 /**
- * A URL as egress rules see it: `protocol//host/path` (credentials, query
- * and fragment dropped, so secrets in them never reach a rule's detail). Text
- * that is not a URL is cut at its first `?` or `#`.
+ * A URL as egress rules see it, canonically: `protocol//host[:port]/path`
+ * with the host normalised (`egress.ts`: lower case, no trailing dot,
+ * IPv4-mapped IPv6 as IPv4); credentials, query and fragment dropped, so
+ * secrets in them never reach a rule's detail. Text that is not a URL is cut
+ * at its first `?` or `#`.
  */
-export const normalizeUrlForPolicy = (raw: string): string => {
-  const trimmed = raw.trim()
-  if (trimmed.length === 0) return ""
-  try {
-    const url = new URL(trimmed)
-    return `${url.protocol}//${url.host}${url.pathname || "/"}`
-  } catch {
-    const cut = trimmed.search(/[?#]/)
-    return cut === -1 ? trimmed : trimmed.slice(0, cut)
-  }
-}
+export const normalizeUrlForPolicy = (raw: string): string => egressTargets(raw)[0] ?? ""
 
 /** The bundle's verdict on a call, before overrides. */
 export interface BundleVerdict {
@@ -93,13 +86,12 @@ export const evaluateAgainstBundle = (bundle: MergedPolicyBundle, input: ToolCal
       detail: `untrusted_shell_requires_approval=true (source=${input.input_provenance.source})`
     })
   }
-  if (input.url !== undefined) {
-    const url = normalizeUrlForPolicy(input.url)
-    if (url.length > 0) {
-      const outcome = evaluateDomain(bundle.network_egress, url)
-      gates = mostRestrictive(gates, outcome)
-      rules.push({ rule: "network_egress", outcome, detail: url })
-    }
+  const targets = input.url === undefined ? [] : egressTargets(input.url)
+  if (targets.length > 0 && targets[0]!.length > 0) {
+    // Every form of the URL (egress.ts): a rule written for 127.0.0.1 also judges localhost and [::ffff:7f00:1].
+    const outcome = evaluateEgressTargets(bundle.network_egress, targets)
+    gates = mostRestrictive(gates, outcome)
+    rules.push({ rule: "network_egress", outcome, detail: targets[0]! })
   }
   const scopes = input.secret_scopes ?? []
   if (scopes.length > 0) {

@@ -46,6 +46,20 @@ export class SecretResolver extends Context.Service<SecretResolver, {
    * recorded in `secret_resolutions` with its outcome.
    */
   readonly resolve: (handleId: string, purpose: string) => Effect.Effect<Redacted.Redacted<string>, NotFound>
+  /**
+   * For a secret that checks a caller before anything else is done (a
+   * webhook's HMAC key): resolves the handle and runs `check` on the value.
+   * Only when `check` succeeds is the resolution recorded (row and
+   * `secret.resolved` event, outcome `resolved`); a failed check, and a
+   * handle that cannot be resolved (`NotFound`, as {@link resolve}), record
+   * nothing, so forged calls cannot fill `secret_resolutions` or the audit
+   * chain. Returns `check`'s result.
+   */
+  readonly resolveChecked: <A, E>(
+    handleId: string,
+    purpose: string,
+    check: (value: Redacted.Redacted<string>) => Result.Result<A, E>
+  ) => Effect.Effect<Result.Result<A, E>, NotFound>
 }>()("svc-gateway/secrets/SecretResolver") {
   /** Needs {@link SecretsRepo}, `SecretProvider` and `AuditLog`. */
   static readonly layerNoDeps: Layer.Layer<SecretResolver, never, SecretsRepo | SecretProvider | AuditLog> = Layer.effect(
@@ -62,29 +76,46 @@ export class SecretResolver extends Context.Service<SecretResolver, {
             audit.append(AuditChains.secrets, { type: "secret.resolved", ...resolution })
           ))
         })
+      /** The value of `handleId`, or why not (the outcome to record and the message); a provider failure is a defect. */
+      const lookup = Effect.fnUntraced(function*(handleId: string) {
+        const missing = (outcome: ResolutionOutcome, message: string) => Result.fail({ outcome, message })
+        const row = yield* repo.get(handleId)
+        if (row === undefined) return missing("not_found", `secret handle ${handleId} not found`)
+        if (row.revoked_at !== null) return missing("revoked", `secret handle ${handleId} is revoked`)
+        if (row.provider !== provider.kind) {
+          return missing("unavailable", `secret handle ${handleId} belongs to the ${row.provider} secret provider, which is not configured`)
+        }
+        const value = yield* provider.resolve(refOf(row))
+        if (Option.isNone(value)) {
+          return missing(
+            "unavailable",
+            provider.kind === "env" ? `secret handle ${handleId}: environment variable ${row.scope} is not set` : `secret handle ${handleId} has no value`
+          )
+        }
+        return Result.succeed(value.value)
+      })
       const resolve = (handleId: string, purpose: string) =>
         Effect.gen(function*() {
-          const fail = (outcome: ResolutionOutcome, message: string) =>
-            Effect.andThen(record(handleId, purpose, outcome), Effect.fail(new NotFound({ message })))
-          const row = yield* repo.get(handleId)
-          if (row === undefined) return yield* fail("not_found", `secret handle ${handleId} not found`)
-          if (row.revoked_at !== null) return yield* fail("revoked", `secret handle ${handleId} is revoked`)
-          if (row.provider !== provider.kind) {
-            return yield* fail("unavailable", `secret handle ${handleId} belongs to the ${row.provider} secret provider, which is not configured`)
-          }
-          const value = yield* provider.resolve(refOf(row)).pipe(
-            Effect.tapError(() => Effect.ignore(record(handleId, purpose, "failed")))
-          )
-          if (Option.isNone(value)) {
-            return yield* fail(
-              "unavailable",
-              provider.kind === "env" ? `secret handle ${handleId}: environment variable ${row.scope} is not set` : `secret handle ${handleId} has no value`
-            )
+          const found = yield* lookup(handleId).pipe(Effect.tapError(() => Effect.ignore(record(handleId, purpose, "failed"))))
+          if (Result.isFailure(found)) {
+            yield* record(handleId, purpose, found.failure.outcome)
+            return yield* new NotFound({ message: found.failure.message })
           }
           yield* record(handleId, purpose, "resolved")
-          return value.value
+          return found.success
         }).pipe(orDie)
-      return SecretResolver.of({ resolve })
+      const resolveChecked = Effect.fn("SecretResolver.resolveChecked")(function*<A, E>(
+        handleId: string,
+        purpose: string,
+        check: (value: Redacted.Redacted<string>) => Result.Result<A, E>
+      ) {
+        const found = yield* orDie(lookup(handleId))
+        if (Result.isFailure(found)) return yield* new NotFound({ message: found.failure.message })
+        const checked = check(found.success)
+        if (Result.isSuccess(checked)) yield* orDie(record(handleId, purpose, "resolved"))
+        return checked
+      })
+      return SecretResolver.of({ resolve, resolveChecked })
     })
   )
 }

@@ -36,7 +36,8 @@ export const toSecretHandle = (row: SecretHandleRow): SecretHandle => ({
 })
 
 /** Outcome of one resolution, as recorded. */
-export type ResolutionOutcome = "resolved" | "not_found" | "revoked" | "unavailable" | "failed"
+export const ResolutionOutcome = Schema.Literals(["resolved", "not_found", "revoked", "unavailable", "failed"])
+export type ResolutionOutcome = typeof ResolutionOutcome.Type
 
 /** One recorded resolution. */
 export interface SecretResolutionRecord {
@@ -45,6 +46,15 @@ export interface SecretResolutionRecord {
   readonly outcome: ResolutionOutcome
   readonly resolved_at: string
 }
+
+/** A stored resolution (`secret_resolutions`), with its id; the row schema a snapshot import checks its rows with. */
+export const SecretResolutionRow = Schema.Struct({
+  id: Schema.Int,
+  handle_id: Schema.String,
+  purpose: Schema.String,
+  outcome: ResolutionOutcome,
+  resolved_at: Schema.String
+})
 
 /** Repository of secret handles over `SqlClient`. */
 export class SecretsRepo extends Context.Service<SecretsRepo, {

@@ -43,6 +43,13 @@ export type Decoder<A> = (input: unknown) => Result.Result<A, string>
 export interface DecoderOptions {
   /** Name printed for an issue at the root of the input. Default: `"body"`. */
   readonly label?: string | undefined
+  /**
+   * Whether a message may quote the offending input (`…, got "x"`). Default
+   * true; false for inputs holding material no message may repeat (stored
+   * rows: digests, ciphertext): the diagnostic parse then runs without
+   * `reportInput`, so no wording can quote it.
+   */
+  readonly echoInput?: boolean | undefined
 }
 
 /** Default parse options plus `errors: "first"` (stop at the first problem): the fast path. */
@@ -53,6 +60,8 @@ const PARSE_OPTIONS: SchemaAST.ParseOptions = {
   onExcessProperty: "ignore",
   reportInput: true
 }
+
+const QUIET_OPTIONS: SchemaAST.ParseOptions = { ...PARSE_OPTIONS, reportInput: false }
 
 /**
  * Builds a decoder for `schema`. Call it ONCE (at module load) and reuse the
@@ -73,7 +82,7 @@ export const makeDecoder = <S extends Schema.ConstraintDecoder<unknown>>(
   // JIT compiler specialises). Only a failing input is parsed a second time,
   // with the diagnostic options, to build the message.
   const parse = SchemaParser.decodeUnknownResult(schema, FAST_OPTIONS)
-  const diagnose = SchemaParser.decodeUnknownResult(schema, PARSE_OPTIONS)
+  const diagnose = SchemaParser.decodeUnknownResult(schema, options?.echoInput === false ? QUIET_OPTIONS : PARSE_OPTIONS)
   return (input) => {
     const result = parse(input)
     // Success<A, Issue> and Success<A, string> are the same object at runtime;

@@ -7,8 +7,9 @@
  * @module
  */
 import { Effect, Result } from "effect"
+import { type Decoder, makeDecoder } from "../shared/decode.ts"
 import { InvalidRequest, SnapshotExportFailed } from "./errors.ts"
-import type { SnapshotTable } from "./registry.ts"
+import { SNAPSHOT_TABLES, type SnapshotTable } from "./registry.ts"
 import { type Dialect, toPortable, toStored } from "./values.ts"
 
 /** A bundle table checked and converted for insertion: bound values in the order of `columns`. */
@@ -24,6 +25,43 @@ export const clip = (text: string): string => (text.length > 64 ? `${text.slice(
 /** `unknown table '<t>'` (or `unknown tables …`), names shortened. */
 export const unknownTables = (names: ReadonlyArray<string>): string =>
   names.length === 1 ? `unknown table '${clip(names[0]!)}'` : `unknown tables ${names.map((n) => `'${clip(n)}'`).join(", ")}`
+
+/**
+ * Each table's row decoder, compiled once. Messages name the field and what
+ * was expected, never the value (`echoInput: false`): a row may hold digests
+ * and ciphertext.
+ */
+const rowDecoders: ReadonlyMap<string, Decoder<unknown>> = new Map(
+  SNAPSHOT_TABLES.map((t) => [t.name, makeDecoder(t.row, { label: "row", echoInput: false })])
+)
+
+/**
+ * Checks one bundle row (already converted) against its table's row schema,
+ * as the repository would read it back: each registered column in its
+ * canonical stored form (SQLite's: JSON as text, integers as numbers or
+ * bigints, booleans 1/0), a column the bundle leaves out as NULL, except a
+ * generated id (`serial`), which the database assigns. `undefined` when the
+ * row is readable, else the message (`<field>: expected …`).
+ */
+const unreadable = (
+  table: SnapshotTable,
+  row: Record<string, unknown>,
+  listed: ReadonlySet<string>,
+  notNull: ReadonlySet<string>
+): string | undefined => {
+  const canonical: Record<string, unknown> = {}
+  for (const column of table.columns) {
+    if (!listed.has(column.name)) {
+      canonical[column.name] = column.kind === "serial" ? 1 : null
+      continue
+    }
+    const stored = toStored(column.kind, row[column.name], "sqlite", notNull.has(column.name))
+    // The dialect's conversion already succeeded for this value; the canonical one accepts the same inputs.
+    canonical[column.name] = Result.isSuccess(stored) ? stored.success : null
+  }
+  const decoded = rowDecoders.get(table.name)!(canonical)
+  return Result.isFailure(decoded) ? decoded.failure : undefined
+}
 
 /** The key of a stored row for messages: primary-key columns only (ids and names, never secret material). */
 const rowKey = (table: SnapshotTable, row: Record<string, unknown>): string =>
@@ -53,8 +91,12 @@ export const portableTable = (table: SnapshotTable, rows: ReadonlyArray<Record<s
 /**
  * Checks a bundle table against the registry and converts its rows: every
  * column must be registered and listed once; every row an object whose keys
- * are listed columns (a listed column missing from a row is NULL). Columns
- * the bundle does not list are left to their defaults.
+ * are listed columns (a listed column missing from a row is NULL), each value
+ * fitting its column kind, and the whole row readable by the table's row
+ * schema (e.g. `device_tokens.role` one of `client`, `node`; a NOT NULL
+ * column present). Columns the bundle does not list are left to their
+ * defaults (NULL; a generated id is assigned). The first problem fails with
+ * `InvalidRequest` naming the table, the row index and the field.
  */
 export const prepareTable = (
   table: SnapshotTable,
@@ -94,7 +136,13 @@ export const prepareTable = (
       }
       values[c] = stored.success
     }
+    const problem = unreadable(table, row as Record<string, unknown>, listed, notNull)
+    if (problem !== undefined) return Effect.fail(new InvalidRequest({ message: `${path}.rows[${i}].${problem}` }))
     rows[i] = values
+  }
+  if (rows.length > 0 && data.columns.length === 0) {
+    // Unreachable while every table has a NOT NULL column besides its generated id; never an INSERT without columns.
+    return Effect.fail(new InvalidRequest({ message: `${path}.columns: expected the columns of its rows, got none` }))
   }
   return Effect.succeed({ table, columns: data.columns, rows })
 }

@@ -161,6 +161,7 @@ export class Watchers extends Context.Service<Watchers, {
           watcher_id: watcher.id,
           trigger_type: watcher.trigger_type,
           dedupe_key: dedupeKey(trigger),
+          nonce_key: trigger.kind === "nonce" ? trigger.nonce_key : null,
           ...columns,
           created_at
         }))

@@ -42,6 +42,18 @@ export const FiringRow = WatcherFiring.mapFields((fields) => ({
   slot: Schema.NullOr(DbInt)
 }))
 
+/**
+ * A stored firing as the table holds it (no `plan_id`; with `dedupe_key` and
+ * `updated_at`): the row schema a snapshot import checks `watcher_firings`
+ * rows with.
+ */
+export const WatcherFiringRow = FiringRow.mapFields(({ plan_id: _, ...fields }) => ({
+  ...fields,
+  dedupe_key: Schema.String,
+  nonce_key: Schema.NullOr(Schema.String),
+  updated_at: Schema.String
+}))
+
 /** The wire record of a row. */
 export const toWatcher = (row: WatcherRow): Watcher => ({
   id: Number(row.id),
@@ -76,6 +88,8 @@ export interface NewFiring {
   readonly dedupe_key: string
   readonly slot: number | null
   readonly nonce_digest: string | null
+  /** A webhook nonce's key under its secret (`nonceKey`): unique across watchers, so one secret accepts a nonce once. */
+  readonly nonce_key: string | null
   readonly source_run_id: string | null
   readonly created_at: string
 }
@@ -101,7 +115,10 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
   readonly setActive: (id: number, active: boolean, at: string) => Effect.Effect<boolean, SqlError>
   /** Deactivates and marks deleted a watcher that is not deleted yet; false when there is none. */
   readonly softDelete: (id: number, at: string) => Effect.Effect<boolean, SqlError>
-  /** Inserts a `pending` firing unless (watcher_id, dedupe_key) exists; true when this call inserted it. */
+  /**
+   * Inserts a `pending` firing unless (watcher_id, dedupe_key) exists, or its
+   * `nonce_key` does (for any watcher); true when this call inserted it.
+   */
   readonly insertFiring: (firing: NewFiring) => Effect.Effect<boolean, SqlError>
   /** Records how a firing ended. */
   readonly finishFiring: (firingId: string, result: FiringResult, at: string) => Effect.Effect<void, SqlError>
@@ -181,7 +198,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
         insertFiring: (firing) =>
           Effect.map(
             sql`INSERT INTO watcher_firings ${sql.insert({ ...firing, status: "pending", run_id: null, error: null, updated_at: firing.created_at })}
-              ON CONFLICT (watcher_id, dedupe_key) DO NOTHING RETURNING firing_id`,
+              ON CONFLICT DO NOTHING RETURNING firing_id`,
             (rows) => rows.length > 0
           ),
         finishFiring: (firingId, result, at) =>

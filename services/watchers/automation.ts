@@ -32,7 +32,13 @@ export const TRIGGER_KIND: Readonly<Record<TriggerType, TriggerKind>> = {
 /** What started a firing. */
 export type FiringTrigger =
   | { readonly kind: "slot"; readonly slot: number }
-  | { readonly kind: "nonce"; readonly nonce_digest: string; readonly trigger?: Readonly<Record<string, unknown>> }
+  | {
+    readonly kind: "nonce"
+    readonly nonce_digest: string
+    /** `nonceKey` (webhook/signature.ts) of the nonce under the watcher's secret: unique across watchers (`watcher_firings.nonce_key`). */
+    readonly nonce_key: string
+    readonly trigger?: Readonly<Record<string, unknown>>
+  }
   | { readonly kind: "run"; readonly run_id: string; readonly status: string }
 
 /** The firing's unique key within its watcher: `slot:<slot>`, `nonce:<digest>` or `run:<run_id>`. */

@@ -8,7 +8,8 @@
  *   it) is recorded as failed `interrupted` and not run again.
  * - Policy gate: the step's tool call (`executors/toolCall.ts`) judged by
  *   `PolicyBundle.evaluateToolCall` against the run's policy snapshot, for the
- *   agent named in the key (`default` otherwise).
+ *   agent named in the key (`default` otherwise); the scopes of the secret
+ *   handles an Http step's headers reference are its `secret_scopes`.
  * - Budgets: spent = the sums of the attempts' costs and the time since the
  *   run started; a budget is exceeded when spent is above it.
  * - Pauses: one pending approval (kind `workflow_step`, `policy`, `budget` or
@@ -30,6 +31,7 @@ import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { type AttemptEnd, type Pause, pauseName, type PauseKind, type RunEnd, RunHooks } from "./engine/RunHooks.ts"
 import { RunPaused, RunPausedForReaders } from "./events.ts"
+import { HttpStepContext } from "./executors/HttpStepContext.ts"
 import { toolCallOf } from "./executors/toolCall.ts"
 import { LaneSignals } from "./lanes.ts"
 import { RunRecords, runScope } from "./RunRecords.ts"
@@ -70,12 +72,13 @@ const durationOf = (attempt: ExecutionAttempt | undefined, at: string): number =
 
 /**
  * The gateway's {@link RunHooks}. Needs `RunsRepo`, `RunRecords`,
- * `Approvals`, `PolicyBundle`, `EventBus`, `LaneSignals` and a `SqlClient`.
+ * `Approvals`, `PolicyBundle`, `EventBus`, `LaneSignals`, `HttpStepContext`
+ * and a `SqlClient`.
  */
 export const RunRecorderLive: Layer.Layer<
   RunHooks,
   never,
-  RunsRepo | RunRecords | Approvals | PolicyBundle | EventBus | LaneSignals | SqlClient.SqlClient
+  RunsRepo | RunRecords | Approvals | PolicyBundle | EventBus | LaneSignals | SqlClient.SqlClient | HttpStepContext
 > = Layer.effect(
   RunHooks,
   Effect.gen(function*() {
@@ -86,6 +89,7 @@ export const RunRecorderLive: Layer.Layer<
     const events = yield* EventBus
     const lanes = yield* LaneSignals
     const sql = yield* SqlClient.SqlClient
+    const httpSteps = yield* HttpStepContext
 
     const orDie = <A>(what: string) => (a: A | undefined) => (a === undefined ? Effect.die(new Error(`${what} has no record`)) : Effect.succeed(a))
     /** The run with its steps and attempts (the end of a run needs them all). */
@@ -121,11 +125,13 @@ export const RunRecorderLive: Layer.Layer<
           const step = yield* Effect.flatMap(repo.getStep(stepIdOf(run_id, step_index)), orDie(`step ${step_index} of ${run_id}`))
           const call = toolCallOf(step.action)
           if (call === undefined) return { decision: "allow" as const }
+          const agent_id = keyAgentId(run.key)
           const evaluation = yield* policy.evaluateToolCall({
-            agent_id: keyAgentId(run.key),
+            agent_id,
             tool_id: call.tool_id,
             tool_match_target: call.tool_match_target,
             url: call.url,
+            secret_scopes: call.secret_handles === undefined ? undefined : yield* httpSteps.secretScopes(agent_id, call.secret_handles),
             policy_snapshot_id: run.policy_snapshot_id
           })
           return {

@@ -23,24 +23,32 @@
  * @module
  */
 import { Clock, Context, Effect, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { NodeDns } from "@effect/platform-node"
 import { randomUUID } from "node:crypto"
-import { join } from "node:path"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Approvals } from "../approvals/Approvals.ts"
 import type { Approval, ApprovalResolvedBy } from "../approvals/schema.ts"
 import type { Principal } from "../auth/principal.ts"
+import { SecretProviderFromSettings } from "../../layers/secrets/index.ts"
+import { AuditLog } from "../audit/AuditLog.ts"
 import { NodeDispatch } from "../nodes/NodeDispatch.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
+import { SecretResolver } from "../secrets/SecretStore.ts"
+import { SecretsRepo } from "../secrets/SecretsRepo.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
 import { WorkflowRuns, WorkflowRunsLive } from "./engine/WorkflowRuns.ts"
 import { concurrencyLimited } from "./executors/concurrency.ts"
+import { CliSandbox } from "./executors/CliSandbox.ts"
+import { HttpTraceTargets } from "./executors/HttpExecutor.ts"
+import { redactStep } from "./executors/httpRedaction.ts"
+import { HttpStepContext } from "./executors/HttpStepContext.ts"
 import { StepExecutorLive } from "./executors/StepExecutorLive.ts"
 import type { StepExecutor } from "./StepExecutor.ts"
 import { EXEC_TOOL_ID, HTTP_TOOL_ID } from "./executors/toolCall.ts"
+import { StepInputsRepo } from "./inputs/StepInputsRepo.ts"
 import { LaneScheduler, LaneSignals } from "./lanes.ts"
 import { RunRecorderLive, tokenDigest } from "./RunRecorder.ts"
 import { type RunEndListener, RunOutcomes } from "./RunOutcomes.ts"
@@ -129,7 +137,7 @@ const warnWhenEveryStepEscalates = Effect.gen(function*() {
 export const WorkflowNoDeps: Layer.Layer<
   Workflow,
   never,
-  WorkflowRuns | RunsRepo | RunRecords | RunOutcomes | LaneScheduler | LaneSignals | Approvals | PolicyBundle
+  WorkflowRuns | RunsRepo | StepInputsRepo | RunRecords | RunOutcomes | LaneScheduler | LaneSignals | Approvals | PolicyBundle
 > = Layer.effect(
   Workflow,
   Effect.gen(function*() {
@@ -141,8 +149,13 @@ export const WorkflowNoDeps: Layer.Layer<
     const approvals = yield* Approvals
     const policy = yield* PolicyBundle
     const outcomes = yield* RunOutcomes
+    const inputs = yield* StepInputsRepo
 
     yield* warnWhenEveryStepEscalates
+
+    // The real actions of redacted steps are needed only while their run may still execute.
+    yield* Effect.orDie(inputs.deleteFinished)
+    yield* outcomes.onEnded((ended) => Effect.orDie(inputs.deleteRun(ended.run_id)))
 
     yield* approvals.onResolved((approval: Approval) =>
       Effect.gen(function*() {
@@ -163,20 +176,24 @@ export const WorkflowNoDeps: Layer.Layer<
         const effective = yield* policy.effective
         // The run and its `run.queued` audit event commit together.
         const createdAt = yield* now
+        const run_id = `run-${randomUUID()}`
+        // Records hold the redacted steps; the real ones of redacted steps are kept apart until the run ends.
+        const stored = request.steps.map(redactStep)
+        const real = request.steps.flatMap((action, step_index) => (stored[step_index] === action ? [] : [{ step_index, action }]))
         const created = yield* repo.transaction(Effect.tap(repo.createRun({
           job_id: `job-${randomUUID()}`,
-          run_id: `run-${randomUUID()}`,
+          run_id,
           key: request.key,
           lane: request.lane,
           plan_id: request.plan_id ?? `plan-${randomUUID()}`,
           request_id: request.request_id ?? `req-${randomUUID()}`,
-          steps: request.steps,
+          steps: stored,
           budgets: request.budgets,
           policy_snapshot_id: effective.policy_snapshot_id,
           trigger_kind: options?.trigger_kind,
           trigger: options?.trigger,
           created_at: createdAt
-        }), (created) => records.queued(created.run)))
+        }), (created) => Effect.andThen(inputs.save(run_id, real), records.queued(created.run))))
         yield* scheduler.admit({ key: created.run.key, lane: created.run.lane })
         return {
           status: "ok" as const,
@@ -241,19 +258,35 @@ export const WorkflowNoDeps: Layer.Layer<
 )
 
 /**
- * The executors the settings ask for: `Http` over `FetchHttpClient`, `CLI`
- * when `SVC_CLI_ENABLED=1` (working directories under `$SVC_HOME/workspaces`),
- * device kinds through `NodeDispatch`; at most `SVC_EXEC_CONCURRENCY`
- * attempts at once.
+ * The executors the settings ask for: `Http` over Node's `http`/`https`
+ * (the system resolver, `NodeDns`; trace headers only to
+ * `SVC_TRACE_PROPAGATION_TARGETS`), `CLI` when `SVC_CLI_ENABLED=1` (in the
+ * sandbox `CliSandbox.layer` chose at start), device kinds through
+ * `NodeDispatch`; at most `SVC_EXEC_CONCURRENCY` attempts at once. Needs
+ * `HttpStepContext`.
  */
 const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
-  concurrencyLimited(
-    StepExecutorLive({ cliEnabled: settings.cliEnabled, workspacesRoot: join(settings.home, "workspaces") }),
-    settings.execConcurrency
+  concurrencyLimited(StepExecutorLive, settings.execConcurrency).pipe(
+    Layer.provide(Layer.succeed(HttpTraceTargets, settings.tracePropagationTargets))
   ))).pipe(
-    Layer.provide(FetchHttpClient.layer),
-    Layer.provide(NodeDispatch.layer)
+    Layer.provide(NodeDns.layer),
+    Layer.provide(NodeDispatch.layer),
+    Layer.provide(CliSandbox.layer)
   )
+
+/**
+ * `HttpStepContext` of the gateway: the run records, the policy bundle and
+ * the secret store (its resolver over the provider the settings choose;
+ * these layers are the secrets subsystem's, built once per graph).
+ */
+const HttpStepContextLive = HttpStepContext.layerNoDeps.pipe(
+  Layer.provide(SecretResolver.layerNoDeps),
+  Layer.provide(SecretsRepo.layer),
+  Layer.provide(AuditLog.layer),
+  Layer.provide(SecretProviderFromSettings),
+  Layer.provide(RunsRepo.layer),
+  Layer.provide(PolicyBundle.layer)
+)
 
 /**
  * Shards of the single runner. The cluster default (300) suits many runners;
@@ -271,8 +304,8 @@ const SINGLE_RUNNER_SHARDS = 8
  * PostgreSQL advisory locks are database-wide, so two gateways on two schemas
  * of one database would otherwise contend for the same shards
  * (docs/workflow-engine-notes.md). Needs `Approvals`, `PolicyBundle`,
- * `EventBus`, a `SqlClient` and what `executors` needs. Tests pass a fake
- * `StepExecutor` here.
+ * `EventBus`, `HttpStepContext`, a `SqlClient` and what `executors` needs.
+ * Tests pass a fake `StepExecutor` here.
  */
 export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) => {
   const engine = WorkflowRunsLive.pipe(
@@ -286,16 +319,19 @@ export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) =
     Layer.provide(RunRecords.layer),
     Layer.provideMerge(RunOutcomes.layer),
     Layer.provide(LaneSignals.layer),
+    Layer.provide(StepInputsRepo.layer),
     Layer.provideMerge(RunsRepo.layer)
   )
 }
 
 /**
  * The workflow subsystem, wired for the gateway: {@link workflowWith} the
- * executors of the settings, with the approvals, policy bundle and event bus
- * services. Needs `GatewayConfig` and a `SqlClient`.
+ * executors of the settings, with the approvals, policy bundle, secrets
+ * (`HttpStepContext`) and event bus services. Needs `GatewayConfig` and a
+ * `SqlClient`.
  */
 export const WorkflowLive = workflowWith(ExecutorsFromSettings).pipe(
+  Layer.provide(HttpStepContextLive),
   Layer.provide(Approvals.layer),
   Layer.provide(PolicyBundle.layer),
   Layer.provide(EventBus.layer)

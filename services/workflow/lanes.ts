@@ -16,6 +16,7 @@ import { Clock, Context, Effect, Layer, Queue } from "effect"
 import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
 import { RunRecords } from "./RunRecords.ts"
 import type { Lane } from "./runs/keys.ts"
+import { StepInputsRepo } from "./inputs/StepInputsRepo.ts"
 import { RunsRepo } from "./runs/RunsRepo.ts"
 import { isoTime } from "../shared/time.ts"
 
@@ -50,7 +51,8 @@ export class LaneScheduler extends Context.Service<LaneScheduler, {
    * Admits on every {@link LaneSignals} signal (a background fiber of the
    * layer's scope); at start, re-attaches the engine to running and paused
    * runs (a no-op for executions it already has) and admits every lane with
-   * queued runs. Needs `WorkflowRuns`, `RunsRepo`, `RunRecords`, `LaneSignals`.
+   * queued runs (a redacted step runs with its real action, `StepInputsRepo`).
+   * Needs `WorkflowRuns`, `RunsRepo`, `StepInputsRepo`, `RunRecords`, `LaneSignals`.
    */
   static readonly layer = Layer.effect(
     LaneScheduler,
@@ -59,14 +61,17 @@ export class LaneScheduler extends Context.Service<LaneScheduler, {
       const repo = yield* RunsRepo
       const records = yield* RunRecords
       const signals = yield* LaneSignals
+      const inputs = yield* StepInputsRepo
 
       const start = (run_id: string) =>
         Effect.gen(function*() {
           const detail = yield* repo.getRun(run_id)
           if (detail === undefined) return
+          // A redacted step record (inline credentials) runs with its real action.
+          const real = yield* inputs.forRun(run_id)
           yield* runs.start({
             run_id,
-            steps: detail.steps.map((s) => s.action),
+            steps: detail.steps.map((s) => real.get(s.step_index) ?? s.action),
             ...(detail.run.budgets === undefined ? {} : { budgets: detail.run.budgets })
           })
         })

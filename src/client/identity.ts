@@ -8,9 +8,9 @@
  * `src/contracts/deviceIdentity.ts`; this module only creates, stores and
  * signs.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto"
-import { chmod, link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
+import { readFile, stat, unlink } from "node:fs/promises"
+import { tightenPrivateFile, writePrivateFile } from "../../services/shared/privateFile.ts"
 import { deviceIdFromPubkey, proofTranscript } from "../../services/ws-sessions/deviceIdentity.ts"
 import { GATEWAY_PROTOCOL_REV, type WsPeerRole } from "../../services/ws-sessions/schema.ts"
 
@@ -122,8 +122,12 @@ export const validateDeviceIdentity = (value: unknown, path?: string): DeviceIde
 
 const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
 
+/** A zero-length file: what an interrupted write of an older version left (the current one writes whole files only). */
+class EmptyIdentityFile extends Error {}
+
 const readIdentityFile = async (path: string): Promise<DeviceIdentity> => {
   const text = await readFile(path, "utf8")
+  if (text.length === 0) throw new EmptyIdentityFile()
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -139,8 +143,7 @@ const readIdentityFile = async (path: string): Promise<DeviceIdentity> => {
   }
   const identity = validateDeviceIdentity(parsed, path)
   // The file holds a private key: tighten permissions a copy or an editor may have loosened.
-  const info = await stat(path)
-  if ((info.mode & 0o077) !== 0) await chmod(path, 0o600).catch(() => undefined)
+  await tightenPrivateFile(path, (await stat(path)).mode)
   return identity
 }
 
@@ -149,37 +152,29 @@ const readIdentityFile = async (path: string): Promise<DeviceIdentity> => {
  * file does not exist.
  *
  * The file is JSON {@link StoredDeviceIdentity} `{v: 1, device_id, pubkey, private_key}`
- * written with mode 0600 (its directory, when created, gets 0700). Creation is
- * exclusive: when two processes race, both end up with the identity that was
- * written first. A loaded file readable by group or others is reset to 0600.
+ * written with mode 0600 (its directory, when created, gets 0700), whole or
+ * not at all (services/shared/privateFile.ts). Creation is exclusive: when
+ * two processes race, both end up with the identity that was written first.
+ * A loaded file readable by group or others is reset to 0600. A zero-length
+ * file (left by an interrupted write of an older version) is replaced by a
+ * new identity.
  *
- * @throws DeviceIdentityError when the file exists but is corrupt or inconsistent
- *   (it is never overwritten); file-system errors (permissions) propagate as is.
+ * @throws DeviceIdentityError when the file has content but is corrupt or
+ *   inconsistent (it is never overwritten); file-system errors (permissions)
+ *   propagate as is.
  */
 export const loadOrCreateDeviceIdentity = async (path: string): Promise<DeviceIdentity> => {
   try {
     return await readIdentityFile(path)
   } catch (error) {
-    if (!isMissing(error)) throw error
+    if (error instanceof EmptyIdentityFile) await unlink(path).catch(() => undefined)
+    else if (!isMissing(error)) throw error
   }
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 })
   const identity = generateDeviceIdentity()
   const stored: StoredDeviceIdentity = { v: 1, ...identity }
-  // Written whole to a private temporary file, then hard-linked into place: the link is atomic and exclusive, so a
-  // racing reader never sees a half-written file and a racing writer gets EEXIST and reads the winner's identity.
-  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
-  try {
-    await writeFile(temporary, JSON.stringify(stored, null, 2) + "\n", { mode: 0o600, flag: "wx" })
-    // `mode` is filtered by the umask; make sure the result is exactly 0600.
-    await chmod(temporary, 0o600)
-    await link(temporary, path)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return readIdentityFile(path)
-    throw error
-  } finally {
-    await unlink(temporary).catch(() => undefined)
-  }
-  return identity
+  // Exclusive: a racing writer that got there first wins, and its identity is the one.
+  const written = await writePrivateFile(path, JSON.stringify(stored, null, 2) + "\n", "create")
+  return written ? identity : readIdentityFile(path)
 }
 
 /** What `connect.proof` signs besides the device: the handshake's role, connection id and challenge. */

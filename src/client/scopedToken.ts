@@ -8,9 +8,8 @@
  * `<identity file>.token` (mode 0600). A store never puts the token in an
  * error message.
  */
-import { randomBytes } from "node:crypto"
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
+import { readFile, stat, unlink } from "node:fs/promises"
+import { tightenPrivateFile, writePrivateFile } from "../../services/shared/privateFile.ts"
 
 /** A scoped token and what it is valid for. */
 export interface StoredScopedToken {
@@ -96,7 +95,8 @@ const parseStored = (path: string, text: string): StoredScopedToken => {
 
 /**
  * A store in the JSON file `path`: `{v: 1, scoped_token, device_id, gateway, pairing_id?, saved_at}`, written
- * atomically (a 0600 temporary file renamed over it; the directory, when created, gets 0700). A file readable
+ * atomically (a 0600 temporary file, flushed, renamed over it: services/shared/privateFile.ts; the directory, when
+ * created, gets 0700). A file readable
  * by group or others is reset to 0600 when loaded. `clear` deletes the file.
  *
  * `load` rejects with {@link ScopedTokenStoreError} for a corrupt file; file-system errors propagate as is.
@@ -111,23 +111,12 @@ export const fileScopedTokenStore = (path: string): ScopedTokenStore => ({
       throw error
     }
     const stored = parseStored(path, text)
-    const info = await stat(path)
-    if ((info.mode & 0o077) !== 0) await chmod(path, 0o600).catch(() => undefined)
+    await tightenPrivateFile(path, (await stat(path)).mode)
     return stored
   },
   save: async (token) => {
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 })
-    const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
     const body = { v: 1, ...token, saved_at: new Date().toISOString() }
-    try {
-      await writeFile(temporary, JSON.stringify(body, null, 2) + "\n", { mode: 0o600, flag: "wx" })
-      // `mode` is filtered by the umask; make sure the result is exactly 0600.
-      await chmod(temporary, 0o600)
-      await rename(temporary, path)
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined)
-      throw error
-    }
+    await writePrivateFile(path, JSON.stringify(body, null, 2) + "\n", "replace")
   },
   clear: async () => {
     try {

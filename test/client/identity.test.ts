@@ -103,7 +103,7 @@ describe("loadOrCreateDeviceIdentity", () => {
 
   it.each([
     ["not JSON", "{not json", /device\.json: not valid JSON \(corrupt file\?\)/],
-    ["empty", "", /not valid JSON/],
+    ["whitespace only", "\n", /not valid JSON/],
     ["an array", "[]", /expected a JSON object/],
     ["another version", JSON.stringify({ v: 2 }), /unsupported format version 2 \(expected 1\)/],
     ["no version", JSON.stringify({ device_id: "dev_x" }), /missing format version v \(expected 1\)/],
@@ -117,6 +117,16 @@ describe("loadOrCreateDeviceIdentity", () => {
     expect((error as Error).message).toMatch(message)
     // never overwritten
     expect(readFileSync(path, "utf8")).toBe(content)
+  })
+
+  it("replaces a zero-length file (what an interrupted write of an older version left) with a new identity", async () => {
+    const path = join(tempDir(), "device.json")
+    writeFileSync(path, "")
+    const created = await loadOrCreateDeviceIdentity(path)
+    expect(JSON.parse(readFileSync(path, "utf8")).device_id).toBe(created.device_id)
+    expect(modeOf(path)).toBe(0o600)
+    expect(await loadOrCreateDeviceIdentity(path)).toEqual(created)
+    expect(readdirSync(dirname(path))).toEqual(["device.json"])
   })
 
   it("rejects a device_id that is not derived from pubkey", async () => {

@@ -260,6 +260,55 @@ for (const database of databases) {
       expect((await readJson(await post("/audit/verify", { events: after.events }))).valid).toBe(true)
     })
 
+    it("the gateway's security chains cannot be forgotten (400), not even with an operator.admin device token; nothing changes", async () => {
+      // Something in each chain first: a refused token (gateway.auth) and an issued token (gateway.device_tokens).
+      expect((await get("/approvals", "svc-device.v1.forget-me-not")).status).toBe(401)
+      const admin = await deviceToken(["operator.admin"])
+      for (const chain of ["gateway.auth", "gateway.device_tokens", "gateway.secrets", "gateway.pairing", "gateway.routing", "gateway.policy_overrides", "gateway.anything"]) {
+        const before = await get(`/audit/export/${chain}`)
+        const beforeBody = before.status === 200 ? await readJson(before) : undefined
+        for (const decision of ["delete", "anonymize", "retain"]) {
+          for (const token of [admin.token, gw.adminToken]) {
+            const res = await post("/audit/forget", { confirm: "FORGET", entity_type: "chain", entity_id: chain, decision }, token)
+            expect(res.status).toBe(400)
+            expect(await readJson(res)).toEqual({
+              error: "invalid_request",
+              message: `entity_id: '${chain}' is a gateway security chain (gateway.*); security chains cannot be forgotten`
+            })
+          }
+        }
+        const after = await get(`/audit/export/${chain}`)
+        expect(after.status).toBe(before.status)
+        if (beforeBody !== undefined) {
+          const afterBody = await readJson(after)
+          // Unchanged, apart from the authz/auth events the calls themselves may not add (they were all authorized).
+          expect(afterBody.events).toEqual(beforeBody.events)
+          expect(afterBody.chain_verification.valid).toBe(true)
+        }
+      }
+    })
+
+    it("the forget.proof names who asked: the admin token, or the device token's device id and token id", async () => {
+      const plan = await readJson(await post("/plan", { request_id: `actor-${database.name}`, trigger, tags: ["spend:100:EUR", "pii:none", "legal:none"] }))
+      const admin = await deviceToken(["operator.admin"])
+      const byDevice = await readJson(await post("/audit/forget", { confirm: "FORGET", entity_type: "plan", entity_id: plan.plan_id, decision: "retain" }, admin.token))
+      const byAdmin = await readJson(await post("/audit/forget", { confirm: "FORGET", entity_type: "plan", entity_id: plan.plan_id, decision: "anonymize" }))
+      const chain = await exportChain(plan.plan_id)
+      const proofs = chain.events.filter((e: any) => e.action?.type === "forget.proof")
+      expect(proofs.map((e: any) => e.id)).toEqual([byDevice.proof_event_id, byAdmin.proof_event_id])
+      expect(proofs[0].action).toEqual({
+        type: "forget.proof",
+        decision: "retain",
+        entity_type: "plan",
+        entity_id: plan.plan_id,
+        deleted_count: 0,
+        actor: { kind: "device", device_id: "dev-operator.admin", token_id: admin.token_id }
+      })
+      expect(proofs[1].action).toMatchObject({ decision: "anonymize", actor: { kind: "admin" } })
+      expect(JSON.stringify(chain)).not.toContain(admin.token)
+      expect(chain.chain_verification.valid).toBe(true)
+    })
+
     it("delete over HTTP: the events are gone, the proof continues the chain and verifies", async () => {
       const plan = await readJson(await post("/plan", { request_id: `del-${database.name}`, trigger, tags: ["spend:100:EUR", "pii:none", "legal:none"] }))
       const before = await exportChain(plan.plan_id)

@@ -134,7 +134,7 @@ describe("playbooks with the engine off (SQLite)", () => {
     expect(body.playbooks[0].description).toBeNull()
     expect(body.errors).toEqual([{
       file_path: join(home, "playbooks", "zz-broken", "playbook.yml"),
-      message: "steps[0].command: unknown command namespace \"ftp\" (one of cli, http, web, mcp, node, llm)",
+      message: "steps[0].command: unknown command namespace (expected one of cli, http, web, mcp, node, llm)",
       line: 6
     }])
   })

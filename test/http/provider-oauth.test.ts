@@ -98,7 +98,8 @@ const fakes = Layer.mergeAll(
     resolve: (handleId: string) =>
       handleId === CLIENT_SECRET_HANDLE
         ? Effect.succeed(Redacted.make("client-s3cret"))
-        : Effect.fail(new NotFound({ message: `secret handle ${handleId} not found` }))
+        : Effect.fail(new NotFound({ message: `secret handle ${handleId} not found` })),
+    resolveChecked: () => Effect.die("unused by provider OAuth")
   }),
   Layer.succeed(AuthProfiles, {
     upsertOAuth: (input: Record<string, unknown>) =>

@@ -82,7 +82,7 @@ for (const database of databases) describe(`GET /status and GET /usage (${databa
       ws: { connections: 2, by_role: { client: 1, node: 1 }, capability_counts: { "cli.exec": 1 } },
       policy: { enabled: true, effective_sha256: effective.sha256, sources: { deployment: "default", agent: null } },
       queue_depth: { runs: { queued: 1, running: 0, paused: 1 }, approvals_pending: 1, watcher_firings_pending: 0 },
-      features: { engine_api: true, automation: false, cli: false, agent: false }
+      features: { engine_api: true, automation: false, cli: false, cli_sandbox: "disabled", agent: false }
     })
     expect(body.instance_id).toMatch(/^gw-[0-9a-f-]{36}$/)
   })

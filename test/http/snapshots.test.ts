@@ -25,7 +25,8 @@ import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
 /** Tables a gateway creates that a snapshot leaves out on purpose (services/snapshots/registry.ts). */
 const EXCLUDED = (name: string) =>
-  name.startsWith("cluster_") || name.startsWith("svc_migrations_") || name === "oauth_pending" || name === "sqlite_sequence"
+  name.startsWith("cluster_") || name.startsWith("svc_migrations_") || name === "oauth_pending" || name === "sqlite_sequence" ||
+  name === "workflow_step_inputs"
 
 const homeWithPolicy = () => {
   const home = mkdtempSync(join(tmpdir(), "svc-snapshot-"))
@@ -179,7 +180,16 @@ describe("POST /snapshot/import refusals", () => {
       { confirm: "IMPORT", bundle: { format: "svc.snapshot.v2", tables: { approvals: { ...approvals, rows: [{ ...approvals.rows[0], step_index: true }] } } } },
       /^bundle\.tables\.approvals\.rows\[0\]\.step_index: expected an integer/
     )
+    // A table entry without columns: 400 naming the row and field (was 500, an SQL syntax error).
+    await bad({ confirm: "IMPORT", bundle: { format: "svc.snapshot.v2", tables: { approvals: { columns: [], rows: [{}, {}] } } } }, /^bundle\.tables\.approvals\.rows\[0\]\.kind: expected /)
+    // A row the gateway could not read back: a device token with an unknown role.
+    const tokens = bundleA.tables.device_tokens
+    await bad(
+      { confirm: "IMPORT", bundle: { format: "svc.snapshot.v2", tables: { device_tokens: { ...tokens, rows: [{ ...tokens.rows[0], role: "god" }] } } } },
+      /^bundle\.tables\.device_tokens\.rows\[0\]\.role: expected /
+    )
     expect((await exportOf(d, "?tables=approvals")).tables.approvals.rows).toEqual([])
+    expect((await exportOf(d, "?tables=device_tokens")).tables.device_tokens.rows).toEqual([])
   })
 
   it("500 import_refused when a target table holds rows; nothing is imported", async () => {

@@ -85,6 +85,9 @@ const deliver = async (gw: TestGateway, id: number | string, d: Delivery = {}) =
 
 const now = (gw: TestGateway) => gw.run(Clock.currentTimeMillis)
 
+/** The signature header for a delivery (the spec's `<timestamp>.<nonce>.<body>`: it names no watcher). */
+const signFor = (_id: number, timestamp: string, nonce: string, body: string, secret = SECRET) => signWebhook(secret, timestamp, nonce, body)
+
 const call = async (gw: TestGateway, method: string, path: string, body?: unknown) => {
   const res = body === undefined
     ? await gw.fetch(path, { method, headers: { authorization: `Bearer ${gw.adminToken}` } })
@@ -185,7 +188,7 @@ for (const database of databases) {
     ])("%s → 401 envelope", async (_, malformed) => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const sig = signWebhook(SECRET, timestamp, nonce, BODY)
+      const sig = signFor(hook, timestamp, nonce, BODY)
       expect(await deliver(gw, hook, { timestamp, nonce, set: malformed(sig) })).toMatchObject({ status: 401, body: ENVELOPE })
     })
 
@@ -196,7 +199,7 @@ for (const database of databases) {
     it("a tampered body or timestamp → 401 invalid webhook signature", async () => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const signature = signWebhook(SECRET, timestamp, nonce, BODY)
+      const signature = signFor(hook, timestamp, nonce, BODY)
       const tamperedBody = await deliver(gw, hook, { body: BODY.replace("main", "prod"), timestamp, nonce, set: { "x-svc-webhook-signature": signature } })
       expect(tamperedBody).toMatchObject({ status: 401, body: SIGNATURE })
       const tamperedTime = await deliver(gw, hook, { timestamp, nonce, set: { "x-svc-webhook-timestamp": ms(Number(timestamp) - 1) } })
@@ -209,7 +212,7 @@ for (const database of databases) {
     it("the bytes are what is signed: the same JSON with its keys in another order → 401", async () => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const signature = signWebhook(SECRET, timestamp, nonce, BODY)
+      const signature = signFor(hook, timestamp, nonce, BODY)
       expect(await deliver(gw, hook, { body: BODY_REORDERED, timestamp, nonce, set: { "x-svc-webhook-signature": signature } }))
         .toMatchObject({ status: 401, body: SIGNATURE })
       expect(await deliver(gw, hook, { body: `${BODY}\n`, timestamp, nonce, set: { "x-svc-webhook-signature": signature } }))
@@ -220,7 +223,7 @@ for (const database of databases) {
     it("a signature in upper case (hex and prefix) is accepted", async () => {
       const timestamp = ms(await now(gw))
       const nonce = randomUUID()
-      const upper = signWebhook(SECRET, timestamp, nonce, BODY).toUpperCase()
+      const upper = signFor(hook, timestamp, nonce, BODY).toUpperCase()
       expect(upper).toMatch(/^SHA256=[0-9A-F]{64}$/)
       expect((await deliver(gw, hook, { timestamp, nonce, set: { "x-svc-webhook-signature": upper } })).status).toBe(200)
     })
@@ -268,13 +271,13 @@ for (const database of databases) {
       expect(await deliver(gw, custom, { timestamp: ms(t - 120_000) })).toMatchObject({ status: 401, body: WINDOW })
     })
 
-    it("a replayed nonce → 409 replay_detected, re-signed with a new timestamp too; another watcher takes it", async () => {
+    it("a replayed nonce → 409 replay_detected, re-signed with a new timestamp too, and at another watcher sharing the secret", async () => {
       const first = await deliver(gw, hook)
       expect(first.status).toBe(200)
       expect(await deliver(gw, hook, { nonce: first.nonce })).toEqual({ status: 409, body: REPLAY, nonce: first.nonce })
       if (clocked) await gw.run(TestClock.adjust(5_000))
       expect(await deliver(gw, hook, { nonce: first.nonce, timestamp: ms((await now(gw)) + 1_000) })).toMatchObject({ status: 409, body: REPLAY })
-      expect((await deliver(gw, custom, { nonce: first.nonce })).status).toBe(200)
+      expect(await deliver(gw, custom, { nonce: first.nonce })).toMatchObject({ status: 409, body: REPLAY })
     })
 
     it("unknown, non-webhook, inactive and deleted watchers → 404; a bad id → 400", async () => {
@@ -311,6 +314,43 @@ for (const database of databases) {
       expect(listed.trigger_config.secret_handle).toBe(rotated.body.handle.handle_id)
       expect((await deliver(gw, id, { secret: fresh })).status).toBe(200)
       expect(await deliver(gw, id)).toMatchObject({ status: 401, body: SIGNATURE })
+    })
+
+    it("a delivery accepted by one watcher is a replay (409) at another that shares its secret: a nonce is unique per secret", async () => {
+      const a = await createWatcher(gw, "webhook", { secret_handle: handle })
+      const b = await createWatcher(gw, "webhook", { secret_handle: handle })
+      const timestamp = ms(await now(gw))
+      const nonce = randomUUID()
+      expect((await deliver(gw, a, { timestamp, nonce })).status).toBe(200)
+      expect(await deliver(gw, b, { timestamp, nonce })).toMatchObject({ status: 409, body: REPLAY })
+      const firings = (id: number) => call(gw, "GET", `/watchers/${id}/firings`).then((r) => r.body.firings.length)
+      expect(await firings(a)).toBe(1)
+      expect(await firings(b)).toBe(0)
+      // A watcher with another secret is another nonce space: the same nonce, signed with its own secret, fires it.
+      const other = await createWatcher(gw, "webhook", { secret_handle: await storeSecret(gw, `${SECRET}-other`) })
+      expect((await deliver(gw, other, { timestamp, nonce, secret: `${SECRET}-other` })).status).toBe(200)
+    })
+
+    it("50 forged deliveries write no secret resolution and no secret.resolved event; a valid one writes one of each", async () => {
+      const forged = await storeSecret(gw)
+      const id = await createWatcher(gw, "webhook", { secret_handle: forged })
+      const resolutions = () =>
+        gw.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM secret_resolutions WHERE handle_id = ${forged}`))
+          .then((rows) => Number(rows[0]!.n))
+      const resolvedEvents = async () => {
+        const res = await gw.fetch("/audit/export/gateway.secrets", { headers: { authorization: `Bearer ${gw.adminToken}` } })
+        return (await readJson(res)).events.filter((e: any) => e.action?.type === "secret.resolved" && e.action.handle_id === forged).length
+      }
+      const [rowsBefore, eventsBefore] = [await resolutions(), await resolvedEvents()]
+      for (let i = 0; i < 50; i++) {
+        const res = await deliver(gw, id, { set: { "x-svc-webhook-signature": `sha256=${randomBytes(32).toString("hex")}` } })
+        expect(res).toMatchObject({ status: 401, body: SIGNATURE })
+      }
+      expect(await resolutions()).toBe(rowsBefore)
+      expect(await resolvedEvents()).toBe(eventsBefore)
+      expect((await deliver(gw, id)).status).toBe(200)
+      expect(await resolutions()).toBe(rowsBefore + 1)
+      expect(await resolvedEvents()).toBe(eventsBefore + 1)
     })
 
     it("bearer first: no token → 401 unauthorized; operator.read → 403; operator.write → 200", async () => {
@@ -473,7 +513,7 @@ describe("docs/automation.md: the worked example's files and signing recipe", ()
     })
   const tools = ["bash", "openssl", "curl", "awk"].every(has)
 
-  it("the documented body, timestamp and nonce are what signWebhook signs", () => {
+  it("the documented timestamp, nonce and body are what signWebhook signs", () => {
     const recipe = blockAfter("<!-- signing recipe")
     expect(recipe).toContain("printf '%s' \"$TS.$NONCE.\"; cat body.json")
     expect(recipe).toContain("openssl dgst -sha256 -hmac \"$SECRET\"")

@@ -94,12 +94,15 @@ export const postgresDatabase = (url: string): TestDatabase =>
  * schema and everything in it.
  */
 export const sharedPostgresSchema = async (url: string): Promise<{
+  /** The schema's name (`svc_test_<random>`). */
+  readonly schema: string
   readonly layer: () => Layer.Layer<TestDatabaseServices, SqlError>
   readonly drop: () => Promise<void>
 }> => {
   const schema = `svc_test_${randomBytes(6).toString("hex")}`
   await Effect.runPromise(withAdminClient(url, (sql) => sql`CREATE SCHEMA ${sql(schema)}`))
   return {
+    schema,
     layer: () => storageLayer({ kind: "postgres", url, searchPath: schema }),
     drop: () => Effect.runPromise(Effect.asVoid(withAdminClient(url, (sql) => sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`)))
   }

@@ -16,6 +16,7 @@ import { NotFound, ReplayDetected, WebhookMisconfigured, WebhookRejected } from 
 import {
   bodySha256,
   nonceDigest,
+  nonceKey,
   parseEnvelope,
   REJECTION_MESSAGES,
   type RejectionReason,
@@ -57,8 +58,9 @@ export const secretPurpose = (watcherId: number): string => `webhook:watcher-${w
 
 /**
  * Verifies and fires signed webhook deliveries. Nonces are kept durably as
- * firing rows (`nonce_digest`, unique per watcher), so a replay stays a
- * replay across restarts and across gateway processes on one database.
+ * firing rows (`nonce_key`, unique per secret across watchers), so a replay
+ * stays a replay across restarts, across gateway processes on one database
+ * and across watchers that share a secret.
  */
 export class WebhookTrigger extends Context.Service<WebhookTrigger, {
   /**
@@ -68,8 +70,11 @@ export class WebhookTrigger extends Context.Service<WebhookTrigger, {
    * 3. the three headers are present and well formed, else 401 "missing or invalid webhook signature envelope";
    * 4. |now − timestamp| ≤ `max_skew_ms` (default 300000 ms; `Clock`), else 401 "webhook timestamp outside allowed replay window";
    * 5. the secret handle resolves (`SecretResolver`), else 503 `misconfigured`; an empty secret is 401 "webhook secret not available";
-   * 6. the HMAC-SHA256 signature matches (constant time, raw bytes), else 401 "invalid webhook signature";
-   * 7. the nonce was not accepted before for this watcher, else 409 `replay_detected`.
+   * 6. the HMAC-SHA256 signature over `<timestamp>.<nonce>.<body>` matches (constant time, raw bytes), else 401
+   *    "invalid webhook signature";
+   * 7. the nonce was not accepted before under this secret (by this watcher or any other sharing the secret:
+   *    {@link nonceKey}), else 409 `replay_detected`.
+   * The secret's resolution is recorded (`secret_resolutions`, `secret.resolved`) only when check 6 holds.
    * Then the watcher fires (a firing row, `watcher.fired`, and a run when automation is enabled).
    */
   readonly trigger: (call: WebhookCall) => Effect.Effect<WebhookAccepted, WebhookTriggerError>
@@ -114,15 +119,24 @@ export class WebhookTrigger extends Context.Service<WebhookTrigger, {
         const now = yield* Clock.currentTimeMillis
         if (!withinWindow(envelope.success.timestamp_ms, now, config.success.max_skew_ms ?? DEFAULT_MAX_SKEW_MS)) return yield* reject("window")
 
-        const secret = yield* resolver.resolve(handle, secretPurpose(id)).pipe(
+        // Recorded (secret_resolutions, secret.resolved) only once the signature holds: a forged call leaves no row.
+        const signed = envelope.success
+        const verified = yield* resolver.resolveChecked(handle, secretPurpose(id), (secret): Result.Result<string, RejectionReason> => {
+          const key = Redacted.value(secret)
+          if (key.length === 0) return Result.fail("secret")
+          return verifySignature(key, signed, call.body) ? Result.succeed(nonceKey(key, signed.nonce)) : Result.fail("signature")
+        }).pipe(
           Effect.catchTag("NotFound", (e) => misconfigured("webhook secret handle cannot be resolved", e.message))
         )
-        const key = Redacted.value(secret)
-        if (key.length === 0) return yield* reject("secret")
-        if (!verifySignature(key, envelope.success, call.body)) return yield* reject("signature")
+        if (Result.isFailure(verified)) return yield* reject(verified.failure)
 
         const trigger: WebhookTriggerDetails = { body_sha256: bodySha256(call.body), body_bytes: call.body.byteLength }
-        const outcome = yield* watchers.fire(watcher, { kind: "nonce", nonce_digest: nonceDigest(envelope.success.nonce), trigger })
+        const outcome = yield* watchers.fire(watcher, {
+          kind: "nonce",
+          nonce_digest: nonceDigest(signed.nonce),
+          nonce_key: verified.success,
+          trigger
+        })
         if (!outcome.fired) {
           yield* Effect.logWarning("webhook rejected").pipe(Effect.annotateLogs({ reason: "replay" }), annotate)
           return yield* new ReplayDetected({ message: "webhook nonce has already been processed" })

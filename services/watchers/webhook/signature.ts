@@ -115,5 +115,17 @@ export const signWebhook = (secret: string, timestamp: string, nonce: string, bo
 /** Lowercase hex SHA-256 of the nonce (UTF-8): how an accepted nonce is stored (never the nonce itself). */
 export const nonceDigest = (nonce: string): string => createHash("sha256").update(nonce, "utf8").digest("hex")
 
+/**
+ * The nonce's key under its secret: lowercase hex HMAC-SHA256(key = secret,
+ * data = `"svc.webhook.nonce." ++ nonce`). Stored with the firing
+ * (`watcher_firings.nonce_key`, unique across watchers), so a nonce is
+ * accepted once per secret: a delivery accepted by one watcher is a replay at
+ * every other watcher that shares its secret (issue 20 §3.7; the spec's signed
+ * string `<timestamp>.<nonce>.<body>` names no watcher). One-way: the secret
+ * cannot be read back from it.
+ */
+export const nonceKey = (secret: string, nonce: string): string =>
+  createHmac("sha256", Buffer.from(secret, "utf8")).update(`svc.webhook.nonce.${nonce}`, "utf8").digest("hex")
+
 /** Lowercase hex SHA-256 of the body bytes (recorded with a firing instead of the body). */
 export const bodySha256 = (body: Uint8Array): string => createHash("sha256").update(body).digest("hex")

@@ -7,8 +7,8 @@
  * |---|---|
  * | `Confirm` | none: the engine pauses for an approval; asked anyway → `unsupported_action` |
  * | any step with `args.capability`, `Web`, `Android`, `Desktop`, `Node` | node (`NodeDispatch`) |
- * | `Http` | Http (`HttpClient`) |
- * | `CLI` | CLI (only with `cliEnabled`) |
+ * | `Http` | Http (Node `http`/`https`, pinned to checked addresses) |
+ * | `CLI` | CLI (in the `CliSandbox` chosen at start; only with `SVC_CLI_ENABLED=1`) |
  * | `Research`, `Decide`, `Llm`, `Mcp`, `Message`, `Pay`, `Store`, `Watch` | none → `unsupported_action` naming the kind |
  *
  * @module
@@ -18,19 +18,12 @@ import type { ActionPrimitive, ActionPrimitiveKind } from "../../planner/schema.
 import { ACTION_PRIMITIVE_KINDS } from "../../planner/schema.ts"
 import { AttemptFailed, type AttemptContext, StepExecutor } from "../StepExecutor.ts"
 import { makeCliExecutor } from "./CliExecutor.ts"
+import { CliSandbox } from "./CliSandbox.ts"
 import { HttpExecutor } from "./HttpExecutor.ts"
 import { NodeExecutor } from "./NodeExecutor.ts"
 import { checkPostcondition } from "./postconditions.ts"
 import { runsOnNode } from "./toolCall.ts"
 import type { ActionExecutor } from "./types.ts"
-
-/** Options of {@link StepExecutorLive}. */
-export interface StepExecutorOptions {
-  /** `SVC_CLI_ENABLED=1`: run `CLI` steps; otherwise they fail with `unsupported_action`. */
-  readonly cliEnabled: boolean
-  /** Parent of the per-run working directories of `CLI` steps (`$SVC_HOME/workspaces`). */
-  readonly workspacesRoot: string
-}
 
 /** Kinds with an executor (besides any step with `args.capability`, which runs on a node). */
 export const EXECUTED_KINDS: ReadonlyArray<ActionPrimitiveKind> = ["Http", "CLI", "Web", "Android", "Desktop", "Node"]
@@ -68,17 +61,18 @@ export const makeStepExecutor = (executors: {
 }
 
 /**
- * `StepExecutor` with the Http, CLI and node executors. Needs an
- * `HttpClient` and `NodeDispatch`.
+ * `StepExecutor` with the Http, CLI and node executors. Needs
+ * `HttpStepContext`, a `Dns`, `NodeDispatch` and the `CliSandbox` chosen at
+ * start (`CliSandbox.layer`); the Http targets that get trace headers are
+ * `HttpTraceTargets` (none unless provided).
  */
-export const StepExecutorLive = (options: StepExecutorOptions) =>
-  Layer.effect(
-    StepExecutor,
-    Effect.gen(function*() {
-      return makeStepExecutor({
-        http: yield* HttpExecutor,
-        cli: makeCliExecutor({ enabled: options.cliEnabled, workspacesRoot: options.workspacesRoot }),
-        node: yield* NodeExecutor
-      })
+export const StepExecutorLive = Layer.effect(
+  StepExecutor,
+  Effect.gen(function*() {
+    return makeStepExecutor({
+      http: yield* HttpExecutor,
+      cli: makeCliExecutor(yield* CliSandbox),
+      node: yield* NodeExecutor
     })
-  )
+  })
+)

@@ -8,7 +8,7 @@
  * |---|---|---|---|
  * | `Confirm` | — (not gated: it is itself an approval) | | |
  * | any step with `args.capability`, `Web`, `Android`, `Desktop`, `Node` | `tool.node.dispatch` | the capability | |
- * | `Http` | `tool.http.fetch` | the URL (credentials removed) | the same URL |
+ * | `Http` | `tool.http.fetch` | the URL, userinfo removed, credential query values `[redacted]` (`policyUrl`) | the same URL; `secret_handles` of its headers |
  * | `CLI` | `tool.exec` | the command line | |
  * | any other kind | `tool.<kind lowercased>` | `""` | |
  *
@@ -16,6 +16,8 @@
  */
 import type { ActionPrimitive, ActionPrimitiveKind } from "../../planner/schema.ts"
 import { argvOf } from "./CliExecutor.ts"
+import { secretHandlesOf } from "./httpArgs.ts"
+import { policyUrl } from "./httpRedaction.ts"
 import { capabilityOf, NODE_KINDS } from "./NodeExecutor.ts"
 
 /** The part of `ToolCallInput` that depends on the step. */
@@ -23,6 +25,8 @@ export interface StepToolCall {
   readonly tool_id: string
   readonly tool_match_target: string
   readonly url?: string
+  /** The secret handles the step's headers reference (`Http`), when any: their scopes are the call's `secret_scopes`. */
+  readonly secret_handles?: ReadonlyArray<string>
 }
 
 /** Tool ids of the mapping. */
@@ -36,19 +40,6 @@ export const genericToolId = (kind: ActionPrimitiveKind): string => `tool.${kind
 /** True when the step runs on a paired node (a node kind, or `args.capability`). */
 export const runsOnNode = (action: ActionPrimitive): boolean =>
   NODE_KINDS.has(action.type) || typeof action.args.capability === "string"
-
-/** `url` without its user and password (they never reach a policy record); the input unchanged when it is not a URL. */
-export const redactUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.username === "" && parsed.password === "") return url
-    parsed.username = ""
-    parsed.password = ""
-    return parsed.toString()
-  } catch {
-    return url
-  }
-}
 
 /**
  * A command line for matching: the argv joined with spaces; an argument that
@@ -64,8 +55,9 @@ export const toolCallOf = (action: ActionPrimitive): StepToolCall | undefined =>
   if (runsOnNode(action)) return { tool_id: NODE_DISPATCH_TOOL_ID, tool_match_target: capabilityOf(action) ?? "" }
   switch (action.type) {
     case "Http": {
-      const url = typeof action.args.url === "string" ? redactUrl(action.args.url.trim()) : ""
-      return { tool_id: HTTP_TOOL_ID, tool_match_target: url, url }
+      const url = typeof action.args.url === "string" ? policyUrl(action.args.url.trim()) : ""
+      const secret_handles = secretHandlesOf(action.args)
+      return { tool_id: HTTP_TOOL_ID, tool_match_target: url, url, ...(secret_handles.length > 0 ? { secret_handles } : {}) }
     }
     case "CLI": {
       const argv = argvOf(action.args)

@@ -5,7 +5,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { hasMultipleStatements, layer as sqliteLayer, SqliteClient } from "../../../layers/storage/SqliteClient.ts"
@@ -103,6 +103,26 @@ describe("SqliteClient files", () => {
         Effect.flip
       )
       assert.strictEqual(error._tag, "SqlError")
+    }))
+
+  it.effect("creates a missing database file with mode 0600, and SQLite gives its -wal and -shm files the same", () =>
+    Effect.gen(function*() {
+      const directory = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-sqlite-"))),
+        (directory) => Effect.sync(() => rmSync(directory, { recursive: true, force: true }))
+      )
+      const filename = join(directory, "private.db")
+      const umask = process.umask(0o022)
+      try {
+        const sql = yield* SqlClient.SqlClient.pipe(Effect.provide(yield* Layer.build(sqliteLayer({ filename }))))
+        yield* sql`CREATE TABLE t (x INTEGER)`
+        yield* sql`INSERT INTO t (x) VALUES (${1})`
+      } finally {
+        process.umask(umask)
+      }
+      for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) {
+        assert.strictEqual(statSync(file).mode & 0o777, 0o600, file)
+      }
     }))
 
   it.live("waits for another connection's write lock, then times out with a LockTimeoutError", () =>

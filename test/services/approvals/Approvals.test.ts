@@ -62,7 +62,7 @@ for (const db of testDatabases) {
         const admin = fakeConnection("admin", adminPrincipal)
         const approver = fakeConnection("approver", device("d1", ["operator.approvals"]))
         const reader = fakeConnection("reader", device("d2", ["operator.read"]))
-        const node = fakeConnection("node", device("d3", ["*"], "node"), "node")
+        const node = fakeConnection("node", device("d3", ["operator.read", "operator.write", "operator.admin", "operator.approvals", "operator.pairing"], "node"), "node")
         for (const c of [admin, approver, reader, node]) yield* registry.add(c.handle)
         const approvals = yield* Approvals
         const approval = yield* approvals.create(input("plan-a", {
@@ -356,7 +356,7 @@ for (const db of testDatabases) {
       provide(Effect.gen(function*() {
         const registry = yield* ConnectionRegistry
         const a = fakeConnection("a", device("dev-a", ["operator.approvals"]))
-        const b = fakeConnection("b", device("dev-b", ["*"]))
+        const b = fakeConnection("b", device("dev-b", ["operator.approvals"]))
         for (const c of [a, b]) yield* registry.add(c.handle)
         const approvals = yield* Approvals
         const gatewayRequests = yield* GatewayRequests

@@ -2,7 +2,9 @@
  * The audit chain on every test database (SQLite always, PostgreSQL when
  * SVC_TEST_DATABASE_URL is set): appends build one verified chain per plan,
  * joining the caller's transaction; anonymize, delete and retain each
- * append a proof; concurrent appends (fibers, and on PostgreSQL two
+ * append a proof (naming who asked; never on a gateway security chain); an
+ * export verifies against the chain's head and catches an event deleted or
+ * an action nulled behind the gateway's back; concurrent appends (fibers, and on PostgreSQL two
  * separate clients) give a gap-free valid chain; the planner's old records
  * move into the chain once.
  */
@@ -19,6 +21,7 @@ import { plannerMigrations } from "../../../services/planner/migrations/index.ts
 import { postgresUrl, testDatabases } from "../../support/databases.ts"
 
 const VALID = { valid: true, broken_at_index: null, broken_at_id: null }
+const ADMIN = { kind: "admin" } as const
 
 for (const db of testDatabases) {
   layer(AuditLog.layer.pipe(Layer.provideMerge(db.make())))(`AuditLog on ${db.name}`, (it) => {
@@ -63,7 +66,7 @@ for (const db of testDatabases) {
         const audit = yield* AuditLog
         for (const type of ["a", "b", "c"]) yield* audit.append("plan-anon", { type, personal: "Jane Doe" })
         const before = yield* audit.events("plan-anon")
-        const result = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-anon", decision: "anonymize" })
+        const result = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-anon", decision: "anonymize" }, ADMIN)
         expect(result.decision).toBe("anonymize")
         expect(result.deleted_count).toBe(3)
         const bundle = yield* audit.exportChain("plan-anon")
@@ -73,12 +76,12 @@ for (const db of testDatabases) {
           id: result.proof_event_id,
           step_index: 3,
           prev_hash: before[2].event_hash,
-          action: { type: "forget.proof", decision: "anonymize", entity_type: "plan", entity_id: "plan-anon", deleted_count: 3 }
+          action: { type: "forget.proof", decision: "anonymize", entity_type: "plan", entity_id: "plan-anon", deleted_count: 3, actor: ADMIN }
         })
         expect(bundle.chain_verification).toEqual({ ...VALID, checked_count: 4 })
         expect(JSON.stringify(bundle)).not.toContain("Jane Doe")
         // Again: nothing left to erase, the first proof is kept.
-        const again = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-anon", decision: "anonymize" })
+        const again = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-anon", decision: "anonymize" }, ADMIN)
         expect(again.deleted_count).toBe(0)
         const events = yield* audit.events("plan-anon")
         expect(events[3].action).toMatchObject({ type: "forget.proof" })
@@ -90,7 +93,7 @@ for (const db of testDatabases) {
         const audit = yield* AuditLog
         for (const type of ["a", "b"]) yield* audit.append("plan-del", { type })
         const last = (yield* audit.events("plan-del"))[1]
-        const result = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-del", decision: "delete" })
+        const result = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-del", decision: "delete" }, ADMIN)
         expect(result.deleted_count).toBe(2)
         yield* audit.append("plan-del", { type: "after" })
         const bundle = yield* audit.exportChain("plan-del")
@@ -98,7 +101,7 @@ for (const db of testDatabases) {
           [result.proof_event_id, 2, last.event_hash],
           [expect.any(Number), 3, bundle.events[0].event_hash]
         ])
-        expect(bundle.events[0].action).toEqual({ type: "forget.proof", decision: "delete", entity_type: "plan", entity_id: "plan-del", deleted_count: 2 })
+        expect(bundle.events[0].action).toEqual({ type: "forget.proof", decision: "delete", entity_type: "plan", entity_id: "plan-del", deleted_count: 2, actor: ADMIN })
         expect(bundle.chain_verification).toEqual({ ...VALID, checked_count: 2 })
       }))
 
@@ -106,16 +109,90 @@ for (const db of testDatabases) {
       Effect.gen(function*() {
         const audit = yield* AuditLog
         yield* audit.append("plan-keep", { type: "a" })
-        const kept = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-keep", decision: "retain" })
+        const kept = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-keep", decision: "retain" }, ADMIN)
         expect(kept.deleted_count).toBe(0)
         const events = yield* audit.events("plan-keep")
         expect(events.map((e) => (e.action as { type: string }).type)).toEqual(["a", "forget.proof"])
-        const unknown = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-never", decision: "delete" })
+        const unknown = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-never", decision: "delete" }, ADMIN)
         expect(unknown.deleted_count).toBe(0)
         const bundle = yield* audit.exportChain("plan-never")
         expect(bundle.events).toHaveLength(1)
         expect(bundle.events[0]).toMatchObject({ id: unknown.proof_event_id, step_index: 0, prev_hash: null })
         expect(bundle.chain_verification.valid).toBe(true)
+      }))
+
+    it.effect("a gateway security chain cannot be forgotten: InvalidRequest, no event deleted, erased or appended", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        yield* audit.append("gateway.auth", { type: "auth.failed", reason: "invalid_token", client_address: "203.0.113.1" })
+        yield* audit.append("gateway.device_tokens", { type: "device_token.issued", token_id: "t-1" })
+        const before = [yield* audit.events("gateway.auth"), yield* audit.events("gateway.device_tokens")]
+        for (const chain of ["gateway.auth", "gateway.device_tokens", "gateway.never-used"]) {
+          for (const decision of ["delete", "anonymize", "retain"] as const) {
+            const refused = yield* Effect.flip(audit.forget({ confirm: "FORGET", entity_type: "chain", entity_id: chain, decision }, ADMIN))
+            expect(refused._tag).toBe("InvalidRequest")
+            expect(refused.message).toBe(`entity_id: '${chain}' is a gateway security chain (gateway.*); security chains cannot be forgotten`)
+          }
+        }
+        expect([yield* audit.events("gateway.auth"), yield* audit.events("gateway.device_tokens")]).toEqual(before)
+        expect(yield* audit.events("gateway.never-used")).toEqual([])
+      }))
+
+    it.effect("the proof records who asked: a device token's device and token ids, or the admin", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        yield* audit.append("plan-actor", { type: "a" })
+        const device = { kind: "device", device_id: "dev-ops", token_id: "tok-1" } as const
+        const result = yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-actor", decision: "retain" }, device)
+        const proof = (yield* audit.events("plan-actor")).find((e) => e.id === result.proof_event_id)
+        expect(proof?.action).toEqual({
+          type: "forget.proof",
+          decision: "retain",
+          entity_type: "plan",
+          entity_id: "plan-actor",
+          deleted_count: 0,
+          actor: device
+        })
+      }))
+
+    it.effect("the export verifies against the chain's head: the newest event deleted with SQL, or every event, is invalid", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const sql = yield* SqlClient.SqlClient
+        for (const type of ["a", "b", "c"]) yield* audit.append("plan-head", { type })
+        const events = yield* audit.events("plan-head")
+        expect((yield* audit.exportChain("plan-head")).chain_verification).toEqual({ ...VALID, checked_count: 3 })
+        yield* sql`DELETE FROM audit_events WHERE id = ${events[2].id}`
+        expect((yield* audit.exportChain("plan-head")).chain_verification).toEqual({
+          valid: false,
+          checked_count: 2,
+          broken_at_index: 2,
+          broken_at_id: null
+        })
+        // Every event gone while the head remains: an invalid, empty export rather than a 404.
+        yield* sql`DELETE FROM audit_events WHERE plan_id = ${"plan-head"}`
+        const emptied = yield* audit.exportChain("plan-head")
+        expect(emptied.events).toEqual([])
+        expect(emptied.chain_verification).toEqual({ valid: false, checked_count: 0, broken_at_index: 0, broken_at_id: null })
+      }))
+
+    it.effect("an action nulled with SQL, without a forget.proof, makes the export invalid at that event", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const sql = yield* SqlClient.SqlClient
+        for (const type of ["a", "b", "c"]) yield* audit.append("plan-null", { type })
+        const events = yield* audit.events("plan-null")
+        yield* sql`UPDATE audit_events SET action = NULL WHERE id = ${events[1].id}`
+        expect((yield* audit.exportChain("plan-null")).chain_verification).toEqual({
+          valid: false,
+          checked_count: 2,
+          broken_at_index: 1,
+          broken_at_id: events[1].id
+        })
+        // The gateway's own anonymize only erases what is left and covers that; the forged null stays uncovered.
+        yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-null", decision: "anonymize" }, ADMIN)
+        const after = yield* audit.exportChain("plan-null")
+        expect(after.chain_verification).toMatchObject({ valid: false, broken_at_index: 3 })
       }))
 
     it.effect("50 concurrent appends to one chain (and others interleaved) give a gap-free valid chain", () =>

@@ -3,8 +3,9 @@
  * hash module verifies; each kind of tampering (changed action, time,
  * prev_hash or step, removed, reordered or foreign events, an action whose
  * digest was swapped too) is reported at the first event that differs,
- * with its index and id; anonymized events still verify; a chain may start
- * with the proof of a deletion.
+ * with its index and id; anonymized events verify only with the anonymize
+ * proof that covers them; a chain may start with the proof of a deletion;
+ * with the stored head, a removed or replaced newest event is caught.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { actionDigest, eventHash } from "../../../services/audit/hash.ts"
@@ -98,11 +99,60 @@ describe("verifyChain", () => {
     expect(verifyChain(events)).toEqual(broken(2, 103))
   })
 
-  it("still verifies anonymized events (action null or absent, digest kept)", () => {
-    const events: Array<ChainableEvent> = chain(ACTIONS).map((e, i) => (i === 1 ? { ...e, action: null } : e))
+  it("an event given without its action is checked by its hashes only", () => {
+    const events: Array<ChainableEvent> = chain(ACTIONS)
     const { action: _, ...withoutAction } = events[3]
     events[3] = withoutAction
     expect(verifyChain(events).valid).toBe(true)
+  })
+
+  const anonymizeProof = (deleted_count: number) => ({ type: "forget.proof", decision: "anonymize", entity_type: "plan", entity_id: "plan-1", deleted_count })
+  const erase = (events: Array<ChainableEvent>, indexes: ReadonlyArray<number>) =>
+    events.map((e, i) => (indexes.includes(i) ? { ...e, action: null } : e))
+
+  it("an erased action (null) verifies when an anonymize proof after it covers it", () => {
+    const events = erase(chain([...ACTIONS, anonymizeProof(5), { type: "run.running" }]), [0, 1, 2, 3, 4])
+    expect(verifyChain(events)).toEqual({ valid: true, checked_count: 7, broken_at_index: null, broken_at_id: null })
+    // Two rounds: the second proof covers only what it erased; earlier proofs keep their actions.
+    const retain = { type: "forget.proof", decision: "retain", entity_type: "plan", entity_id: "plan-1", deleted_count: 0 }
+    const twice = erase(chain([ACTIONS[0], ACTIONS[1], anonymizeProof(2), retain, ACTIONS[2], anonymizeProof(1)]), [0, 1, 4])
+    expect(verifyChain(twice).valid).toBe(true)
+    // Nothing left to erase: a proof with deleted_count 0.
+    expect(verifyChain(erase(chain([ACTIONS[0], anonymizeProof(1), anonymizeProof(0)]), [0])).valid).toBe(true)
+  })
+
+  it("an erased action without a proof covering it breaks the chain at that event", () => {
+    expect(verifyChain(erase(chain(ACTIONS), [1]))).toEqual(broken(1, 102))
+    // After the last proof: not covered.
+    expect(verifyChain(erase(chain([ACTIONS[0], anonymizeProof(1), ACTIONS[1], ACTIONS[2]]), [0, 3]))).toEqual(broken(3, 104))
+    // A retain or delete proof covers nothing.
+    const retain = { type: "forget.proof", decision: "retain", entity_type: "plan", entity_id: "plan-1", deleted_count: 1 }
+    expect(verifyChain(erase(chain([ACTIONS[0], retain]), [0]))).toEqual(broken(0, 101))
+  })
+
+  it("more erased actions than the proof says it erased (an earlier proof erased too) break the chain at the proof", () => {
+    const retain = { type: "forget.proof", decision: "retain", entity_type: "plan", entity_id: "plan-1", deleted_count: 0 }
+    // The retain proof's action erased as well: three nulls, the anonymize proof erased two.
+    expect(verifyChain(erase(chain([ACTIONS[0], retain, ACTIONS[1], anonymizeProof(2)]), [0, 1, 2]))).toEqual(broken(3, 104))
+    // Fewer: the proof claims more than the chain shows.
+    expect(verifyChain(erase(chain([ACTIONS[0], ACTIONS[1], anonymizeProof(3)]), [0, 1]))).toEqual(broken(2, 103))
+  })
+
+  it("with the chain's head: the last event must be the head (index and hash)", () => {
+    const events = chain(ACTIONS)
+    const head = { last_step_index: 4, last_hash: events[4].event_hash }
+    expect(verifyChain(events, head).valid).toBe(true)
+    // The newest event removed: the chain ends before its head; reported one past the last event, with no id.
+    expect(verifyChain(events.slice(0, 4), head)).toEqual({ valid: false, checked_count: 4, broken_at_index: 4, broken_at_id: null })
+    // Every event removed.
+    expect(verifyChain([], head)).toEqual({ valid: false, checked_count: 0, broken_at_index: 0, broken_at_id: null })
+    // The newest event replaced by a consistent one: its hash is not the head's.
+    const forged = chain([...ACTIONS.slice(0, 4), { type: "run.queued", run_id: "run-2" }])
+    expect(verifyChain(forged, head)).toEqual(broken(4, 105))
+    // An event beyond the head.
+    expect(verifyChain(chain([...ACTIONS, { type: "extra" }]), head)).toEqual(broken(5, 106))
+    // No head: nothing to compare with (a chain that never had events).
+    expect(verifyChain([], undefined).valid).toBe(true)
   })
 
   it("accepts a chain that starts with a delete proof, and only then", () => {

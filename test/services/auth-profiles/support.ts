@@ -27,7 +27,8 @@ export const makeFakeSecrets = () => {
           if (value === undefined) return Effect.fail(missing(id))
           resolutions.push({ handle: id, purpose })
           return Effect.succeed(Redacted.make(value))
-        })
+        }),
+      resolveChecked: () => Effect.die("unused by auth profiles")
     }))
   )
   return {

@@ -4,7 +4,7 @@
  * authentication, revocation and expiry on the test clock.
  */
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer, Logger, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { AuditLog } from "../../../services/audit/AuditLog.ts"
@@ -52,7 +52,7 @@ for (const db of testDatabases) {
       Effect.gen(function*() {
         const auth = yield* AuthService
         const sql = yield* SqlClient.SqlClient
-        const issued = yield* auth.issueDeviceToken({ device_id: "dev-a", role: "node", scopes: ["operator.read", " operator.read"] })
+        const issued = yield* auth.issueDeviceToken({ device_id: "dev-a", role: "node", scopes: ["operator.read", "operator.read"] })
         expect(issued.scopes).toEqual(["operator.read"])
         const rows = yield* sql<{ token_digest: string }>`SELECT token_digest FROM device_tokens WHERE token_id = ${issued.token_id}`
         expect(rows[0].token_digest).toBe(tokenDigest(issued.token))
@@ -97,6 +97,29 @@ for (const db of testDatabases) {
         expect((yield* Effect.flip(auth.revokeDeviceToken(issued.token)))._tag).toBe("NotFound")
         expect((yield* Effect.flip(auth.authenticate(issued.token)))._tag).toBe("Unauthorized")
         expect((yield* Effect.flip(auth.revokeDeviceToken("svc-device.v1.never-issued")))._tag).toBe("NotFound")
+      }))
+
+    it.effect("a stored token whose role or scopes the gateway does not know (an old database) is 401 and logged, not a defect", () =>
+      Effect.gen(function*() {
+        const auth = yield* AuthService
+        const sql = yield* SqlClient.SqlClient
+        const logs: Array<{ message: unknown; annotations: Record<string, unknown> }> = []
+        const cases = [
+          { role: "god", scopes: JSON.stringify(["operator.read"]) },
+          { role: "client", scopes: JSON.stringify(["*"]) },
+          { role: "client", scopes: JSON.stringify(["operator.root"]) },
+          { role: "client", scopes: "not json" }
+        ]
+        for (const stored of cases) {
+          const issued = yield* auth.issueDeviceToken({ device_id: "dev-old", role: "client", scopes: ["operator.read"] })
+          yield* sql`UPDATE device_tokens SET role = ${stored.role}, scopes = ${stored.scopes} WHERE token_id = ${issued.token_id}`
+          const refused = yield* Effect.flip(auth.authenticate(issued.token)).pipe(
+            Effect.provide(Logger.layer([Logger.map(Logger.formatStructured, (entry) => void logs.push(entry))]))
+          )
+          expect(refused._tag).toBe("Unauthorized")
+          expect(logs.at(-1)).toMatchObject({ message: "stored device token is unreadable; refused", annotations: { token_id: issued.token_id } })
+          expect(JSON.stringify(logs)).not.toContain(issued.token)
+        }
       }))
 
     it.effect("audits issue and revoke, and refused credentials up to the rate limit, never the token", () =>

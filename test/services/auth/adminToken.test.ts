@@ -2,7 +2,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { resolveAdminToken } from "../../../services/auth/adminToken.ts"
@@ -41,6 +41,30 @@ describe("resolveAdminToken", () => {
       const error = yield* Effect.flip(resolveAdminToken({ configured: Option.none(), home }))
       expect(error._tag).toBe("AdminTokenError")
       expect(error.message).toMatch(/empty/)
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("replaces a zero-length file (left by an interrupted write of an older version) with a new token", () =>
+    Effect.gen(function*() {
+      const home = mkdtempSync(join(tmpdir(), "svc-admin-"))
+      const file = join(home, "admin-token")
+      writeFileSync(file, "")
+      const resolved = yield* resolveAdminToken({ configured: Option.none(), home })
+      expect(resolved.source).toBe("generated")
+      expect(Redacted.value(resolved.token)).toMatch(/^[0-9a-f]{64}$/)
+      expect(readFileSync(file, "utf8")).toBe(`${Redacted.value(resolved.token)}\n`)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(readdirSync(home)).toEqual(["admin-token"])
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("concurrent first starts agree on one token", () =>
+    Effect.gen(function*() {
+      const home = fresh()
+      const all = yield* Effect.all(Array.from({ length: 8 }, () => resolveAdminToken({ configured: Option.none(), home })), {
+        concurrency: "unbounded"
+      })
+      const tokens = new Set(all.map((r) => Redacted.value(r.token)))
+      expect(tokens.size).toBe(1)
+      expect(readFileSync(join(home, "admin-token"), "utf8").trim()).toBe([...tokens][0])
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it("never prints the token when the Redacted value is logged", () => {

@@ -10,7 +10,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { Effect, Exit, FileSystem, Layer, Logger, ManagedRuntime, Option, Stream } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -137,12 +137,12 @@ describe("loading", () => {
     expect(listed.errors).toEqual([
       {
         file_path: join(home, "playbooks", "c-broken", "playbook.yml"),
-        message: "steps[0].command: unknown command namespace \"bash\" (one of cli, http, web, mcp, node, llm)",
+        message: "steps[0].command: unknown command namespace (expected one of cli, http, web, mcp, node, llm)",
         line: 6
       },
       {
         file_path: join(home, "playbooks", "d-duplicate", "playbook.yml"),
-        message: `id: playbook id "zeta" is already loaded from ${join(home, "playbooks", "b-first", "playbook.yml")}`,
+        message: `id: a playbook with this id is already loaded from ${join(home, "playbooks", "b-first", "playbook.yml")}`,
         line: 1
       }
     ])
@@ -151,6 +151,45 @@ describe("loading", () => {
     await s.run(Effect.flatMap(Playbooks, (p) => p.reload))
     expect(s.warnings().filter((w) => w.includes("c-broken"))).toHaveLength(1)
     expect((await s.run(list)).playbooks[0]!.loaded_at).toBe(listed.playbooks[0]!.loaded_at)
+  })
+})
+
+describe("symbolic links (issue 20 §5)", () => {
+  it("refuses files and directories linking outside the playbook directory, quoting nothing; follows links inside it", async () => {
+    const home = freshHome()
+    const dir = join(home, "playbooks")
+    const outside = mkdtempSync(join(tmpdir(), "svc-playbooks-outside-"))
+    const SECRET = "5ec7e7a1b2c3d4e5f60718293a4b5c6d7e8f9012a1b2c3d4e5f60718293a4b5c"
+    writeFileSync(join(outside, "secrets.master.key"), `${SECRET}\n`)
+    mkdirSync(join(outside, "elsewhere"))
+    writeFileSync(join(outside, "elsewhere", "playbook.yml"), playbook("elsewhere"))
+    const link = (target: string, ...path: Array<string>) => {
+      mkdirSync(join(dir, ...path.slice(0, -1)), { recursive: true })
+      symlinkSync(target, join(dir, ...path))
+    }
+    link(join(outside, "secrets.master.key"), "key", "playbook.yml")
+    link("/etc/passwd", "passwd", "playbook.yml")
+    link(join(outside, "elsewhere"), "linked-dir")
+    link(`../../../${outside.split("/").pop()}/secrets.master.key`, "relative", "playbook.yml")
+    // Inside the directory: followed.
+    mkdirSync(join(dir, "shared"), { recursive: true })
+    writeFileSync(join(dir, "shared", "inner.yml"), playbook("inner"))
+    link("../shared/inner.yml", "alias", "playbook.yml")
+
+    const s = await start(home)
+    const listed = await s.run(list)
+    expect(listed.playbooks.map((p) => p.id)).toEqual(["inner"])
+    const refused = "refused: a symbolic link that resolves outside the playbook directory (only links inside it are followed)"
+    expect(listed.errors).toEqual([
+      { file_path: join(dir, "key", "playbook.yml"), message: refused },
+      { file_path: join(dir, "linked-dir", "playbook.yml"), message: refused },
+      { file_path: join(dir, "passwd", "playbook.yml"), message: refused },
+      { file_path: join(dir, "relative", "playbook.yml"), message: refused }
+    ])
+    for (const text of [JSON.stringify(listed), ...s.warnings()]) {
+      expect(text).not.toContain(SECRET.slice(0, 8))
+      expect(text).not.toContain("root:")
+    }
   })
 })
 

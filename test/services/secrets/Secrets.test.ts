@@ -6,7 +6,7 @@
  * the env provider.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Redacted } from "effect"
+import { Effect, Exit, Layer, Redacted, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { existsSync, writeFileSync } from "node:fs"
 import { randomBytes } from "node:crypto"
@@ -69,6 +69,30 @@ for (const db of testDatabases) {
         expect(audit.verify(chain).valid).toBe(true)
         expect(JSON.stringify(chain)).not.toContain(VALUE)
         expect(JSON.stringify(chain)).not.toContain("rotated-value-XYZ")
+      }).pipe(Effect.provide(secretsLayer(db))))
+
+    it.effect("resolveChecked records a resolution (row and secret.resolved) only when the check holds", () =>
+      Effect.gen(function*() {
+        const secrets = yield* Secrets
+        const resolver = yield* SecretResolver
+        const repo = yield* SecretsRepo
+        const audit = yield* AuditLog
+        const handle = yield* secrets.store({ scope: "checked", value: value(VALUE) })
+        const resolvedEvents = () =>
+          Effect.map(audit.events("gateway.secrets"), (events) => events.filter((e) => (e.action as { type: string }).type === "secret.resolved").length)
+        const before = yield* resolvedEvents()
+        for (let i = 0; i < 5; i++) {
+          const refused = yield* resolver.resolveChecked(handle.handle_id, "webhook:watcher-1", () => Result.fail("signature" as const))
+          expect(refused).toEqual(Result.fail("signature"))
+        }
+        expect(yield* Effect.flip(resolver.resolveChecked("sec_unknown", "webhook:watcher-1", () => Result.succeed(1)))).toMatchObject({ _tag: "NotFound" })
+        expect(yield* repo.resolutions(handle.handle_id)).toEqual([])
+        expect(yield* repo.resolutions("sec_unknown")).toEqual([])
+        expect(yield* resolvedEvents()).toBe(before)
+        const accepted = yield* resolver.resolveChecked(handle.handle_id, "webhook:watcher-1", (secret) => Result.succeed(Redacted.value(secret).length))
+        expect(accepted).toEqual(Result.succeed(VALUE.length))
+        expect((yield* repo.resolutions(handle.handle_id)).map((r) => [r.purpose, r.outcome])).toEqual([["webhook:watcher-1", "resolved"]])
+        expect(yield* resolvedEvents()).toBe(before + 1)
       }).pipe(Effect.provide(secretsLayer(db))))
 
     it.effect("validates input: value required, provider must be the configured one, scope and agent id", () =>

@@ -52,6 +52,15 @@ describe("master key file", () => {
     expect(Buffer.from(parseKey(key)!)).toEqual(key)
     expect(parseKey(Buffer.from("short"))).toBeUndefined()
   })
+  it.effect("a zero-length key file (left by an interrupted write of an older version) reads as empty and is replaced", () =>
+    Effect.gen(function*() {
+      const path = keyPath()
+      writeFileSync(path, "")
+      expect(yield* readKeyFile(path)).toBe("empty")
+      const key = yield* generateKeyFile(path)
+      expect(readFileSync(path, "utf8")).toBe(`${Buffer.from(key).toString("hex")}\n`)
+      expect(statSync(path).mode & 0o777).toBe(0o600)
+    }))
   it.effect("an invalid key file is a clear error naming the file", () =>
     Effect.gen(function*() {
       const path = keyPath()

@@ -4,8 +4,9 @@
  * export of an empty database, import → export with values that need
  * normalising (64-bit ids, JSON null in a NOT NULL column, zoned times),
  * id counters repaired, every refusal (confirm, format, unknown
- * table/column, bad value, non-empty tables) and atomicity (one bad row,
- * early or late in the order, leaves no row of the bundle anywhere).
+ * table/column, bad value, a row its table's row schema cannot read, a table
+ * without columns, non-empty tables) and atomicity (one bad row, early or
+ * late in the order, leaves no row of the bundle anywhere).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
@@ -201,6 +202,52 @@ for (const db of testDatabases) {
         expect(yield* totalRows).toBe(0)
       })))
 
+    it.effect("a table entry without columns (`columns: []`, rows `{}`) is 400 naming the table, row and field, not an SQL error", () =>
+      fresh(Effect.gen(function*() {
+        const failure = yield* failureOf(importing({ approvals: { columns: [], rows: [{}, {}] } }))
+        expect(failure).toEqual(expect.objectContaining({
+          _tag: "InvalidRequest",
+          message: expect.stringMatching(/^bundle\.tables\.approvals\.rows\[0\]\.kind: expected /)
+        }))
+        expect(yield* totalRows).toBe(0)
+      })))
+
+    it.effect("every row must be readable by its table's row schema: one that is not (role god, scope *) is 400 and nothing is written", () =>
+      fresh(Effect.gen(function*() {
+        const deviceToken = (token_id: string, overrides: Record<string, unknown> = {}) => ({
+          token_id,
+          token_digest: `digest-${token_id}-0123456789abcdef`,
+          device_id: "ops-laptop",
+          role: "client",
+          scopes: ["operator.read"],
+          issued_at: T,
+          expires_at: null,
+          revoked_at: null,
+          ...overrides
+        })
+        const good = {
+          plans: table([plan("plan-1")]),
+          approvals: table([approval(1)]),
+          device_tokens: table([deviceToken("t-1")])
+        }
+        const cases: ReadonlyArray<readonly [Record<string, ReturnType<typeof table>>, RegExp]> = [
+          [{ device_tokens: table([deviceToken("t-1"), deviceToken("t-2", { role: "god" })]) }, /^bundle\.tables\.device_tokens\.rows\[1\]\.role: expected /],
+          [{ device_tokens: table([deviceToken("t-1", { scopes: ["*"] })]) }, /^bundle\.tables\.device_tokens\.rows\[0\]\.scopes\[0\]: expected one of operator\.read, /],
+          [{ approvals: table([approval(1, { status: "bogus" })]) }, /^bundle\.tables\.approvals\.rows\[0\]\.status: expected /],
+          [{ approvals: { columns: ["id", "kind"], rows: [{ id: 1, kind: "spend" }] } }, /^bundle\.tables\.approvals\.rows\[0\]\.status: expected /],
+          [{ plans: table([{ ...plan("plan-1"), decision_json: { decision: "maybe" } }]) }, /^bundle\.tables\.plans\.rows\[0\]\.decision_json/]
+        ]
+        for (const [bad, message] of cases) {
+          const failure = yield* failureOf(importing({ ...good, ...bad }))
+          expect(failure._tag).toBe("InvalidRequest")
+          expect(failure.message).toMatch(message)
+          // Names the field, never the value.
+          for (const value of ["god", "bogus", "maybe", "digest-t-"]) expect(failure.message).not.toContain(value)
+          expect(yield* totalRows).toBe(0)
+        }
+        expect((yield* importing(good)).inserted_total).toBe(3)
+      })))
+
     it.effect("refuses (ImportRefused) when a target table holds rows, and changes nothing", () =>
       fresh(Effect.gen(function*() {
         yield* importing({ approvals: table([approval(1)]) })
@@ -228,7 +275,7 @@ for (const db of testDatabases) {
     for (
       const [where, bad] of [
         ["early (plans, a duplicated primary key)", { plans: table([plan("plan-1"), plan("plan-1")]) }],
-        ["in the middle (approvals, a failed CHECK)", { approvals: table([approval(1), approval(2, { status: "bogus" })]) }],
+        ["in the middle (approvals, a duplicated primary key)", { approvals: table([approval(1), approval(1, { prompt: "again" })]) }],
         ["late (workflow_resume_tokens, a duplicated primary key)", { workflow_resume_tokens: table([token("d1"), token("d1")]) }]
       ] as const
     ) {

@@ -22,7 +22,7 @@ for (const db of testDatabases) {
         const sql = yield* SqlClient.SqlClient
         yield* Effect.provide(Effect.asVoid(WatchersRepo), Layer.fresh(WatchersRepo.layer))
         const applied = yield* sql<{ n: number | bigint }>`SELECT COUNT(*) AS n FROM ${sql(migrationsTable("watchers"))}`
-        expect(Number(applied[0].n)).toBe(1)
+        expect(Number(applied[0].n)).toBe(2)
 
         const repo = yield* WatchersRepo
         const periodic = yield* repo.insert({
@@ -79,6 +79,7 @@ for (const db of testDatabases) {
           dedupe_key: `slot:${slot}`,
           slot,
           nonce_digest: null,
+          nonce_key: null,
           source_run_id: null,
           created_at: T0
         })

@@ -86,7 +86,7 @@ describe("slots, ids and dedupe keys", () => {
 
   it("dedupe keys", () => {
     expect(dedupeKey({ kind: "slot", slot: 60_000 })).toBe("slot:60000")
-    expect(dedupeKey({ kind: "nonce", nonce_digest: "ab" })).toBe("nonce:ab")
+    expect(dedupeKey({ kind: "nonce", nonce_digest: "ab", nonce_key: "k" })).toBe("nonce:ab")
     expect(dedupeKey({ kind: "run", run_id: "run-1", status: "failed" })).toBe("run:run-1")
   })
 })
@@ -121,6 +121,7 @@ describe("planRun", () => {
     const run = planRun(watcher("webhook"), { secret_handle: "s", playbook_id: "p" }, "firing-2", {
       kind: "nonce",
       nonce_digest: "d",
+      nonce_key: "k",
       trigger: { body_sha256: "x" }
     })!
     expect(run.key).toMatch(/^hook:[0-9a-f-]{36}$/)

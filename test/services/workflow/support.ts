@@ -15,6 +15,7 @@ import { fakeConnection } from "../../support/connections.ts"
 import { sqliteFile } from "../../support/databases.ts"
 import { approvalsLayer } from "../approvals/support.ts"
 import { FakeExecutor } from "./engine/support.ts"
+import { httpStepContext } from "./executors/support.ts"
 
 /** A policy bundle that allows every step. */
 export const AllowAll = Layer.succeed(PolicyBundle)({
@@ -28,7 +29,11 @@ export const AllowAll = Layer.succeed(PolicyBundle)({
 /** A runtime with the workflow service, approvals and event bus on a fresh SQLite file. */
 export const makeWorkflowRuntime = () =>
   ManagedRuntime.make(
-    workflowWith(FakeExecutor).pipe(Layer.provide(AllowAll), Layer.provideMerge(approvalsLayer(sqliteFile)), Layer.orDie)
+    workflowWith(FakeExecutor).pipe(
+      Layer.provide([AllowAll, httpStepContext().layer]),
+      Layer.provideMerge(approvalsLayer(sqliteFile)),
+      Layer.orDie
+    )
   )
 export type WorkflowRuntime = ReturnType<typeof makeWorkflowRuntime>
 

@@ -6,14 +6,14 @@
  * records, and logs that never carry the signature, the secret or the body.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Redacted, References } from "effect"
+import { Effect, Layer, Logger, Redacted, References, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { SecretResolver } from "../../../../services/secrets/SecretStore.ts"
 import { NotFound } from "../../../../services/shared/errors.ts"
 import type { FiringTrigger } from "../../../../services/watchers/automation.ts"
 import type { Watcher, WatcherFiring } from "../../../../services/watchers/schema.ts"
 import { Watchers } from "../../../../services/watchers/Watchers.ts"
-import { signWebhook, WEBHOOK_HEADERS } from "../../../../services/watchers/webhook/signature.ts"
+import { nonceKey, signWebhook, WEBHOOK_HEADERS } from "../../../../services/watchers/webhook/signature.ts"
 import { secretPurpose, type WebhookCall, WebhookTrigger } from "../../../../services/watchers/webhook/WebhookTrigger.ts"
 import { BODY, BODY_SHA256, NONCE, NONCE_DIGEST, SECRET, SIG_S, TIMESTAMP_S } from "./vectors.ts"
 
@@ -61,7 +61,8 @@ const makeWorld = () => {
       },
       fire: (w, trigger) =>
         Effect.sync(() => {
-          const key = `${w.id}:${trigger.kind === "nonce" ? trigger.nonce_digest : "?"}`
+          // As the repository: a nonce's key is unique across watchers (one secret accepts a nonce once).
+          const key = trigger.kind === "nonce" ? trigger.nonce_key : "?"
           if (digests.has(key)) return { fired: false, reason: "duplicate" } as const
           digests.add(key)
           fired.push({ watcher_id: w.id, trigger })
@@ -70,11 +71,15 @@ const makeWorld = () => {
         })
     }))),
     Layer.provide(Layer.succeed(SecretResolver, SecretResolver.of({
-      resolve: (handle, purpose) =>
+      resolve: () => Effect.die("the trigger resolves with resolveChecked"),
+      // As the real resolver: recorded only when the check holds.
+      resolveChecked: (handle, purpose, check) =>
         Effect.suspend(() => {
-          resolutions.push([handle, purpose])
           const value = secrets.get(handle)
-          return value === undefined ? Effect.fail(new NotFound({ message: `secret handle ${handle} not found` })) : Effect.succeed(Redacted.make(value))
+          if (value === undefined) return Effect.fail(new NotFound({ message: `secret handle ${handle} not found` }))
+          const checked = check(Redacted.make(value))
+          if (Result.isSuccess(checked)) resolutions.push([handle, purpose])
+          return Effect.succeed(checked)
         })
     })))
   )
@@ -111,13 +116,43 @@ describe("WebhookTrigger", () => {
       expect(yield* trigger(call())).toEqual({ ok: true, firing_id: "firing-1" })
       expect(world.fired).toEqual([{
         watcher_id: 1,
-        trigger: { kind: "nonce", nonce_digest: NONCE_DIGEST, trigger: { body_sha256: BODY_SHA256, body_bytes: BODY.length } }
+        trigger: {
+          kind: "nonce",
+          nonce_digest: NONCE_DIGEST,
+          nonce_key: nonceKey(SECRET, NONCE),
+          trigger: { body_sha256: BODY_SHA256, body_bytes: BODY.length }
+        }
       }])
       expect(world.resolutions).toEqual([["sec_ok", secretPurpose(1)]])
       expect(secretPurpose(1)).toBe("webhook:watcher-1")
       expect(yield* failure(call())).toEqual({ tag: "ReplayDetected", message: "webhook nonce has already been processed" })
-      // The same nonce on another watcher is another delivery.
-      expect(yield* trigger(call({ watcher_id: 8 }))).toEqual({ ok: true, firing_id: "firing-2" })
+    }))
+  })
+
+  it.effect("a delivery accepted by watcher 1 is a replay at watcher 8, which shares its secret (a nonce is unique per secret)", () => {
+    const world = makeWorld()
+    return world.run(Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      expect((yield* trigger(call())).ok).toBe(true)
+      expect(yield* failure(call({ watcher_id: 8 }))).toEqual({ tag: "ReplayDetected", message: "webhook nonce has already been processed" })
+      expect(world.fired.map((f) => f.watcher_id)).toEqual([1])
+      // The key depends on the secret: the same nonce under another secret is another key.
+      expect(nonceKey("another secret", NONCE)).not.toBe(nonceKey(SECRET, NONCE))
+      expect(nonceKey(SECRET, NONCE)).not.toContain(SECRET)
+    }))
+  })
+
+  it.effect("a rejected call records no resolution", () => {
+    const world = makeWorld()
+    return world.run(Effect.gen(function*() {
+      yield* TestClock.setTime(NOW)
+      expect(yield* failure(call({ set: { [WEBHOOK_HEADERS.signature]: `sha256=${"0".repeat(64)}` } })))
+        .toEqual({ tag: "WebhookRejected", message: "invalid webhook signature" })
+      expect(yield* failure(call({ watcher_id: 7 }))).toEqual({ tag: "WebhookRejected", message: "webhook secret not available" })
+      expect(world.fired).toEqual([])
+      expect(world.resolutions).toEqual([])
+      expect((yield* trigger(call())).ok).toBe(true)
+      expect(world.resolutions).toEqual([["sec_ok", secretPurpose(1)]])
     }))
   })
 

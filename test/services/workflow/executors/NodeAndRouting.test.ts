@@ -5,16 +5,17 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { NodeDns } from "@effect/platform-node"
 import type { DispatchError } from "../../../../services/nodes/errors.ts"
 import { NodeDisconnected, NodeTaskFailed, NodeTaskTimeout, NoEligibleNode } from "../../../../services/nodes/errors.ts"
 import { type DispatchInput, NodeDispatch } from "../../../../services/nodes/NodeDispatch.ts"
 import { ACTION_PRIMITIVE_KINDS } from "../../../../services/planner/schema.ts"
+import { CliSandbox } from "../../../../services/workflow/executors/CliSandbox.ts"
 import { capabilityOf, makeNodeExecutor } from "../../../../services/workflow/executors/NodeExecutor.ts"
 import { StepExecutorLive, UNSUPPORTED_KINDS } from "../../../../services/workflow/executors/StepExecutorLive.ts"
 import { commandLine, toolCallOf } from "../../../../services/workflow/executors/toolCall.ts"
 import { StepExecutor } from "../../../../services/workflow/StepExecutor.ts"
-import { context, failureOf, step } from "./support.ts"
+import { context, failureOf, httpStepContext, step } from "./support.ts"
 
 const ids = { node_id: "n1", run_id: "run-1", step_id: "step-1", attempt_id: "attempt-1" }
 
@@ -81,8 +82,13 @@ describe("NodeExecutor", () => {
 
 describe("StepExecutorLive", () => {
   const fake = fakeDispatch((input) => Effect.succeed({ status: "completed", capability: input.capability }))
-  const layer = StepExecutorLive({ cliEnabled: false, workspacesRoot: "/nonexistent" }).pipe(
-    Layer.provide([FetchHttpClient.layer, Layer.succeed(NodeDispatch, fake.service)])
+  const layer = StepExecutorLive.pipe(
+    Layer.provide([
+      httpStepContext().layer,
+      NodeDns.layer,
+      Layer.succeed(NodeDispatch, fake.service),
+      CliSandbox.layerWith({ enabled: false, allowUnsandboxed: false, hidden: [] })
+    ])
   )
 
   it.effect("routes by kind; args.capability sends any kind to a node; Confirm and kinds without executor are unsupported", () =>

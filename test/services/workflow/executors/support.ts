@@ -1,8 +1,9 @@
-/** Helpers of the executor tests: an attempt context, a local HTTP server, running one attempt. */
+/** Helpers of the executor tests: an attempt context, a local HTTP server, running one attempt, the Http steps' gateway. */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import type { ActionPrimitive } from "../../../../services/planner/schema.ts"
+import { HttpStepContext, SecretUnavailable } from "../../../../services/workflow/executors/HttpStepContext.ts"
 import type { AttemptContext, AttemptFailed, AttemptOutcome } from "../../../../services/workflow/StepExecutor.ts"
 
 export const context = (over: Partial<AttemptContext> = {}): AttemptContext => ({
@@ -55,3 +56,24 @@ export const closedPort = () =>
       server.close(() => resolve(port))
     })
   })
+
+/**
+ * A `HttpStepContext` for tests: egress rules that deny `deny` (default
+ * allow), the secrets of `secrets` by handle id (any other handle is
+ * unavailable); `resolutions` records each resolution's handle and purpose.
+ */
+export const httpStepContext = (options: { readonly deny?: ReadonlyArray<string>; readonly secrets?: Readonly<Record<string, string>> } = {}) => {
+  const resolutions: Array<{ readonly handle_id: string; readonly purpose: string }> = []
+  const service = HttpStepContext.of({
+    egressRules: () => Effect.succeed({ default: "allow", allow: [], require_approval: [], deny: [...(options.deny ?? [])] }),
+    secretScopes: (_agent, handles) => Effect.succeed(handles.filter((h) => options.secrets?.[h] !== undefined).map((h) => `scope-of-${h}`)),
+    resolveSecret: (_run, handle_id, purpose) => {
+      resolutions.push({ handle_id, purpose })
+      const value = options.secrets?.[handle_id]
+      return value === undefined
+        ? Effect.fail(new SecretUnavailable({ message: `secret handle ${handle_id} not found` }))
+        : Effect.succeed(Redacted.make(value))
+    }
+  })
+  return { service, resolutions, layer: Layer.succeed(HttpStepContext, service) }
+}
