@@ -9,6 +9,22 @@ import { rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
+
+// effect/http-api's HttpApiScalar and HttpApiSwagger load their UI bundles (about 5 MB of JavaScript) with a
+// dynamic import; the gateway serves neither (only GET /openapi.json), so the bundle gets a stub in their place
+// and the package ships only what runs. Using either layer would fail with the stub's message.
+const noDocsUi = {
+  name: "no-docs-ui",
+  setup(build) {
+    build.onResolve({ filter: /\/internal\/httpApi(Scalar|Swagger)\.js$/ }, (args) =>
+      args.importer.includes("effect") ? { path: args.path, namespace: "no-docs-ui" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "no-docs-ui" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`svc-gateway: ${args.path} (Scalar/Swagger UI) is not bundled`)})`,
+      loader: "js"
+    }))
+  }
+}
 const outdir = `${root}dist/cli`
 rmSync(outdir, { recursive: true, force: true })
 
@@ -28,6 +44,7 @@ await build({
   external: ["libsql", "pg-native", "bufferutil", "utf-8-validate"],
   // Bundled CommonJS dependencies (pg, ws) call require(); give ES modules one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+  plugins: [noDocsUi],
   logLevel: "warning"
 })
 

@@ -10,7 +10,6 @@
  * @module
  */
 import { Clock, Context, Effect, Layer } from "effect"
-import { PrometheusMetrics } from "effect/observability"
 import { GatewayConfig, GATEWAY_VERSION } from "../../layers/config.ts"
 import { DatabaseInfo } from "../../layers/storage/Storage.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
@@ -19,7 +18,7 @@ import { CliSandbox } from "../workflow/executors/CliSandbox.ts"
 import { ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
 import { PresenceConfig } from "../ws-sessions/Presence.ts"
 import { DiagnosticsRepo, type UsageFilter } from "./DiagnosticsRepo.ts"
-import { GatewayMetrics } from "./metrics.ts"
+import { GatewayMetrics, renderPrometheus } from "./metrics.ts"
 import { processSampler } from "./processSample.ts"
 import type { StatusResponse, UsageQuery, UsageResponse } from "./schema.ts"
 
@@ -117,7 +116,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
         ? Effect.gen(function*() {
           const approvalsPending = yield* Effect.orDie(repo.approvalsPending)
           recorder.sample({ approvalsPending, ...(yield* sampleProcess) })
-          return PrometheusMetrics.formatUnsafe(recorder.context)
+          return renderPrometheus(recorder)
         }).pipe(Effect.withSpan("Diagnostics.metrics"))
         : Effect.fail(disabled)
 

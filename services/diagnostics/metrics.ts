@@ -19,6 +19,7 @@
  * @module
  */
 import { Context, Metric } from "effect"
+import { PrometheusMetrics } from "effect/observability"
 
 /** Kind of a metric, as Prometheus names it. */
 export type MetricKind = "counter" | "gauge" | "histogram"
@@ -283,3 +284,46 @@ export const disabledRecorder: MetricsRecorder = {
 export const GatewayMetrics = Context.Reference<MetricsRecorder>("svc-gateway/diagnostics/GatewayMetrics", {
   defaultValue: () => makeRecorder(Context.empty())
 })
+
+/**
+ * HELP text of the families other Effect modules register without a
+ * description: `effect/cluster`'s runner gauges (`ClusterMetrics`), which the
+ * workflow engine's `SingleRunner` registers. Worded from their docstrings.
+ */
+export const LIBRARY_METRIC_HELP: Readonly<Record<string, string>> = {
+  effect_cluster_entities: "Entities resident on this runner, by entity type (effect/cluster; the workflow engine's runner).",
+  effect_cluster_entity_mailbox_size: "Requests admitted to each resident entity's mailbox, queued or in flight (effect/cluster).",
+  effect_cluster_entity_mailbox_size_max: "Largest mailbox size among the resident entities of each type (effect/cluster).",
+  effect_cluster_singletons: "Singleton processes running on this runner (effect/cluster).",
+  effect_cluster_runners: "Cluster runners registered (effect/cluster; one for the gateway's single runner).",
+  effect_cluster_runners_healthy: "Cluster runners currently considered healthy (effect/cluster).",
+  effect_cluster_shards: "Shards acquired by this runner (effect/cluster).",
+  effect_cluster_shards_releasing: "Shards this runner is still releasing (effect/cluster); positive while shards move."
+}
+
+const TYPE_LINE = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) /
+
+/**
+ * `text` (Prometheus exposition 0.0.4) with a `# HELP` line before every
+ * `# TYPE` line that has none: {@link LIBRARY_METRIC_HELP} for the known
+ * library families, else a generic sentence naming the family. The
+ * exposition format makes HELP optional, but `promtool check metrics` (and
+ * the gateway's own contract, docs/operations.md "Metrics") want one per family.
+ */
+export const withHelpLines = (text: string): string => {
+  const lines = text.split("\n")
+  const out: Array<string> = []
+  for (const line of lines) {
+    const match = TYPE_LINE.exec(line)
+    if (match !== null && !(out.at(-1) ?? "").startsWith(`# HELP ${match[1]} `)) {
+      const name = match[1]!
+      out.push(`# HELP ${name} ${LIBRARY_METRIC_HELP[name] ?? `${name}: registered by a library without a description.`}`)
+    }
+    out.push(line)
+  }
+  return out.join("\n")
+}
+
+/** The `GET /metrics` body: every series of `recorder`'s registry, each family with HELP and TYPE. */
+export const renderPrometheus = (recorder: MetricsRecorder): string =>
+  withHelpLines(PrometheusMetrics.formatUnsafe(recorder.context))

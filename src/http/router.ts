@@ -193,6 +193,29 @@ const makeRoute = (
   })
 }
 
+type RouteHandle = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>
+
+/**
+ * The router's routes. `HttpRouter` serves a `X/*` route at `X` too, so when
+ * both are declared (`GET /ui` and `GET /ui/*`) one route is registered that
+ * answers with `X`'s handler when the path has no tail, else with `X/*`'s.
+ */
+const withWildcards = (
+  routes: ReadonlyMap<string, { readonly method: string; readonly path: string; readonly handle: RouteHandle }>
+): Array<HttpRouter.Route<unknown, unknown>> => {
+  const out: Array<HttpRouter.Route<unknown, unknown>> = []
+  for (const [key, { method, path, handle }] of routes) {
+    const wildcardOf = routes.get(`${key}/*`)
+    if (wildcardOf !== undefined) continue
+    const base = path.endsWith("/*") ? routes.get(`${method} ${path.slice(0, -2)}`) : undefined
+    const route = base === undefined
+      ? handle
+      : Effect.flatMap(HttpRouter.params, (params) => (params["*"] ?? "") === "" ? base.handle : handle)
+    out.push(HttpRouter.route(method as "GET", path as `/${string}`, route))
+  }
+  return out
+}
+
 type GroupServices<Groups extends ReadonlyArray<HttpHandlerGroup<any>>> = Groups[number] extends HttpHandlerGroup<infer R>
   ? R
   : never
@@ -210,7 +233,7 @@ export const layer = <const Groups extends ReadonlyArray<HttpHandlerGroup<any>>>
     const router = yield* HttpRouter.HttpRouter
     const built = new Map<string, Readonly<Record<string, AnyHandler>> | NotServed>()
     for (const group of groups) built.set(group.group, yield* group.build)
-    const routes: Array<HttpRouter.Route<unknown, unknown>> = []
+    const routes = new Map<string, { method: string; path: string; handle: RouteHandle }>()
     const problems: Array<string> = []
     const seen = new Set<string>()
     HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.Constraint>, {
@@ -223,10 +246,11 @@ export const layer = <const Groups extends ReadonlyArray<HttpHandlerGroup<any>>>
         if (handlers === NotServed) return
         const handler = handlers?.[endpoint.identifier]
         if (handler === undefined) return void problems.push(`HTTP endpoint ${group.identifier}.${endpoint.identifier} has no handler`)
-        routes.push(HttpRouter.route(endpoint.method as "GET", endpoint.path as `/${string}`, makeRoute(endpoint, successStatus(successes), handler, mergedAnnotations.mapUnsafe.get(OptionalBody.key) === true)))
+        const handle = makeRoute(endpoint, successStatus(successes), handler, mergedAnnotations.mapUnsafe.get(OptionalBody.key) === true)
+        routes.set(`${endpoint.method} ${endpoint.path}`, { method: endpoint.method, path: endpoint.path, handle })
       }
     })
     for (const name of built.keys()) if (!seen.has(name)) problems.push(`HTTP handlers for undeclared group ${name}`)
     if (problems.length > 0) return yield* Effect.die(new Error(problems.join("; ")))
-    yield* router.addAll(routes)
+    yield* router.addAll(withWildcards(routes))
   }))

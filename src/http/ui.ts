@@ -1,10 +1,17 @@
-/** `GET /ui` (src/http/api/ui.ts): the UI assets are not part of this build: 404 `operator_ui_assets_unavailable`. */
+/**
+ * `GET /ui`, `GET /ui/*` (src/http/api/ui.ts): the UI assets are not part of
+ * this build, so the shell answers 404 text `operator_ui_assets_unavailable`
+ * and every path below it 404 text `not_found` (gateway-api.md "Public routes").
+ */
 import { Effect } from "effect"
-import { OperatorUiAssetsUnavailable } from "./api/ui.ts"
+import { HttpServerResponse } from "effect/http"
 import { GatewayApi } from "./api/index.ts"
+import { UI_ASSETS_UNAVAILABLE, UI_NOT_FOUND } from "./api/ui.ts"
 import { handlers } from "./router.ts"
 
-const unavailable = new OperatorUiAssetsUnavailable({ message: "the operator UI assets are not installed in this build" })
+const notFound = (body: string) => HttpServerResponse.text(body, { status: 404, contentType: "text/plain; charset=utf-8" })
+const shell = Effect.succeed(notFound(UI_ASSETS_UNAVAILABLE))
+const asset = Effect.succeed(notFound(UI_NOT_FOUND))
 
 /** UI handlers; need nothing. */
-export const UiHttp = handlers(GatewayApi, "ui", Effect.succeed({ shell: () => Effect.fail(unavailable) }))
+export const UiHttp = handlers(GatewayApi, "ui", Effect.succeed({ shell: () => shell, asset: () => asset }))

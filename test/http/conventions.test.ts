@@ -4,6 +4,7 @@
  * no 500 for any client mistake.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 
@@ -124,6 +125,22 @@ describe("OpenAPI document", () => {
       expect.arrayContaining(["/healthz", "/policy/check", "/auth/session", "/auth/logout", "/auth/device-tokens/issue", "/auth/device-tokens/revoke", "/connections", "/presence"])
     )
     expect(doc.paths["/policy/check"].post.requestBody).toBeDefined()
+  })
+
+  it("carries the package's version, and a description, the access and a curl example for every operation", async () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"))
+    const doc = await readJson(await gw.fetch("/openapi.json", { headers: { authorization: `Bearer ${gw.adminToken}` } }))
+    expect(doc.info.version).toBe(pkg.version)
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item as Record<string, any>).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation }))
+    )
+    expect(operations.length).toBeGreaterThanOrEqual(67)
+    expect(operations.filter(({ operation }) => !(operation.description ?? "").trim()).map(({ name }) => name)).toEqual([])
+    expect(operations.filter(({ operation }) => typeof operation["x-svc-access"] !== "string").map(({ name }) => name)).toEqual([])
+    expect(operations.filter(({ operation }) => !operation["x-codeSamples"]?.[0]?.source?.includes("$GW")).map(({ name }) => name)).toEqual([])
+    expect(doc.paths["/approvals"].get["x-svc-access"]).toBe("operator.approvals")
+    expect(doc.paths["/healthz"].get["x-svc-access"]).toBe("public")
+    expect(doc.paths["/policy/check"].post.requestBody.content["application/json"].example).toMatchObject({ spend: { currency: "EUR" } })
   })
 })
 

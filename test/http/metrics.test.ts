@@ -12,6 +12,7 @@
  * a scrape taken before the action, or use labels only this file produces.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -160,7 +161,33 @@ describe("GET /metrics", () => {
     expect(after.help.get("workflow_runs_total")).toBe(METRICS.workflowRuns.help)
     expect(after.type.get("workflow_step_duration_seconds")).toBe("histogram")
   })
+
+  // After the tests above every kind of family is present: labelled counters and histograms, gauges, and the
+  // workflow engine's effect_cluster_* gauges (registered by effect/cluster without a description).
+  it("gives every family a HELP and a TYPE line, and the scrape passes promtool check metrics", async () => {
+    const exposition = await scrape()
+    const families = [...exposition.type.keys()]
+    expect(families).toEqual(expect.arrayContaining(["effect_cluster_entities", "effect_cluster_shards", "workflow_step_duration_seconds"]))
+    expect(families.filter((name) => !(exposition.help.get(name) ?? "").trim())).toEqual([])
+    for (const name of families) expect(exposition.help.has(name), name).toBe(true)
+    const promtool = promtoolPath()
+    if (promtool === undefined) {
+      // .ci/run installs promtool (Debian's prometheus package) and sets SVC_REQUIRE_PROMTOOL; a developer machine may not have it.
+      if (process.env.SVC_REQUIRE_PROMTOOL === "1") throw new Error("promtool not found and SVC_REQUIRE_PROMTOOL=1 (see .ci/run)")
+      console.warn("promtool not found (PATH or SVC_PROMTOOL): the Prometheus parser check was skipped; .ci/run installs it")
+      return
+    }
+    const result = spawnSync(promtool, ["check", "metrics"], { input: exposition.text, encoding: "utf8" })
+    expect({ status: result.status, output: `${result.stdout}${result.stderr}` }).toEqual({ status: 0, output: "" })
+  })
 })
+
+/** promtool from `SVC_PROMTOOL` or PATH (`.ci/run` installs it). */
+const promtoolPath = (): string | undefined => {
+  if (process.env.SVC_PROMTOOL) return process.env.SVC_PROMTOOL
+  const found = spawnSync("sh", ["-c", "command -v promtool"], { encoding: "utf8" })
+  return found.status === 0 && found.stdout.trim() !== "" ? found.stdout.trim() : undefined
+}
 
 describe("GET /metrics with SVC_METRICS=off", () => {
   let gw: TestGateway

@@ -9,7 +9,7 @@
  * check of the consumer), hence the single test with a generous timeout.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, sep } from "node:path"
 import { afterAll, expect, it } from "vitest"
@@ -26,7 +26,7 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   for (const link of links) if (existsSync(link)) unlinkSync(link)
   rmSync(temp, { recursive: true, force: true })
-})
+}, 120_000)
 
 /** Environment for child processes: ours, with node's directory first on PATH (for `#!/usr/bin/env node`). */
 const childEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
@@ -119,6 +119,14 @@ const exitWithin = (running: Running, timeoutMs: number) =>
     )
   ])
 
+/** The tsconfig block of docs/architecture.md "TypeScript settings of a consumer" (after its `consumer-tsconfig` marker). */
+const consumerTsconfig = (): { compilerOptions: Record<string, unknown> } => {
+  const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8")
+  const block = /<!-- consumer-tsconfig[^>]*-->\s*```json\n([\s\S]*?)\n```/.exec(doc)
+  if (block === null) throw new Error("docs/architecture.md has no consumer-tsconfig block")
+  return JSON.parse(block[1]!)
+}
+
 // Type-level checks of the packed declarations, compiled in the consumer. Each
 // `@ts-expect-error` fails the build if a declaration did not resolve (the
 // name would be `any` and accept anything), so this proves the `.d.ts` files'
@@ -207,6 +215,14 @@ it("npm pack builds a package another Node project installs, type-checks and com
   ]) expect(files, entry).toContain(entry)
   expect(files.filter((f) => f.startsWith("dist/bench/") || f.startsWith("dist/test/"))).toEqual([])
   expect(files.filter((f) => f.endsWith(".map") || (f.endsWith(".ts") && !f.endsWith(".d.ts")))).toEqual([])
+  // Only what runs: effect/http-api's Scalar and Swagger UI bundles (about 5 MB, loaded by HttpApiScalar/HttpApiSwagger,
+  // which the gateway does not serve) are stubs in the CLI bundle (scripts/bundle.mjs).
+  const sizes = Object.fromEntries(files.map((f) => [f, statSync(join(installed, f)).size]))
+  for (const [file, size] of Object.entries(sizes)) {
+    if (/httpApi(Scalar|Swagger)/i.test(file)) expect(size, file).toBeLessThan(1024)
+  }
+  const total = Object.values(sizes).reduce((a, b) => a + b, 0)
+  expect(total, "unpacked package size").toBeLessThan(5 * 1024 * 1024)
   // One copy of effect for the whole app: two copies would mean two sets of Context tags.
   expect(installedCopies(join(consumer, "node_modules"), "effect")).toEqual([join(consumer, "node_modules", "effect")])
 
@@ -245,6 +261,16 @@ console.log(JSON.stringify({
   )
   const tsc = await timed("tsc (consumer)", () =>
     exec(process.execPath, [join(consumer, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.check.json", "--listFiles"], consumer, 180_000)
+  )
+  // The same files with the consumer settings docs/architecture.md documents (strict, library files checked).
+  const documented = consumerTsconfig()
+  expect(documented.compilerOptions).toMatchObject({ strict: true, skipLibCheck: false })
+  writeFileSync(
+    join(consumer, "tsconfig.documented.json"),
+    JSON.stringify({ ...documented, compilerOptions: { ...documented.compilerOptions, allowJs: true, checkJs: true }, include: ["*.mjs", "types-check.ts"] })
+  )
+  await timed("tsc (documented settings)", () =>
+    exec(process.execPath, [join(consumer, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.documented.json"], consumer, 180_000)
   )
   const program = tsc.stdout.split(/\r?\n/).map((f) => f.split(sep).join("/"))
   // The declarations' own `./x.ts` specifiers resolved to the packed `.d.ts` files.
@@ -300,4 +326,4 @@ console.log(JSON.stringify({
   expect([0, 130], app.output()).toContain(exit.code)
 
   console.log(`pack test timings (ms): ${JSON.stringify(timings)}`)
-}, 300_000)
+}, 600_000)

@@ -15,6 +15,7 @@ import {
   ApprovalStatusFilter
 } from "../../../services/approvals/schema.ts"
 import { NotFound } from "../../../services/shared/errors.ts"
+import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
@@ -28,14 +29,34 @@ export const ApprovalsApi = HttpApiGroup.make("approvals")
       query: { status: Schema.optionalKey(ApprovalStatusFilter) },
       success: ApprovalListResponse,
       error: REQUEST_ERRORS
-    }),
-    HttpApiEndpoint.get("get", "/approvals/:id", { params, success: ApprovalGetResponse, error: errors }),
+    }).annotateMerge(documented(
+      "Lists approvals, oldest first, optionally only those with `status` (`pending`, `approved`, `denied`, " +
+        "`expired`, `cancelled`).",
+      { query: "status=pending", response: { approvals: [{ id: 1, kind: "spend", status: "pending", plan_id: "plan-…" }] } }
+    )),
+    HttpApiEndpoint.get("get", "/approvals/:id", { params, success: ApprovalGetResponse, error: errors }).annotateMerge(documented(
+      "One approval record: its kind, status, prompt, context, expiry and resolution. 404 for an unknown id.",
+      { path: "/approvals/1", response: { approval: { id: 1, kind: "spend", status: "pending", resolution: null } } }
+    )),
     HttpApiEndpoint.post("respond", "/approvals/:id/respond", {
       params,
       payload: ApprovalRespondRequest,
       success: ApprovalRespondResponse,
       error: errors
-    }),
-    HttpApiEndpoint.get("preview", "/approvals/:id/preview", { params, success: ApprovalPreview, error: errors })
+    }).annotateMerge(documented(
+      "Approves or denies a pending approval (`decision`, or the reference's `approved: true|false`), with an " +
+        "optional `reason`. `mode: \"always\"` on a policy approval also creates the suggested (or given) overrides. " +
+        "Idempotent once decided: answering again returns the record as it is. A run waiting for it continues or is " +
+        "cancelled; announced as `approval.resolved`.",
+      {
+        path: "/approvals/1/respond",
+        body: { decision: "approved", reason: "within this month's budget" },
+        response: { approval: { id: 1, status: "approved", resolution: { decision: "approved", reason: "within this month's budget" } } }
+      }
+    )),
+    HttpApiEndpoint.get("preview", "/approvals/:id/preview", { params, success: ApprovalPreview, error: errors }).annotateMerge(documented(
+      "The approval as an operator UI shows it before deciding: plan, step, prompt, context, status and expiry.",
+      { path: "/approvals/1/preview", response: { id: 1, status: "approved", prompt: "…" } }
+    ))
   )
   .annotate(Access, scope("operator.approvals"))

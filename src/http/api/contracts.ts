@@ -8,6 +8,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { NotFound } from "../../../services/shared/errors.ts"
+import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
 import { AUTH_ERRORS, wire } from "./errors.ts"
 
@@ -51,11 +52,27 @@ export const ContractsApi = HttpApiGroup.make("contracts")
     HttpApiEndpoint.get("catalog", "/contracts/jsonschema/catalog.json", {
       success: ContractsCatalog,
       error: [...AUTH_ERRORS, wire(ContractsUnavailable)]
-    }),
+    }).annotateMerge(documented(
+      "The catalog of JSON Schema (draft 2020-12) documents of every wire type, generated from the schemas that " +
+        "validate requests: name, file, `$id`, role and where each is used.",
+      {
+        response: {
+          format: "svc.contracts.jsonschema.catalog.v1",
+          package: { name: "svc-gateway", version: "0.1.0" },
+          schemas: [{ name: "…", file: "….json" }]
+        }
+      }
+    )),
     HttpApiEndpoint.get("file", "/contracts/jsonschema/:file", {
       params: { file: Schema.String.annotate({ description: "A catalog file name such as PlanRequest.json." }) },
       success: JsonSchemaDocument,
       error: [...AUTH_ERRORS, wire(NotFound), wire(ContractsUnavailable)]
-    })
+    }).annotateMerge(documented(
+      "One document of the catalog by file name; 404 for any other name.",
+      {
+        path: "/contracts/jsonschema/PlanRequest.json",
+        response: { $schema: "https://json-schema.org/draft/2020-12/schema", $id: "https://schemas.svc-gateway.dev/0.1.0/PlanRequest.json", title: "PlanRequest" }
+      }
+    ))
   )
   .annotate(Access, scope("operator.read"))

@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { CapabilityDescriptor, PresenceEntry, WsPeerRole } from "../../../services/ws-sessions/schema.ts"
+import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
 import { AUTH_ERRORS } from "./errors.ts"
 
@@ -50,7 +51,15 @@ export type PresenceResponse = typeof PresenceResponse.Type
 /** Diagnostics of the WebSocket API. */
 export const DiagnosticsApi = HttpApiGroup.make("diagnostics")
   .add(
-    HttpApiEndpoint.get("connections", "/connections", { success: ConnectionsResponse, error: AUTH_ERRORS }),
-    HttpApiEndpoint.get("presence", "/presence", { success: PresenceResponse, error: AUTH_ERRORS })
+    HttpApiEndpoint.get("connections", "/connections", { success: ConnectionsResponse, error: AUTH_ERRORS }).annotateMerge(documented(
+      "The WebSocket connections of this instance that completed the handshake: counts by role and capability, and " +
+        "one summary per connection (device, role, capabilities, token kind and scopes; never a token).",
+      { response: { status: "ok", connections: [{ role: "node", ready_capabilities: ["demo.echo"], token_kind: "node" }] } }
+    )),
+    HttpApiEndpoint.get("presence", "/presence", { success: PresenceResponse, error: AUTH_ERRORS }).annotateMerge(documented(
+      "Presence: the gateway itself (`reason: \"self\"`) first, then every device seen (connected or beaconed) " +
+        "within the presence TTL.",
+      { response: { status: "ok", entries: [{ reason: "self" }] } }
+    ))
   )
   .annotate(Access, scope("operator.read"))

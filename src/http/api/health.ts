@@ -1,6 +1,7 @@
 /** `GET /healthz` (public; gateway-api.md "Public routes", reference §2.7). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { documented } from "./examples.ts"
 import { Access, PUBLIC } from "./access.ts"
 
 /** `{status: "ok", is_exposed}`: `is_exposed` is true when bound to a non-loopback address. */
@@ -11,5 +12,9 @@ export const HealthResponse = Schema.Struct({
 
 /** Liveness probe. */
 export const HealthApi = HttpApiGroup.make("health")
-  .add(HttpApiEndpoint.get("healthz", "/healthz", { success: HealthResponse }))
+  .add(HttpApiEndpoint.get("healthz", "/healthz", { success: HealthResponse }).annotateMerge(documented(
+    "Liveness probe: answers as soon as the gateway serves HTTP. `is_exposed` is true when it listens on a " +
+      "non-loopback address (then the admin token must be at least 32 characters and `SVC_AUTH=off` is refused).",
+    { response: { status: "ok", is_exposed: false } }
+  )))
   .annotate(Access, PUBLIC)

@@ -12,6 +12,7 @@ import {
   NodeIdParam,
   NodeListResponse
 } from "../../../services/nodes/schema.ts"
+import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
 import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "./errors.ts"
 
@@ -19,7 +20,14 @@ import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "./errors.ts"
 export const NodesApi = HttpApiGroup.make("nodes")
   .add(
     HttpApiEndpoint.get("list", "/nodes", { success: NodeListResponse, error: AUTH_ERRORS })
-      .annotate(Access, scope("operator.read")),
+      .annotate(Access, scope("operator.read")).annotateMerge(documented(
+        "Every node with a pairing record and its live state: connections, tasks in flight, the capabilities it " +
+          "declared ready (advertised ∩ allowlisted) and its allowlist. Here once the approved demo node is ready.",
+        {
+          setup: "until curl -s \"$GW/nodes\" -H \"authorization: Bearer $TOKEN\" | jq -e '.nodes[] | select(.pairing_id == 1) | .ready_capabilities | length == 1' > /dev/null; do sleep 0.2; done",
+          response: { status: "ok", nodes: [{ pairing_id: 1, pairing_status: "approved", connected: true, ready_capabilities: [{ id: "demo.echo" }] }] }
+        }
+      )),
     HttpApiEndpoint.post("dispatch", "/nodes/:node_id/dispatch", {
       params: { node_id: NodeIdParam },
       payload: NodeDispatchRequest,
@@ -31,5 +39,15 @@ export const NodesApi = HttpApiGroup.make("nodes")
         wire(NodeDisconnected),
         wire(NodeTaskTimeout)
       ]
-    }).annotate(Access, scope("operator.admin"))
+    }).annotate(Access, scope("operator.admin")).annotateMerge(documented(
+      "Runs one `task.execute` of `capability` on that node (paired, connected, the capability ready and allowlisted) " +
+        "and answers its result and evidence, so operators can try a node without a workflow. 409 " +
+        "`no_eligible_node`, 502 `node_task_failed`, 503 `node_disconnected`, 504 `node_task_timeout`.",
+      {
+        setup: "NODE_ID=$(curl -s \"$GW/nodes\" -H \"authorization: Bearer $TOKEN\" | jq -r '.nodes[] | select(.pairing_id == 1) | .node_id')",
+        path: "/nodes/$NODE_ID/dispatch",
+        body: { capability: "demo.echo", action: { text: "hello" } },
+        response: { node_id: "…", run_id: "dispatch-…" }
+      }
+    ))
   )

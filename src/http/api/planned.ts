@@ -2,13 +2,12 @@
  * Every other route of gateway-api.md "Endpoints", declared with its access
  * rule but not served yet. Declaring them keeps authorization exact before
  * they exist: a device token without the route's scope gets 403, with it the
- * route answers 404 `not_found`; public ones (`/ui/*`) answer 404 without a
- * token. When a subsystem lands, its routes move from
+ * route answers 404 `not_found`. When a subsystem lands, its routes move from
  * here into its own group with full schemas (src/http/api/<subsystem>.ts).
  * They are not part of the OpenAPI document or the typed client.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { Access, AUTHENTICATED, OPERATOR, PUBLIC, type RouteAccess, scope } from "./access.ts"
+import { Access, AUTHENTICATED, OPERATOR, type RouteAccess, scope } from "./access.ts"
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
@@ -22,7 +21,6 @@ const ADMIN = scope("operator.admin")
 
 /** The spec's routes that are declared but not implemented yet, by area. */
 export const PlannedApi = HttpApi.make("svc-gateway-planned")
-  .add(group("public", PUBLIC, [["GET", "/ui/*"]]))
   // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
   .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
   .add(group("memoryExports", READ, [["GET", "/memory/exports/:id"]]))

@@ -22,6 +22,7 @@ import {
   PlaybookRuntimeResponse
 } from "../../../services/playbooks/schema.ts"
 import { NotFound } from "../../../services/shared/errors.ts"
+import { documented } from "./examples.ts"
 import { Access, OPERATOR, OptionalBody } from "./access.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
@@ -31,19 +32,44 @@ const errors = [...REQUEST_ERRORS, wire(NotFound)]
 /** `GET /playbooks`, `GET /playbooks/:id`, `POST /playbooks/:id/run`, `POST /playbooks/:id/execute`, `POST /playbooks/runtime`. */
 export const PlaybooksApi = HttpApiGroup.make("playbooks")
   .add(
-    HttpApiEndpoint.get("list", "/playbooks", { success: PlaybookListResponse, error: REQUEST_ERRORS }),
-    HttpApiEndpoint.get("get", "/playbooks/:id", { params, success: PlaybookDetail, error: errors }),
-    HttpApiEndpoint.post("run", "/playbooks/:id/run", { params, success: PlaybookDryRun, error: errors }),
+    HttpApiEndpoint.get("list", "/playbooks", { success: PlaybookListResponse, error: REQUEST_ERRORS }).annotateMerge(documented(
+      "The playbooks loaded from `$SVC_HOME/playbooks/<name>/playbook.yml` (reloaded when the files change), by id, " +
+        "and every file that did not load under `errors` with its message and line.",
+      { response: { playbooks: [{ id: "hello", name: "Hello", version: "1", step_count: 1 }], errors: [] } }
+    )),
+    HttpApiEndpoint.get("get", "/playbooks/:id", { params, success: PlaybookDetail, error: errors }).annotateMerge(documented(
+      "One playbook: its summary, the manifest as decoded and the compiled workflow steps. 404 for an unknown id.",
+      { path: "/playbooks/hello", response: { id: "hello", steps: [{ type: "Http", idempotency_key: "playbook:hello:health" }] } }
+    )),
+    HttpApiEndpoint.post("run", "/playbooks/:id/run", { params, success: PlaybookDryRun, error: errors }).annotateMerge(documented(
+      "Dry run: compiles the playbook and asks the policy bundle about each step (as the engine's gate would), " +
+        "without executing or writing anything. A body is ignored.",
+      {
+        path: "/playbooks/hello/run",
+        response: { playbook_id: "hello", steps: [{ step_id: "health", action: { type: "Http" }, policy: { decision: "allow" } }] }
+      }
+    )),
     HttpApiEndpoint.post("execute", "/playbooks/:id/execute", {
       params,
       payload: PlaybookExecuteRequest,
       success: PlaybookExecuteResponse,
       error: errors
-    }).annotate(OptionalBody, true),
+    }).annotate(OptionalBody, true).annotateMerge(documented(
+      "Runs the playbook as a durable workflow run (key `cron:playbook-<id>` unless given). The body is optional " +
+        "(`{key?, lane?, plan_id?, request_id?, budgets?}`). 400 while `SVC_ENGINE_API_ENABLED` is not 1.",
+      { path: "/playbooks/hello/execute", response: { status: "ok", run_id: "run-…", playbook_id: "hello", key: "cron:playbook-hello", steps_count: 1 } }
+    )),
     HttpApiEndpoint.post("runtime", "/playbooks/runtime", {
       payload: PlaybookRuntimeRequest,
       success: PlaybookRuntimeResponse,
       error: errors
-    })
+    }).annotateMerge(documented(
+      "The runtime envelope: `{action: \"run\", playbook_id, …}` executes a playbook like `execute`; " +
+        "`{action: \"resume\", token}` resumes a paused run like `POST /workflow/resume`. 400 while the engine is off.",
+      {
+        body: { action: "run", playbook_id: "hello", key: "agent:playbooks:main" },
+        response: { status: "ok", action: "run", run_id: "run-…", playbook_id: "hello", key: "agent:playbooks:main" }
+      }
+    ))
   )
   .annotate(Access, OPERATOR)

@@ -13,6 +13,7 @@ import {
   ProviderId
 } from "../../../services/provider-oauth/schema.ts"
 import { NotFound } from "../../../services/shared/errors.ts"
+import { documented } from "./examples.ts"
 import { Access, PUBLIC, scope } from "./access.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
@@ -26,7 +27,16 @@ export const ProviderOAuthApi = HttpApiGroup.make("providerOAuth")
       payload: OAuthAuthorizeRequest,
       success: OAuthAuthorizeResponse,
       error: [...REQUEST_ERRORS, wire(NotFound)]
-    }).annotate(Access, scope("operator.admin")),
+    }).annotate(Access, scope("operator.admin")).annotateMerge(documented(
+      "Starts an OAuth authorization with PKCE for a provider of the providers file: answers the provider's " +
+        "`authorize_url` (with `state`, the S256 code challenge and the redirect URI of this gateway's callback) for " +
+        "the operator's browser; the pending authorization lives 10 minutes. 404 for an unconfigured provider.",
+      {
+        path: "/providers/example/oauth/authorize",
+        body: { agent_id: "default" },
+        response: { status: "ok", provider: "example", state: "…", authorize_url: "https://auth.example.com/oauth/authorize?…" }
+      }
+    )),
     HttpApiEndpoint.get("callback", "/providers/:provider/oauth/callback", {
       params: { provider: Schema.String },
       query: OAuthCallbackQuery,
@@ -34,5 +44,15 @@ export const ProviderOAuthApi = HttpApiGroup.make("providerOAuth")
       error: HtmlPage.pipe(HttpApiSchema.status(400)).annotate({
         description: "invalid, expired, used or other provider's state, or missing parameters"
       })
-    }).annotate(Access, PUBLIC)
+    }).annotate(Access, PUBLIC).annotateMerge(documented(
+      "Where the provider redirects the browser (public: the single-use `state` and PKCE protect it). Exchanges " +
+        "`code` for tokens, stores them as secrets and upserts the agent's `oauth` profile; answers a small HTML page " +
+        "(200 success or failure, e.g. the provider's `error`; 400 for a missing, unknown, expired or used `state`).",
+      {
+        setup: "STATE=$(curl -s \"$GW/providers/example/oauth/authorize\" -H \"authorization: Bearer $TOKEN\" -d '{}' | jq -r .state)",
+        path: "/providers/example/oauth/callback",
+        query: "state=$STATE&error=access_denied",
+        text: "<!doctype html>…"
+      }
+    ))
   )

@@ -17,7 +17,10 @@ export const ApprovalList = make("approval.list", {
   scope: "operator.approvals",
   roles: CLIENT,
   payload: ApprovalListRequest,
-  result: ApprovalListResult
+  result: ApprovalListResult,
+  description: "One page of approvals by `created_at` (filters: status, kinds, key, lane, run id; `limit` 1..500, " +
+    "default 100); `next_cursor` while more remain.",
+  example: { payload: { status: "pending", limit: 20 }, result: { approvals: [] } }
 })
 
 /** `approval.resolve`: approve or deny (idempotent once terminal); result `{approval, created_overrides?}`. */
@@ -25,5 +28,8 @@ export const ApprovalResolve = make("approval.resolve", {
   scope: "operator.approvals",
   roles: CLIENT,
   payload: ApprovalResolveRequest,
-  result: ApprovalRespondResponse
+  result: ApprovalRespondResponse,
+  description: "Approves or denies an approval, like `POST /approvals/:id/respond` (idempotent once decided); " +
+    "answers `{approval, created_overrides?}`.",
+  example: { payload: { approval_id: 1, decision: "approved", reason: "ok" } }
 })

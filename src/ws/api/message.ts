@@ -28,6 +28,16 @@ export interface WsMessage<
   readonly payload: Payload
   /** Schema of `result`; `Schema.Void` when the response carries none (`{ok: true}`). */
   readonly result: Result
+  /** What it does (docs/api.md). */
+  readonly description?: string | undefined
+  /** One example (docs/api.md): a payload the type accepts and, when it has one, a result it answers. */
+  readonly example?: WsExample | undefined
+}
+
+/** An example request of a type: `payload` decodes with its payload schema, `result` with its result schema. */
+export interface WsExample {
+  readonly payload: unknown
+  readonly result?: unknown
 }
 
 /** Any declaration. */
@@ -54,6 +64,8 @@ export const make = <
     readonly nodeToken?: boolean | undefined
     readonly payload?: Payload | undefined
     readonly result?: Result | undefined
+    readonly description?: string | undefined
+    readonly example?: WsExample | undefined
   }
 ): WsMessage<Type, Payload, Result> => ({
   type,
@@ -61,7 +73,9 @@ export const make = <
   roles: options.roles,
   nodeToken: options.nodeToken ?? false,
   payload: (options.payload ?? Schema.Unknown) as Payload,
-  result: (options.result ?? Schema.Void) as Result
+  result: (options.result ?? Schema.Void) as Result,
+  description: options.description,
+  example: options.example
 })
 
 /**

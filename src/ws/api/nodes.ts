@@ -12,7 +12,10 @@ export const CapabilityReady = make("capability.ready", {
   scope: null,
   roles: NODE,
   nodeToken: true,
-  payload: WsCapabilityReadyRequest
+  payload: WsCapabilityReadyRequest,
+  description: "A node declares which of its advertised capabilities are ready; the ready set becomes advertised ∩ " +
+    "allowlisted by its pairing. Announced as `capability.ready`.",
+  example: { payload: { capabilities: [{ id: "demo.echo", version: "1.0.0" }] } }
 })
 
 /**
@@ -24,5 +27,8 @@ export const AttemptEvidence = make("attempt.evidence", {
   scope: null,
   roles: NODE,
   nodeToken: true,
-  payload: WsAttemptEvidenceRequest
+  payload: WsAttemptEvidenceRequest,
+  description: "Evidence of an attempt the node is executing (at most 256 KiB characters); announced as " +
+    "`attempt.evidence`. `not_found` for an attempt not executing, `forbidden` for another node's.",
+  example: { payload: { run_id: "run-8f2c", step_id: "0", attempt_id: "att-1", evidence: { screenshot: "s3://bucket/shot.png" } } }
 })

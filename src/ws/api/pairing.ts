@@ -17,7 +17,9 @@ export const PairingApprove = make("pairing.approve", {
   scope: "operator.pairing",
   roles: CLIENT,
   payload: WsPairingApproveRequest,
-  result: WsPairingResolveResult
+  result: WsPairingResolveResult,
+  description: "Approves a pending pairing, like `POST /pairings/:id/approve`; the scoped token goes to the node alone.",
+  example: { payload: { pairing_id: 1, trust_level: "local", capability_allowlist: [{ id: "demo.echo" }] } }
 })
 
 /** `pairing.deny` (pending only, else `not_found`): result `{pairing}`; the node's connections close 4001. */
@@ -25,7 +27,9 @@ export const PairingDeny = make("pairing.deny", {
   scope: "operator.pairing",
   roles: CLIENT,
   payload: WsPairingDenyRequest,
-  result: WsPairingResolveResult
+  result: WsPairingResolveResult,
+  description: "Denies a pending pairing, like `POST /pairings/:id/deny`; the node's connections close 4001.",
+  example: { payload: { pairing_id: 2, reason: "unknown device" } }
 })
 
 /** `pairing.revoke` (any but revoked, else `not_found`): result `{pairing}`; the node's connections close 4001. */
@@ -33,5 +37,7 @@ export const PairingRevoke = make("pairing.revoke", {
   scope: "operator.pairing",
   roles: CLIENT,
   payload: WsPairingRevokeRequest,
-  result: WsPairingResolveResult
+  result: WsPairingResolveResult,
+  description: "Revokes a pairing, like `POST /pairings/:id/revoke`; the node's connections close 4001.",
+  example: { payload: { pairing_id: 2, reason: "retired" } }
 })
