@@ -3,13 +3,12 @@
  * (docs/operations.md "Runs in flight"): a bundle carries run records, not
  * the durable engine's journal (`cluster_*`). Imported into a started
  * gateway, nothing moves until the next start; at that start the engine
- * replays running and paused runs from their first step without a journal:
- * a pause is asked again (a second pending approval; approving either
- * continues the run), an attempt the records show as started is not run
- * again under its number (recorded `interrupted`) and the step's retry rules
- * apply (a retry-safe step runs a new attempt, so its action executes
- * again); queued runs are admitted as usual. On SQLite files (the engine's
- * behaviour does not depend on the database).
+ * replays running and paused runs from their first step without a journal,
+ * and the records decide: an attempt the records show as ended is replayed
+ * from its record (its action is not executed again), a pause whose run is
+ * recorded paused keeps its imported approval (it is not asked again, and
+ * approving it continues the run); queued runs are admitted as usual. On
+ * SQLite files (the engine's behaviour does not depend on the database).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createServer, type Server } from "node:http"
@@ -36,6 +35,9 @@ const post = async (gw: TestGateway, path: string, body: unknown) => {
 }
 const run = (gw: TestGateway, run_id: string) => get(gw, `/workflow/runs/${run_id}`)
 const status = async (gw: TestGateway, run_id: string) => (await run(gw, run_id)).run.status
+const approvalsFor = async (gw: TestGateway, run_id: string) =>
+  (await Promise.all(["pending", "approved"].map((s) => get(gw, `/approvals?status=${s}`))))
+    .flatMap((r) => r.approvals as Array<any>).filter((a) => a.scope?.run_id === run_id)
 const pendingFor = async (gw: TestGateway, run_id: string) =>
   ((await get(gw, "/approvals?status=pending")).approvals as Array<any>).filter((a) => a.scope?.run_id === run_id).map((a) => a.id)
 
@@ -98,26 +100,31 @@ describe("runs in flight at the export, after a restore", () => {
     await target.close()
   })
 
-  it("at the next start, pauses are asked again; approving the imported approval continues the run, then its lane's queued run", async () => {
+  it("at the next start, a pause keeps its imported approval; approving it continues the run, then its lane's queued run", async () => {
     const restarted = await start()
     const imported = bundle.tables.approvals.rows.find((a: any) => a.scope_run_id === runs.confirm).id
-    await eventually(async () => (await pendingFor(restarted, runs.confirm)).length === 2, "the Confirm pause asked again", 30_000)
-    expect(await pendingFor(restarted, runs.confirm)).toContain(imported)
+    expect(await pendingFor(restarted, runs.confirm)).toEqual([imported])
     expect(await status(restarted, runs.queued)).toBe("queued")
     await post(restarted, `/approvals/${imported}/respond`, { decision: "approved" })
     await eventually(async () => (await status(restarted, runs.confirm)) === "succeeded", "the paused run succeeded", 30_000)
     await eventually(async () => (await status(restarted, runs.queued)) === "succeeded", "the queued run succeeded", 30_000)
     expect(hits["/confirmed"]).toBe(1)
     expect(hits["/queued"]).toBe(1)
+    // Never asked again: the run's only approval is the imported one.
+    expect((await approvalsFor(restarted, runs.confirm)).map((a) => [a.id, a.status])).toEqual([[imported, "approved"]])
   })
 
-  it("a step the records show as done is attempted again (retry rules apply): a retry-safe GET executes a second time", async () => {
+  it("a step the records show as done is replayed from its record, not executed again; the later pause keeps its approval", async () => {
     const restarted = open[open.length - 1]!
-    await eventually(async () => (await run(restarted, runs.afterStep)).steps[0].attempts.length === 2, "a second attempt of step 0", 30_000)
+    const imported = bundle.tables.approvals.rows.find((a: any) => a.scope_run_id === runs.afterStep).id
     const detail = await run(restarted, runs.afterStep)
     expect(detail.run.status).toBe("paused")
-    expect(detail.steps[0].attempts.map((a: any) => a.status)).toEqual(["succeeded", "succeeded"])
-    expect(hits["/first"]).toBe(2)
-    expect((await pendingFor(restarted, runs.afterStep)).length).toBe(2)
+    expect(detail.steps[0].attempts.map((a: any) => a.status)).toEqual(["succeeded"])
+    expect(hits["/first"]).toBe(1)
+    expect(await pendingFor(restarted, runs.afterStep)).toEqual([imported])
+    await post(restarted, `/approvals/${imported}/respond`, { decision: "approved" })
+    await eventually(async () => (await status(restarted, runs.afterStep)) === "succeeded", "the run after its step succeeded", 30_000)
+    expect(hits["/first"]).toBe(1)
+    expect((await approvalsFor(restarted, runs.afterStep)).map((a) => [a.id, a.status])).toEqual([[imported, "approved"]])
   })
 })
