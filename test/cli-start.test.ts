@@ -6,11 +6,11 @@
  * node's defaults following `SVC_HOME` and `SVC_PORT`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
-import { home, MAIN, run, type Run, started } from "./support/cli.ts"
+import { collect, home, MAIN, run, type Run, started } from "./support/cli.ts"
 import { postgresUrl, sharedPostgresSchema } from "./support/databases.ts"
 import { eventually } from "./support/eventually.ts"
 
@@ -30,17 +30,6 @@ const runIn = (prelude: string, args: ReadonlyArray<string>, env: Record<string,
   return collect(child)
 }
 
-const collect = (child: ChildProcess): Run => {
-  const result: Run = {
-    child,
-    stdout: "",
-    stderr: "",
-    exited: new Promise((resolve) => child.on("exit", (code) => resolve(code)))
-  }
-  child.stdout!.on("data", (d) => (result.stdout += d))
-  child.stderr!.on("data", (d) => (result.stderr += d))
-  return result
-}
 
 const lines = (text: string) => text.split("\n").filter((l) => l !== "")
 const TOKEN = "7".repeat(64)

@@ -25,6 +25,11 @@ export const run = (args: ReadonlyArray<string>, env: Record<string, string | un
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"]
   })
+  return collect(child)
+}
+
+/** A {@link Run} of a started child: its output collected as it comes, its exit code once it exits. */
+export const collect = (child: ChildProcess): Run => {
   const result: Run = {
     child,
     stdout: "",
