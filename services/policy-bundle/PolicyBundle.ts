@@ -14,9 +14,10 @@
  * @module
  */
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
+import { canonicalJson } from "../shared/canonicalJson.ts"
 import { InvalidRequest } from "../shared/errors.ts"
+import { sha256Hex } from "../shared/sha256.ts"
 import { decodePolicyBundle, mergePolicyBundles } from "./bundle.ts"
-import { canonicalJson, sha256Hex } from "./canonicalJson.ts"
 import { applyOverrides, evaluateAgainstBundle, isOverridable, type ToolCallInput } from "./evaluate.ts"
 import { PolicyOverrides } from "./PolicyOverrides.ts"
 import { PolicySnapshotRepo } from "./PolicySnapshotRepo.ts"
