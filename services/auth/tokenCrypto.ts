@@ -1,6 +1,9 @@
 /**
  * Token material: generation, digests and constant-time comparison.
- * Only SHA-256 digests of device tokens are ever stored.
+ * Only SHA-256 digests of device tokens are ever stored
+ * (services/shared/sha256.ts).
+ *
+ * @module
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { sha256, sha256Hex } from "../shared/sha256.ts"

@@ -4,7 +4,8 @@
  *
  * At start the sources (`PolicySources`: deployment or built-in bundle, agent
  * bundle) are merged most-restrictive-first into the effective bundle, its
- * canonical SHA-256 computed and a policy snapshot stored for it. Tool calls
+ * SHA-256 over canonical JSON (RFC 8785, services/shared/canonicalJson.ts)
+ * computed and a policy snapshot stored for it. Tool calls
  * are evaluated in-process against the effective bundle or a stored
  * snapshot (a run's pinned policy), consulting the active overrides only
  * when they could change the decision.
