@@ -23,27 +23,22 @@
  */
 import { sha256Hex } from "./sha256.ts"
 
-/** Where a value sits, innermost member last; built only for a message. */
-type Path = { readonly parent: Path; readonly name: string } | undefined
-
-const where = (path: Path): string => {
-  const names: Array<string> = []
-  for (let at = path; at !== undefined; at = at.parent) names.unshift(at.name)
-  return names.length === 0 ? "the value" : names.join(".")
+/** What has no canonical form, and where (filled in, innermost last, as it propagates). */
+class NoCanonicalForm extends Error {
+  readonly path: Array<string> = []
 }
 
 /** `value` after `toJSON` and unboxing, as `JSON.stringify` sees it. */
 const jsonView = (value: unknown, key: string): unknown => {
-  let seen = value
-  if (typeof seen === "object" && seen !== null && typeof (seen as { toJSON?: unknown }).toJSON === "function") {
-    seen = (seen as { toJSON: (key: string) => unknown }).toJSON(key)
-  }
+  if (typeof value !== "object" || value === null) return value
+  let seen: unknown = value
+  if (typeof (seen as { toJSON?: unknown }).toJSON === "function") seen = (seen as { toJSON: (key: string) => unknown }).toJSON(key)
   if (seen instanceof Number || seen instanceof String || seen instanceof Boolean) seen = seen.valueOf()
   return seen
 }
 
 /** The canonical text of `value`, or `undefined` for what JSON leaves out (undefined, a function, a symbol). */
-const write = (value: unknown, key: string, path: Path, ancestors: Set<object>): string | undefined => {
+const write = (value: unknown, key: string, ancestors: Set<object>): string | undefined => {
   const seen = jsonView(value, key)
   switch (typeof seen) {
     case "string":
@@ -51,10 +46,10 @@ const write = (value: unknown, key: string, path: Path, ancestors: Set<object>):
     case "boolean":
       return seen ? "true" : "false"
     case "number":
-      if (!Number.isFinite(seen)) throw new TypeError(`canonical JSON: ${where(path)} is ${seen}, which JSON cannot hold`)
+      if (!Number.isFinite(seen)) throw new NoCanonicalForm(`is ${seen}, which JSON cannot hold`)
       return JSON.stringify(seen)
     case "bigint":
-      throw new TypeError(`canonical JSON: ${where(path)} is a bigint, which JSON cannot hold`)
+      throw new NoCanonicalForm("is a bigint, which JSON cannot hold")
     case "undefined":
     case "function":
     case "symbol":
@@ -62,22 +57,34 @@ const write = (value: unknown, key: string, path: Path, ancestors: Set<object>):
   }
   if (seen === null) return "null"
   const object = seen as object
-  if (ancestors.has(object)) throw new TypeError(`canonical JSON: ${where(path)} refers to itself`)
+  if (ancestors.has(object)) throw new NoCanonicalForm("refers to itself")
   ancestors.add(object)
-  let text: string
-  if (Array.isArray(object)) {
-    text = "[" + object.map((item, i) => write(item, String(i), { parent: path, name: String(i) }, ancestors) ?? "null").join(",") + "]"
-  } else {
-    const members: Array<string> = []
-    // Array.prototype.sort's default order compares UTF-16 code units: RFC 8785 §3.2.3.
-    for (const name of Object.keys(object).sort()) {
-      const member = write((object as Record<string, unknown>)[name], name, { parent: path, name }, ancestors)
-      if (member !== undefined) members.push(JSON.stringify(name) + ":" + member)
+  let name = ""
+  try {
+    let text: string
+    if (Array.isArray(object)) {
+      text = "["
+      for (let i = 0; i < object.length; i++) {
+        name = String(i)
+        text += (i === 0 ? "" : ",") + (write(object[i], name, ancestors) ?? "null")
+      }
+      text += "]"
+    } else {
+      text = "{"
+      // Array.prototype.sort's default order compares UTF-16 code units: RFC 8785 §3.2.3.
+      for (const member of Object.keys(object).sort()) {
+        name = member
+        const written = write((object as Record<string, unknown>)[member], member, ancestors)
+        if (written !== undefined) text += (text.length === 1 ? "" : ",") + JSON.stringify(member) + ":" + written
+      }
+      text += "}"
     }
-    text = "{" + members.join(",") + "}"
+    ancestors.delete(object)
+    return text
+  } catch (error) {
+    if (error instanceof NoCanonicalForm) error.path.unshift(name)
+    throw error
   }
-  ancestors.delete(object)
-  return text
 }
 
 /**
@@ -85,7 +92,13 @@ const write = (value: unknown, key: string, path: Path, ancestors: Set<object>):
  * Equal JSON values give equal text, whatever their members' order.
  */
 export const canonicalJson = (value: unknown): string => {
-  const text = write(value, "", undefined, new Set())
+  let text: string | undefined
+  try {
+    text = write(value, "", new Set())
+  } catch (error) {
+    if (!(error instanceof NoCanonicalForm)) throw error
+    throw new TypeError(`canonical JSON: ${error.path.length === 0 ? "the value" : error.path.join(".")} ${error.message}`)
+  }
   if (text === undefined) throw new TypeError(`canonical JSON: ${typeof value} has no JSON form`)
   return text
 }
