@@ -37,8 +37,9 @@ const isSchemaOnly = (target: string): boolean =>
   /^services\/[^/]+(\/[^/]+)?\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
   /^services\/shared\/(decode|json|errors|schemas|privateFile)\.ts$/.test(target)
 
-/** Pure helpers (no Effect service, no server code) that infrastructure may use too: writing a private file atomically. */
-const isPureHelper = (target: string): boolean => target === "services/shared/privateFile.ts"
+/** Pure helpers (no Effect service, no server code) that infrastructure may use too: writing a private file atomically, SHA-256. */
+const isPureHelper = (target: string): boolean =>
+  target === "services/shared/privateFile.ts" || target === "services/shared/sha256.ts"
 
 describe("dependency direction", () => {
   it("services import only services and shared infrastructure (settings, storage, rate-limit store, secret providers)", () => {

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import { sha256Hex } from "../../services/shared/sha256.ts"
 
 /** An encrypted value as stored (base64 text columns). */
 export interface Sealed {
@@ -20,7 +21,7 @@ export interface Sealed {
 export const KEY_BYTES = 32
 
 /** The key id: the first 16 hex characters of the key's SHA-256 (identifies a key without revealing it). */
-export const keyId = (key: Uint8Array): string => createHash("sha256").update(key).digest("hex").slice(0, 16)
+export const keyId = (key: Uint8Array): string => sha256Hex(key).slice(0, 16)
 
 /** Encrypts `plaintext` under `key`, bound to `aad`. */
 export const seal = (key: Uint8Array, plaintext: string, aad: string): Sealed => {

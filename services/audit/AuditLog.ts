@@ -14,8 +14,8 @@
  */
 import { Cause, Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
-import { canonicalJson } from "../policy-bundle/canonicalJson.ts"
 import type { Actor } from "../auth/principal.ts"
+import { canonicalJson } from "../shared/canonicalJson.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
 import { type AuditEventRow, AuditRepo, type ChainSlot } from "./AuditRepo.ts"

@@ -4,7 +4,8 @@
  * check breaks the chain:
  *
  * 1. it belongs to the same chain (`plan_id`) as the first event;
- * 2. where `action` is present (not null), `action_sha256` is its digest;
+ * 2. where `action` is present (not null), `action_sha256` is its digest
+ *    (hash.ts `actionDigestMatches`: also the form written before issue 21);
  * 3. `event_hash` recomputes from `{action_sha256, occurred_at, plan_id,
  *    prev_hash, step_index}`;
  * 4. it links to its predecessor: `prev_hash` is the previous event's
@@ -31,7 +32,7 @@
  *
  * @module
  */
-import { actionDigest, eventHash } from "./hash.ts"
+import { actionDigestMatches, eventHash } from "./hash.ts"
 import type { AuditVerifyResult, ChainableEvent } from "./schema.ts"
 
 /** A chain's head as stored (`audit_chains`): its last event's `step_index` and `event_hash`. */
@@ -60,7 +61,7 @@ const hasAction = (event: ChainableEvent): boolean => event.action !== undefined
 /** True when `event` passes checks 1–4 against the chain's first event and its predecessor. */
 const intact = (event: ChainableEvent, first: ChainableEvent, previous: ChainableEvent | undefined): boolean => {
   if (event.plan_id !== first.plan_id) return false
-  if (hasAction(event) && actionDigest(event.action) !== event.action_sha256) return false
+  if (hasAction(event) && !actionDigestMatches(event.action, event.action_sha256)) return false
   if (eventHash(event) !== event.event_hash) return false
   if (previous === undefined) {
     return (event.step_index === 0 && event.prev_hash === null) || (hasAction(event) && isDeleteProof(event.action))

@@ -31,6 +31,7 @@ import { AuditLog } from "../audit/AuditLog.ts"
 import type { ApprovalKind } from "../approvals/schema.ts"
 import { PolicyService } from "../policy/PolicyService.ts"
 import type { PolicyDecision, RuleDecision, RuleName } from "../policy/schema.ts"
+import { canonicalJson } from "../shared/canonicalJson.ts"
 import { InvalidRequest } from "../shared/errors.ts"
 import { makePlanExecutor, withRun } from "./execute.ts"
 import { PlanExecution } from "./PlanExecution.ts"
@@ -52,13 +53,6 @@ const STATUS_BY_DECISION: Readonly<Record<PolicyDecision["decision"], PlanStatus
   require_approval: "escalate",
   deny: "failure"
 }
-
-/** JSON with object keys sorted at every level: equal values give equal text. */
-export const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v)
 
 const explain = (rules: ReadonlyArray<RuleDecision>): string => rules.map((r) => `${r.rule}: ${r.detail}`).join("\n")
 

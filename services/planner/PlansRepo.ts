@@ -11,6 +11,8 @@
  * (and the planner appends its audit events). The execution columns (migration 2:
  * `execution_state`, `run_id`) move only through conditional writes
  * (`moveExecution`, `recordRun`), so a run is started at most once.
+ *
+ * @module
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"

@@ -4,7 +4,8 @@
  *
  * At start the sources (`PolicySources`: deployment or built-in bundle, agent
  * bundle) are merged most-restrictive-first into the effective bundle, its
- * canonical SHA-256 computed and a policy snapshot stored for it. Tool calls
+ * SHA-256 over canonical JSON (RFC 8785, services/shared/canonicalJson.ts)
+ * computed and a policy snapshot stored for it. Tool calls
  * are evaluated in-process against the effective bundle or a stored
  * snapshot (a run's pinned policy), consulting the active overrides only
  * when they could change the decision.
@@ -14,9 +15,10 @@
  * @module
  */
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
+import { canonicalJson } from "../shared/canonicalJson.ts"
 import { InvalidRequest } from "../shared/errors.ts"
+import { sha256Hex } from "../shared/sha256.ts"
 import { decodePolicyBundle, mergePolicyBundles } from "./bundle.ts"
-import { canonicalJson, sha256Hex } from "./canonicalJson.ts"
 import { applyOverrides, evaluateAgainstBundle, isOverridable, type ToolCallInput } from "./evaluate.ts"
 import { PolicyOverrides } from "./PolicyOverrides.ts"
 import { PolicySnapshotRepo } from "./PolicySnapshotRepo.ts"

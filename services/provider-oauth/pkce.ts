@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
+import { sha256 } from "../shared/sha256.ts"
 
 /** Base64url without padding (RFC 4648 §5). */
 export const base64url = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64url")
@@ -17,6 +18,5 @@ export const randomToken = (bytes = 32): string => base64url(randomBytes(bytes))
 /** A fresh code verifier: 32 random bytes, base64url (43 characters, within RFC 7636's 43–128). */
 export const makeVerifier = (): string => randomToken(32)
 
-/** The S256 code challenge of `verifier`. */
-export const challengeS256 = (verifier: string): string =>
-  base64url(createHash("sha256").update(verifier, "ascii").digest())
+/** The S256 code challenge of `verifier` (ASCII by construction: {@link makeVerifier}). */
+export const challengeS256 = (verifier: string): string => base64url(sha256(verifier))

@@ -26,9 +26,9 @@ import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { Approvals } from "../approvals/Approvals.ts"
-import { tokenDigest } from "../auth/tokenCrypto.ts"
 import type { ApprovalKind } from "../approvals/schema.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
+import { sha256Hex } from "../shared/sha256.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import {
@@ -51,8 +51,6 @@ import type { ExecutionAttempt, ExecutionRun, StepStatus } from "./runs/schema.t
 
 const now = Effect.map(Clock.currentTimeMillis, isoTime)
 
-/** The stored form of a resume token: its SHA-256, hex (the gateway's one token digest). */
-export { tokenDigest }
 
 const APPROVAL_KIND: { readonly [K in PauseKind]: ApprovalKind } = {
   confirm: "workflow_step",
@@ -337,7 +335,7 @@ export const RunRecorderLive: Layer.Layer<
           })
           const token = randomBytes(32).toString("base64url")
           yield* repo.issueToken({
-            digest: tokenDigest(token),
+            digest: sha256Hex(token),
             run_id,
             step_index: pause.step_index,
             approval_id: approval.id,

@@ -1,8 +1,10 @@
 /**
- * What runs one step's action (issue 12 "Executors"): one implementation per
- * action kind, each a layer, behind this one service so the engine does not
- * know the kinds. Policy gating, budgets, retries and pauses are the
- * engine's; an executor only performs one attempt.
+ * What runs one step's action (issue 12 "Executors"): the one service the
+ * engine calls, so it does not know the kinds. The gateway's is the executor
+ * registry (executors/registry.ts) over a list of executors, each declaring
+ * the action kinds it runs (executors/StepExecutorLive.ts `EXECUTORS`).
+ * Policy gating, budgets, retries and pauses are the engine's; an executor
+ * only performs one attempt.
  *
  * @module
  */

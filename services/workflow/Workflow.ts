@@ -36,6 +36,7 @@ import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { SecretResolver } from "../secrets/SecretStore.ts"
 import { SecretsRepo } from "../secrets/SecretsRepo.ts"
+import { sha256Hex } from "../shared/sha256.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
@@ -50,7 +51,7 @@ import type { StepExecutor } from "./StepExecutor.ts"
 import { EXEC_TOOL_ID, HTTP_TOOL_ID } from "./executors/toolCall.ts"
 import { StepInputsRepo } from "./inputs/StepInputsRepo.ts"
 import { LaneScheduler, LaneSignals } from "./lanes.ts"
-import { RunRecorderLive, tokenDigest } from "./RunRecorder.ts"
+import { RunRecorderLive } from "./RunRecorder.ts"
 import { type RunEndListener, RunOutcomes } from "./RunOutcomes.ts"
 import { RunRecords } from "./RunRecords.ts"
 import { type RunListQuery, RunsRepo } from "./runs/RunsRepo.ts"
@@ -66,8 +67,6 @@ import type {
 } from "./runs/schema.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, isoTime)
-
-export { tokenDigest }
 
 /** `resolved_by` of an approval approved by presenting its resume token. */
 export const RESUME_TOKEN_RESOLVER: ApprovalResolvedBy = { kind: "system", principal: "resume_token" }
@@ -220,7 +219,7 @@ export const WorkflowNoDeps: Layer.Layer<
 
     const resume = (token: string) =>
       Effect.gen(function*() {
-        const used = yield* repo.consumeToken(tokenDigest(token), yield* now).pipe(Effect.orDie)
+        const used = yield* repo.consumeToken(sha256Hex(token), yield* now).pipe(Effect.orDie)
         if (used === undefined) return yield* new NotFound({ message: "resume token not found (unknown, used or revoked)" })
         if (used.approval_id === null) {
           yield* runs.resume(used.run_id, used.pause_name, { approved: true, resolved_by: "resume_token" })

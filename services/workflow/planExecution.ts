@@ -9,9 +9,9 @@
  */
 import { Effect, Layer } from "effect"
 import { PlanExecution } from "../planner/PlanExecution.ts"
-import { sha256Hex } from "../policy-bundle/canonicalJson.ts"
 import type { PlanTrigger } from "../planner/schema.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
+import { sha256Hex } from "../shared/sha256.ts"
 import { DEFAULT_LANE, MAX_KEY_PART_LENGTH } from "./runs/keys.ts"
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS } from "./runs/schema.ts"
 import { Workflow, WorkflowLive } from "./Workflow.ts"

@@ -8,7 +8,8 @@
  *   lines, each ending in `\n`: `svc-connect-proof`, `protocol_rev=<n>`, `role=<role>`,
  *   `device_id=<id>`, `connection_id=<id>`, `challenge=<challenge>`.
  */
-import { createHash, createPublicKey, verify } from "node:crypto"
+import { createPublicKey, verify } from "node:crypto"
+import { sha256 } from "../shared/sha256.ts"
 
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
 
@@ -32,7 +33,7 @@ export const base32LowerNoPad = (bytes: Uint8Array): string => {
 
 /** `dev_` + base32(sha256(DER SPKI bytes)). */
 export const deviceIdFromPublicKeyDer = (der: Uint8Array): string =>
-  "dev_" + base32LowerNoPad(createHash("sha256").update(der).digest())
+  "dev_" + base32LowerNoPad(sha256(der))
 
 /** `device_id` for a base64url DER SPKI public key. */
 export const deviceIdFromPubkey = (pubkey: string): string => deviceIdFromPublicKeyDer(Buffer.from(pubkey, "base64url"))

@@ -12,7 +12,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { StorageMemoryTest } from "../../layers/gateway.ts"
-import { canonicalSha256 } from "../../services/policy-bundle/canonicalJson.ts"
+import { canonicalSha256 } from "../../services/shared/canonicalJson.ts"
 import { RoutingConfigService } from "../../services/routing/RoutingConfigService.ts"
 import { postgres } from "../support/databases.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
@@ -47,6 +47,8 @@ const issue = async (gw: TestGateway, scopes: ReadonlyArray<string>, device_id =
 
 const CONFIG_1 = { v: 1, messenger: { threads: { "chat-42": "support.bot", "-100777:3": "ops" }, default_agent_id: "main" } }
 const CONFIG_2 = { v: 1, messenger: { default_agent_id: "other" } }
+/** `config_sha256` of CONFIG_1, pinned as computed before issue 21 (sha256 of its canonical JSON). */
+const CONFIG_1_SHA256 = "863315ea90ae4a46737cfb7093525edddfc76ef081725af649d4dade9b17e430"
 
 for (const database of databases) {
   describe(`routing config on ${database.name}`, () => {
@@ -83,7 +85,7 @@ for (const database of databases) {
       expect(Object.keys(first.body.config)).toEqual(["messenger", "v"])
       expect(Object.keys(first.body.config.messenger.threads)).toEqual(["-100777:3", "chat-42"])
       const event1 = await updated()
-      expect(event1.payload).toEqual({ revision: 1, reason: "initial routing", config_sha256: canonicalSha256(CONFIG_1) })
+      expect(event1.payload).toEqual({ revision: 1, reason: "initial routing", config_sha256: CONFIG_1_SHA256 })
       expect(event1.payload.config_sha256).toMatch(/^[0-9a-f]{64}$/)
       expect(event1.scope).toBeUndefined()
 
@@ -118,7 +120,7 @@ for (const database of databases) {
       expect((await updated()).payload).toEqual({
         revision: 3,
         reason: "roll back",
-        config_sha256: canonicalSha256(CONFIG_1),
+        config_sha256: CONFIG_1_SHA256,
         reverted_from_revision: 1
       })
       expect(await getConfig(gw)).toEqual({ status: 200, body: third.body })

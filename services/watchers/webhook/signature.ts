@@ -18,7 +18,8 @@
  */
 import { Result } from "effect"
 import { Buffer } from "node:buffer"
-import { createHash, createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, timingSafeEqual } from "node:crypto"
+import { sha256Hex } from "../../shared/sha256.ts"
 
 /** Header names (HTTP header names are case-insensitive; these are the lowercase forms). */
 export const WEBHOOK_HEADERS = {
@@ -113,7 +114,7 @@ export const signWebhook = (secret: string, timestamp: string, nonce: string, bo
   computeSignature(secret, timestamp, nonce, typeof body === "string" ? Buffer.from(body, "utf8") : body).toString("hex")
 
 /** Lowercase hex SHA-256 of the nonce (UTF-8): how an accepted nonce is stored (never the nonce itself). */
-export const nonceDigest = (nonce: string): string => createHash("sha256").update(nonce, "utf8").digest("hex")
+export const nonceDigest = (nonce: string): string => sha256Hex(nonce)
 
 /**
  * The nonce's key under its secret: lowercase hex HMAC-SHA256(key = secret,
@@ -128,4 +129,4 @@ export const nonceKey = (secret: string, nonce: string): string =>
   createHmac("sha256", Buffer.from(secret, "utf8")).update(`svc.webhook.nonce.${nonce}`, "utf8").digest("hex")
 
 /** Lowercase hex SHA-256 of the body bytes (recorded with a firing instead of the body). */
-export const bodySha256 = (body: Uint8Array): string => createHash("sha256").update(body).digest("hex")
+export const bodySha256 = (body: Uint8Array): string => sha256Hex(body)

@@ -25,8 +25,9 @@ import { Effect } from "effect"
 import type { ActionPrimitive } from "../../planner/schema.ts"
 import { AttemptFailed, type AttemptContext, type AttemptOutcome } from "../StepExecutor.ts"
 import { childEnv, findProgram, runProcess } from "./childProcess.ts"
-import type { CliSandbox } from "./CliSandbox.ts"
+import { CliSandbox } from "./CliSandbox.ts"
 import { parsePostcondition, sameStatus } from "./postconditions.ts"
+import { defineExecutor } from "./registry.ts"
 import type { ActionExecutor } from "./types.ts"
 
 export { type CliResult, MAX_CLI_OUTPUT_BYTES } from "./childProcess.ts"
@@ -109,3 +110,9 @@ export const makeCliExecutor = (sandbox: CliSandbox["Service"]): ActionExecutor 
       }
     }
   })
+
+/** The `CLI` executor, in the environment's `CliSandbox` (the one `CliSandbox.layer` chose at start). */
+export const CliExecutor = defineExecutor({
+  kinds: ["CLI"],
+  make: Effect.map(CliSandbox, makeCliExecutor)
+})

@@ -43,6 +43,7 @@ import { type HttpArgs, idempotencyKeyHeader, isHeaderValue, parseHttpArgs } fro
 import { CREDENTIAL_NAME, keptResponseHeaders } from "./httpRedaction.ts"
 import { HttpStepContext } from "./HttpStepContext.ts"
 import { parsePostcondition, sameStatus } from "./postconditions.ts"
+import { defineExecutor } from "./registry.ts"
 import type { ActionExecutor } from "./types.ts"
 
 export { parseHttpArgs }
@@ -249,7 +250,10 @@ const checkedAddresses = (context: HttpStepContext["Service"], dns: Dns.Dns["Ser
     return addresses
   })
 
-/** Reads the `Http` executor from the environment's `HttpStepContext`, `Dns` and {@link HttpTraceTargets}. */
-export const HttpExecutor = Effect.gen(function*() {
-  return makeHttpExecutor(yield* HttpStepContext, yield* Dns.Dns, { traceTargets: yield* HttpTraceTargets })
+/** The `Http` executor, built from the environment's `HttpStepContext`, `Dns` and {@link HttpTraceTargets}. */
+export const HttpExecutor = defineExecutor({
+  kinds: ["Http"],
+  make: Effect.gen(function*() {
+    return makeHttpExecutor(yield* HttpStepContext, yield* Dns.Dns, { traceTargets: yield* HttpTraceTargets })
+  })
 })

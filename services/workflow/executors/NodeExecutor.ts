@@ -25,10 +25,15 @@ import type { DispatchError } from "../../nodes/errors.ts"
 import { NodeDispatch } from "../../nodes/NodeDispatch.ts"
 import { type ActionPrimitive, type ActionPrimitiveKind, CAPABILITY_BY_KIND } from "../../planner/schema.ts"
 import { AttemptFailed, type AttemptContext, type AttemptOutcome } from "../StepExecutor.ts"
+import { defineExecutor } from "./registry.ts"
 import type { ActionExecutor } from "./types.ts"
 
 /** Kinds that always run on a node. */
 export const NODE_KINDS: ReadonlySet<ActionPrimitiveKind> = new Set<ActionPrimitiveKind>(["Web", "Android", "Desktop", "Node"])
+
+/** True when the step runs on a paired node: a node kind, or any kind with a string `args.capability`. */
+export const runsOnNode = (action: ActionPrimitive): boolean =>
+  NODE_KINDS.has(action.type) || typeof action.args.capability === "string"
 
 /** The namespace of the default capabilities of device kinds. */
 export const DEFAULT_CAPABILITY_NAMESPACE = "svc"
@@ -89,7 +94,9 @@ export const makeNodeExecutor = (dispatch: NodeDispatch["Service"]): ActionExecu
     } satisfies AttemptOutcome as AttemptOutcome
   })
 
-/** Reads the node executor from the environment's `NodeDispatch`. */
-export const NodeExecutor = Effect.gen(function*() {
-  return makeNodeExecutor(yield* NodeDispatch)
+/** The node executor over the environment's `NodeDispatch`: the node kinds, and any step with `args.capability`. */
+export const NodeExecutor = defineExecutor({
+  kinds: [...NODE_KINDS],
+  claims: (action) => typeof action.args.capability === "string",
+  make: Effect.map(NodeDispatch, makeNodeExecutor)
 })

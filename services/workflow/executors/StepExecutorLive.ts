@@ -1,7 +1,7 @@
 /**
- * The `StepExecutor` layer (issue 12 "Executors"; docs/workflow-executors.md):
- * routes each attempt by its action kind, then checks the step's
- * postcondition on the result.
+ * The gateway's `StepExecutor` (issue 12 "Executors", issue 21 §5;
+ * docs/workflow-executors.md): the executor registry (registry.ts) over
+ * {@link EXECUTORS}.
  *
  * | Step | Executor |
  * |---|---|
@@ -13,66 +13,28 @@
  *
  * @module
  */
-import { Effect, Layer } from "effect"
-import type { ActionPrimitive, ActionPrimitiveKind } from "../../planner/schema.ts"
+import type { ActionPrimitiveKind } from "../../planner/schema.ts"
 import { ACTION_PRIMITIVE_KINDS } from "../../planner/schema.ts"
-import { AttemptFailed, type AttemptContext, StepExecutor } from "../StepExecutor.ts"
-import { makeCliExecutor } from "./CliExecutor.ts"
-import { CliSandbox } from "./CliSandbox.ts"
+import { CliExecutor } from "./CliExecutor.ts"
 import { HttpExecutor } from "./HttpExecutor.ts"
 import { NodeExecutor } from "./NodeExecutor.ts"
-import { checkPostcondition } from "./postconditions.ts"
-import { runsOnNode } from "./toolCall.ts"
-import type { ActionExecutor } from "./types.ts"
+import { kindsOf, stepExecutorLayer } from "./registry.ts"
+
+/** The gateway's executors: a new one (an `Agent`, an `Llm`) is one more entry. */
+export const EXECUTORS = [HttpExecutor, CliExecutor, NodeExecutor] as const
 
 /** Kinds with an executor (besides any step with `args.capability`, which runs on a node). */
-export const EXECUTED_KINDS: ReadonlyArray<ActionPrimitiveKind> = ["Http", "CLI", "Web", "Android", "Desktop", "Node"]
+export const EXECUTED_KINDS: ReadonlyArray<ActionPrimitiveKind> = kindsOf(EXECUTORS)
 
 /** Kinds no executor runs (a step of one fails with `unsupported_action`, unless it has `args.capability`). */
 export const UNSUPPORTED_KINDS: ReadonlyArray<ActionPrimitiveKind> = ACTION_PRIMITIVE_KINDS.filter((k) =>
   !EXECUTED_KINDS.includes(k)
 )
 
-/** The router over the given executors. */
-export const makeStepExecutor = (executors: {
-  readonly http: ActionExecutor
-  readonly cli: ActionExecutor
-  readonly node: ActionExecutor
-}): StepExecutor["Service"] => {
-  const route = (action: ActionPrimitive): ActionExecutor | AttemptFailed => {
-    if (action.type === "Confirm") {
-      return new AttemptFailed({
-        code: "unsupported_action",
-        message: "Confirm steps are not executed: the engine pauses the run for an approval"
-      })
-    }
-    if (runsOnNode(action)) return executors.node
-    if (action.type === "Http") return executors.http
-    if (action.type === "CLI") return executors.cli
-    return new AttemptFailed({ code: "unsupported_action", message: `no executor for action kind ${action.type}` })
-  }
-  return StepExecutor.of({
-    execute: (action: ActionPrimitive, context: AttemptContext) => {
-      const executor = route(action)
-      if (executor instanceof AttemptFailed) return Effect.fail(executor)
-      return Effect.tap(executor(action, context), (outcome) => checkPostcondition(action.postcondition, outcome.result))
-    }
-  })
-}
-
 /**
- * `StepExecutor` with the Http, CLI and node executors. Needs
- * `HttpStepContext`, a `Dns`, `NodeDispatch` and the `CliSandbox` chosen at
- * start (`CliSandbox.layer`); the Http targets that get trace headers are
- * `HttpTraceTargets` (none unless provided).
+ * `StepExecutor` with {@link EXECUTORS}. Needs `HttpStepContext`, a `Dns`,
+ * `NodeDispatch` and the `CliSandbox` chosen at start (`CliSandbox.layer`);
+ * the Http targets that get trace headers are `HttpTraceTargets` (none
+ * unless provided).
  */
-export const StepExecutorLive = Layer.effect(
-  StepExecutor,
-  Effect.gen(function*() {
-    return makeStepExecutor({
-      http: yield* HttpExecutor,
-      cli: makeCliExecutor(yield* CliSandbox),
-      node: yield* NodeExecutor
-    })
-  })
-)
+export const StepExecutorLive = stepExecutorLayer(EXECUTORS)

@@ -18,7 +18,7 @@ import type { ActionPrimitive, ActionPrimitiveKind } from "../../planner/schema.
 import { argvOf } from "./CliExecutor.ts"
 import { secretHandlesOf } from "./httpArgs.ts"
 import { policyUrl } from "./httpRedaction.ts"
-import { capabilityOf, NODE_KINDS } from "./NodeExecutor.ts"
+import { capabilityOf, runsOnNode } from "./NodeExecutor.ts"
 
 /** The part of `ToolCallInput` that depends on the step. */
 export interface StepToolCall {
@@ -36,10 +36,6 @@ export const NODE_DISPATCH_TOOL_ID = "tool.node.dispatch"
 
 /** The tool id of a kind without a dedicated mapping: `tool.<kind lowercased>`. */
 export const genericToolId = (kind: ActionPrimitiveKind): string => `tool.${kind.toLowerCase()}`
-
-/** True when the step runs on a paired node (a node kind, or `args.capability`). */
-export const runsOnNode = (action: ActionPrimitive): boolean =>
-  NODE_KINDS.has(action.type) || typeof action.args.capability === "string"
 
 /**
  * A command line for matching: the argv joined with spaces; an argument that

@@ -16,8 +16,10 @@ import { migrate } from "../../../layers/storage/migrations.ts"
 import * as PgClient from "../../../layers/storage/PgClient.ts"
 import { storageLayer } from "../../../layers/storage/Storage.ts"
 import { AuditLog } from "../../../services/audit/AuditLog.ts"
+import { eventHash } from "../../../services/audit/hash.ts"
 import { REDACTED } from "../../../services/audit/redact.ts"
 import { plannerMigrations } from "../../../services/planner/migrations/index.ts"
+import { sha256Hex } from "../../../services/shared/sha256.ts"
 import { postgresUrl, testDatabases } from "../../support/databases.ts"
 
 const VALID = { valid: true, broken_at_index: null, broken_at_id: null }
@@ -193,6 +195,24 @@ for (const db of testDatabases) {
         yield* audit.forget({ confirm: "FORGET", entity_type: "plan", entity_id: "plan-null", decision: "anonymize" }, ADMIN)
         const after = yield* audit.exportChain("plan-null")
         expect(after.chain_verification).toMatchObject({ valid: false, broken_at_index: 3 })
+      }))
+
+    it.effect("a row stored before issue 21 (array-index names first) still exports as valid, and the chain goes on", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const sql = yield* SqlClient.SqlClient
+        const first = yield* audit.append("plan-legacy", { type: "x", args: { "10": "a", "9": "b" } })
+        // The row as a gateway before issue 21 wrote it: its text and digest with "9" before "10".
+        const text = '{"args":{"9":"b","10":"a"},"type":"x"}'
+        const action_sha256 = sha256Hex(text)
+        const event_hash = eventHash({ ...first, action_sha256 })
+        yield* sql`UPDATE audit_events SET action = ${text}, action_sha256 = ${action_sha256}, event_hash = ${event_hash} WHERE id = ${first.id}`
+        yield* sql`UPDATE audit_chains SET last_hash = ${event_hash} WHERE plan_id = ${"plan-legacy"}`
+        const second = yield* audit.append("plan-legacy", { type: "after" })
+        expect(second.prev_hash).toBe(event_hash)
+        expect((yield* audit.exportChain("plan-legacy")).chain_verification).toEqual({ ...VALID, checked_count: 2 })
+        // Written now, the same action has its RFC 8785 digest ("10" before "9").
+        expect(first.action_sha256).toBe(sha256Hex('{"args":{"10":"a","9":"b"},"type":"x"}'))
       }))
 
     it.effect("50 concurrent appends to one chain (and others interleaved) give a gap-free valid chain", () =>

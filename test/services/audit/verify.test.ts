@@ -165,4 +165,19 @@ describe("verifyChain", () => {
     expect(verifyChain(chain([anonymized], { start: 5, prev: before[4].event_hash }))).toEqual(broken(0, 101))
     expect(verifyChain([{ ...after[0], action: null }, after[1]])).toEqual(broken(0, 101))
   })
+
+  it("accepts an action digest written before issue 21 (array-index names first), and only for that action", () => {
+    // Digests pinned from the gateway before issue 21; the action has names that are array indices.
+    const action = { type: "x", args: { "10": "a", "9": "b", z: [1, { "2": true, "!": null }] } }
+    const LEGACY = "93cc19d4948de96dc1271f79f4946123135ba020b0b44c7f13da7b27396a4143"
+    // printf '%s' '{"args":{"10":"a","9":"b","z":[1,{"!":null,"2":true}]},"type":"x"}' | sha256sum
+    const RFC8785 = "9ff32d90bc50dc6d6127d840a6889331fa70a19101109062c260c12201020d4c"
+    expect(actionDigest(action)).toBe(RFC8785)
+    const old = { plan_id: "plan-1", step_index: 0, occurred_at: "2026-01-01T00:00:00.000Z", action_sha256: LEGACY, prev_hash: null }
+    const stored: ChainableEvent = { id: 101, ...old, action, event_hash: eventHash(old) }
+    const next = chain([{ type: "after" }], { start: 1, prev: stored.event_hash })
+    expect(verifyChain([stored, ...next]).valid).toBe(true)
+    // The old form is no loophole: another action under either digest still breaks the chain.
+    expect(verifyChain([{ ...stored, action: { ...action, type: "y" } }, ...next])).toEqual(broken(0, 101))
+  })
 })

@@ -196,6 +196,11 @@ for (const db of testDatabases) {
         expect(stored?.response_json).toEqual(response)
         expect(stored?.decision_json.decision).toBe("require_approval")
         expect(JSON.parse(stored?.request_json ?? "null")).toEqual(request("stored-1", ["spend:15000:EUR:Shop", ...CLEAN, "vip"]))
+        // The stored text is canonical JSON; pinned as written before issue 21 (a repeated request compares it as text).
+        expect(stored?.request_json).toBe(
+          '{"request_id":"stored-1","tags":["spend:15000:EUR:Shop","pii:none","legal:none","vip"],' +
+            '"trigger":{"channel":"telegram","message":{"text":"Order the usual flowers"},"thread_id":"t-1"}}'
+        )
         expect(yield* planner.find("plan-unknown")).toBeUndefined()
       }))
 

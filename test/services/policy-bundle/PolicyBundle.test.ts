@@ -7,7 +7,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodePolicyBundle, DEFAULT_POLICY_BUNDLE, mergePolicyBundles } from "../../../services/policy-bundle/bundle.ts"
-import { canonicalSha256 } from "../../../services/policy-bundle/canonicalJson.ts"
+import { canonicalSha256 } from "../../../services/shared/canonicalJson.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
 import { PolicyOverrides } from "../../../services/policy-bundle/PolicyOverrides.ts"
 import type { PolicyBundleV1 } from "../../../services/policy-bundle/schema.ts"
@@ -32,6 +32,8 @@ for (const db of testDatabases) {
         expect(effective.bundle).toEqual(expected)
         expect(effective.bundle.tools).toEqual({ default: "require_approval", allow: ["tool.fs.read"], require_approval: [], deny: ["tool.rm*"] })
         expect(effective.sha256).toBe(canonicalSha256(expected))
+        // Pinned as computed before issue 21: stored snapshots are keyed by it.
+        expect(effective.sha256).toBe("238b068e6fbe61a8963ca062d1cca6cd6e83c47db8ad152b8ad19c347b25f0c6")
         expect(effective.sources).toEqual({ deployment: "default", agent: "/home/agent/policy.yml", playbook: null })
         const snapshot = yield* policy.getSnapshot(effective.policy_snapshot_id)
         expect(snapshot).toMatchObject({ policy_snapshot_id: effective.policy_snapshot_id, sha256: effective.sha256, bundle: expected })

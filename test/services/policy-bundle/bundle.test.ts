@@ -3,10 +3,8 @@
  * the most-restrictive merge and the canonical SHA-256.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { createHash } from "node:crypto"
 import { Result } from "effect"
 import { DEFAULT_POLICY_BUNDLE, decodePolicyBundle, mergePolicyBundles, mostRestrictive } from "../../../services/policy-bundle/bundle.ts"
-import { canonicalJson, canonicalSha256 } from "../../../services/policy-bundle/canonicalJson.ts"
 import type { PolicyBundleV1 } from "../../../services/policy-bundle/schema.ts"
 
 const decode = (input: unknown): PolicyBundleV1 => {
@@ -119,24 +117,5 @@ describe("mergePolicyBundles", () => {
     expect(mostRestrictive("allow", "deny")).toBe("deny")
     expect(mostRestrictive("require_approval", "allow")).toBe("require_approval")
     expect(mostRestrictive("allow", "allow")).toBe("allow")
-  })
-})
-
-describe("canonical JSON and sha256", () => {
-  it("sorts object keys recursively, keeps array order and drops undefined members", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}')
-  })
-
-  it("is the lowercase hex SHA-256 of the canonical JSON, whatever the key order", () => {
-    const x = { v: 1, tools: { deny: [], allow: ["a"] } }
-    const y = { tools: { allow: ["a"], deny: [] }, v: 1 }
-    const expected = createHash("sha256").update('{"tools":{"allow":["a"],"deny":[]},"v":1}').digest("hex")
-    expect(canonicalSha256(x)).toBe(expected)
-    expect(canonicalSha256(y)).toBe(expected)
-    expect(expected).toMatch(/^[0-9a-f]{64}$/)
-  })
-
-  it("changes when a list's order changes (arrays are ordered)", () => {
-    expect(canonicalSha256({ a: [1, 2] })).not.toBe(canonicalSha256({ a: [2, 1] }))
   })
 })

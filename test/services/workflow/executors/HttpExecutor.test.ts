@@ -25,7 +25,7 @@ const withExecutor = <A, E>(
     readonly executor?: HttpExecutorOptions
   } = {}
 ) =>
-  Effect.scoped(Effect.flatMap(HttpExecutor, body)).pipe(
+  Effect.scoped(Effect.flatMap(HttpExecutor.make, body)).pipe(
     Effect.provideService(HttpTraceTargets, options.executor?.traceTargets ?? []),
     Effect.provide(options.http ?? httpStepContext().layer),
     Effect.provide(options.dns ?? NodeDns.layer)
