@@ -1,6 +1,6 @@
 /**
  * Snapshots (gateway-api.md "Snapshots"; docs/operations.md "Backup and
- * restore", "Moving from SQLite to PostgreSQL"): export every registered
+ * restore", "Moving from SQLite to PostgreSQL"): export every
  * table of the snapshot set (services/snapshots/registry.ts, derived from the
  * subsystems' table declarations) as a portable bundle, and import a
  * bundle into empty tables, on either database. Used by `GET
