@@ -165,7 +165,7 @@ describe("table declarations", () => {
   })
 
   it("refuse a field whose kind the schema does not say, two serials, a bad primary key or name", () => {
-    const row = (fields: Schema.Struct.Fields) => Schema.Struct(fields)
+    const row = <F extends Schema.Struct.Fields>(fields: F) => Schema.Struct(fields)
     expect(() => table({ name: "t", primaryKey: ["a"], row: row({ a: Schema.String, b: Schema.Unknown }), owner })).toThrow(
       "table declaration t: the row schema does not say the kind of column 'b'"
     )
