@@ -23,6 +23,7 @@ import { keyId, open, seal } from "./crypto.ts"
 import { generateKeyFile, readKeyFile } from "./masterKey.ts"
 import { secretsDbMigrations } from "./migrations.ts"
 import { type SecretRef, SecretProvider, SecretProviderError, SecretsKeyMismatch } from "./SecretProvider.ts"
+import { TimestampColumn } from "../storage/columns.ts"
 
 /** The master key file the settings name: `secretsMasterKeyPath`, else `$home/secrets.master.key`. */
 export const masterKeyPath = (settings: { readonly home: string; readonly secretsMasterKeyPath: string | undefined }): string =>
@@ -40,7 +41,7 @@ export const SecretVersionRow = Schema.Struct({
   iv: Schema.String,
   tag: Schema.String,
   ciphertext: Schema.String,
-  created_at: Schema.String
+  created_at: TimestampColumn
 })
 
 const aad = (ref: SecretRef) => `svc-secret:${ref.handle_id}:${ref.version}`

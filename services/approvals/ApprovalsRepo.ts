@@ -18,19 +18,20 @@ import {
   ApprovalStatus
 } from "./schema.ts"
 import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 /** A stored approval. `context` and `resolved_by` are JSON text; the `scope_*` columns make up `scope`. */
 export const ApprovalRow = Schema.Struct({
-  id: Schema.Int,
+  id: serialColumn(Schema.Int),
   kind: ApprovalKind,
   status: ApprovalStatus,
   plan_id: Schema.String,
   step_index: Schema.Int,
   prompt: Schema.String,
   context: Schema.fromJsonString(Schema.Unknown),
-  created_at: Schema.String,
-  expires_at: Schema.NullOr(Schema.String),
-  resolved_at: Schema.NullOr(Schema.String),
+  created_at: TimestampColumn,
+  expires_at: Schema.NullOr(TimestampColumn),
+  resolved_at: Schema.NullOr(TimestampColumn),
   resolved_by: Schema.NullOr(Schema.fromJsonString(ApprovalResolvedBy)),
   reason: Schema.NullOr(Schema.String),
   scope_key: Schema.NullOr(Schema.String),

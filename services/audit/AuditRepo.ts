@@ -16,14 +16,15 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { rowDecoder } from "../../layers/storage/rows.ts"
 import { auditMigrations } from "./migrations/index.ts"
 import type { ChainHead } from "./verify.ts"
+import { HashedTextColumn, serialColumn } from "../../layers/storage/columns.ts"
 
 /** A stored event; `action` is the canonical JSON text (null once anonymized). */
 export const AuditEventRow = Schema.Struct({
-  id: Schema.Int,
+  id: serialColumn(Schema.Int),
   plan_id: Schema.String,
   step_index: Schema.Int,
-  occurred_at: Schema.String,
-  action: Schema.NullOr(Schema.String),
+  occurred_at: HashedTextColumn,
+  action: Schema.NullOr(HashedTextColumn),
   action_sha256: Schema.String,
   prev_hash: Schema.NullOr(Schema.String),
   event_hash: Schema.String

@@ -17,6 +17,7 @@ import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { rowDecoder } from "../../layers/storage/rows.ts"
+import { JsonTextColumn, serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 const LegacyRow = Schema.Struct({
   // BIGINT identity on PostgreSQL, INTEGER on SQLite: passed back to the DELETE as read.
@@ -32,13 +33,13 @@ const LegacyRow = Schema.Struct({
  * snapshots, normally empty).
  */
 export const PlannerEventRow = Schema.Struct({
-  id: Schema.Union([Schema.Number, Schema.BigInt]),
+  id: serialColumn(Schema.Union([Schema.Number, Schema.BigInt])),
   replay_id: Schema.String,
   plan_id: Schema.String,
   step_index: Schema.Int,
-  occurred_at: Schema.String,
-  action: Schema.String,
-  created_at: Schema.String,
+  occurred_at: TimestampColumn,
+  action: JsonTextColumn,
+  created_at: TimestampColumn,
   prev_hash: Schema.NullOr(Schema.String),
   event_hash: Schema.NullOr(Schema.String)
 })

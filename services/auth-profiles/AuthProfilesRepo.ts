@@ -21,6 +21,7 @@ import {
   type SessionProviderPin
 } from "./schema.ts"
 import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { TimestampColumn } from "../../layers/storage/columns.ts"
 
 /** A stored profile: one column per handle, `labels` as JSON text. */
 export const AuthProfileRow = Schema.Struct({
@@ -33,8 +34,8 @@ export const AuthProfileRow = Schema.Struct({
   refresh_token_handle: Schema.NullOr(Schema.String),
   labels: Schema.NullOr(Schema.fromJsonString(Schema.Record(Schema.String, Schema.String))),
   status: AuthProfileStatus,
-  created_at: Schema.String,
-  updated_at: Schema.String,
+  created_at: TimestampColumn,
+  updated_at: TimestampColumn,
   disabled_reason: Schema.NullOr(Schema.String)
 })
 export type AuthProfileRow = typeof AuthProfileRow.Type
@@ -45,7 +46,7 @@ export const PinRow = Schema.Struct({
   session_id: Schema.String,
   provider: Schema.String,
   auth_profile_id: Schema.String,
-  pinned_at: Schema.String
+  pinned_at: TimestampColumn
 })
 
 /** The wire record of a row: handles and labels only when set, `disabled_reason` only when set. */

@@ -15,6 +15,7 @@ import { authMigrations } from "./migrations/index.ts"
 import { DeviceRole, Scope } from "./schema.ts"
 import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { makeDecoder } from "../shared/decode.ts"
+import { TimestampColumn } from "../../layers/storage/columns.ts"
 
 /**
  * A stored device token. Timestamps are ISO-8601 UTC strings; `scopes` is the
@@ -27,9 +28,9 @@ export const DeviceTokenRow = Schema.Struct({
   device_id: Schema.String,
   role: DeviceRole,
   scopes: Schema.fromJsonString(Schema.Array(Scope)),
-  issued_at: Schema.String,
-  expires_at: Schema.NullOr(Schema.String),
-  revoked_at: Schema.NullOr(Schema.String)
+  issued_at: TimestampColumn,
+  expires_at: Schema.NullOr(TimestampColumn),
+  revoked_at: Schema.NullOr(TimestampColumn)
 })
 export type DeviceTokenRecord = typeof DeviceTokenRow.Type
 

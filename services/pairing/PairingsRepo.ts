@@ -16,10 +16,11 @@ import { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { pairingMigrations } from "./migrations/index.ts"
 import { type Pairing, PairingResolvedBy, PairingStatus, type TrustLevel, TrustLevel as TrustLevelSchema } from "./schema.ts"
 import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 /** A stored pairing. JSON columns are text; `token_digest` is the scoped token's SHA-256 hex, set only while approved. */
 export const PairingRow = Schema.Struct({
-  pairing_id: Schema.Int,
+  pairing_id: serialColumn(Schema.Int),
   node_id: Schema.String,
   status: PairingStatus,
   trust_level: Schema.NullOr(TrustLevelSchema),
@@ -27,9 +28,9 @@ export const PairingRow = Schema.Struct({
   capabilities: Schema.fromJsonString(Schema.Array(CapabilityDescriptor)),
   metadata: Schema.NullOr(Schema.fromJsonString(Schema.Unknown)),
   capability_allowlist: Schema.fromJsonString(Schema.Array(CapabilityDescriptor)),
-  requested_at: Schema.String,
-  last_seen_at: Schema.String,
-  resolved_at: Schema.NullOr(Schema.String),
+  requested_at: TimestampColumn,
+  last_seen_at: TimestampColumn,
+  resolved_at: Schema.NullOr(TimestampColumn),
   resolved_by: Schema.NullOr(Schema.fromJsonString(PairingResolvedBy)),
   reason: Schema.NullOr(Schema.String),
   token_digest: Schema.NullOr(Schema.String)

@@ -22,6 +22,7 @@ import { PolicyDecision } from "../policy/schema.ts"
 import { plannerMigrations } from "./migrations/index.ts"
 import { PlanResponse, PlanStatus } from "./schema.ts"
 import { orDieOnSchema } from "../../layers/storage/rows.ts"
+import { JsonTextColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 /**
  * A stored plan. `request_json` is the canonical JSON of the decoded request
@@ -32,10 +33,10 @@ export const PlanRow = Schema.Struct({
   plan_id: Schema.String,
   request_id: Schema.String,
   status: PlanStatus,
-  request_json: Schema.String,
+  request_json: JsonTextColumn,
   decision_json: Schema.fromJsonString(PolicyDecision),
   response_json: Schema.NullOr(Schema.fromJsonString(PlanResponse)),
-  created_at: Schema.String
+  created_at: TimestampColumn
 })
 export type PlanRecord = typeof PlanRow.Type
 

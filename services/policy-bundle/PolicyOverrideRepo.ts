@@ -13,6 +13,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
 import { type PolicyOverride, PolicyOverrideStatus } from "./schema.ts"
 import { orDieOnSchema } from "../../layers/storage/rows.ts"
+import { TimestampColumn } from "../../layers/storage/columns.ts"
 
 const JsonText = Schema.NullOr(Schema.fromJsonString(Schema.Unknown))
 
@@ -20,7 +21,7 @@ const JsonText = Schema.NullOr(Schema.fromJsonString(Schema.Unknown))
 export const PolicyOverrideRow = Schema.Struct({
   policy_override_id: Schema.String,
   status: PolicyOverrideStatus,
-  created_at: Schema.String,
+  created_at: TimestampColumn,
   created_by: JsonText,
   agent_id: Schema.String,
   workspace_id: Schema.NullOr(Schema.String),
@@ -28,8 +29,8 @@ export const PolicyOverrideRow = Schema.Struct({
   pattern: Schema.String,
   created_from_approval_id: Schema.NullOr(Schema.Int),
   created_from_policy_snapshot_id: Schema.NullOr(Schema.String),
-  expires_at: Schema.NullOr(Schema.String),
-  revoked_at: Schema.NullOr(Schema.String),
+  expires_at: Schema.NullOr(TimestampColumn),
+  revoked_at: Schema.NullOr(TimestampColumn),
   revoked_by: JsonText,
   revoked_reason: Schema.NullOr(Schema.String)
 })

@@ -11,13 +11,14 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
 import { orDieOnSchema } from "../../layers/storage/rows.ts"
+import { JsonTextColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 /** A stored snapshot: `bundle_json` is the bundle's canonical JSON; `created_at` ISO-8601 UTC. */
 export const PolicySnapshotRow = Schema.Struct({
   policy_snapshot_id: Schema.String,
   sha256: Schema.String,
-  bundle_json: Schema.String,
-  created_at: Schema.String
+  bundle_json: JsonTextColumn,
+  created_at: TimestampColumn
 })
 export type PolicySnapshotRow = typeof PolicySnapshotRow.Type
 

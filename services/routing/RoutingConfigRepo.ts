@@ -14,13 +14,14 @@ import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { routingMigrations } from "./migrations/index.ts"
+import { JsonTextColumn, serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 /** A stored revision, as text. */
 export const RoutingConfigRow = Schema.Struct({
-  revision: Schema.Int,
-  config_json: Schema.String,
-  created_at: Schema.String,
-  created_by_json: Schema.String,
+  revision: serialColumn(Schema.Int),
+  config_json: JsonTextColumn,
+  created_at: TimestampColumn,
+  created_by_json: JsonTextColumn,
   reason: Schema.NullOr(Schema.String),
   reverted_from_revision: Schema.NullOr(Schema.Int)
 })

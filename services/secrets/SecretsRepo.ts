@@ -13,6 +13,7 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { secretsMigrations } from "./migrations/index.ts"
 import type { SecretHandle } from "./schema.ts"
 import { rowDecoder } from "../../layers/storage/rows.ts"
+import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 /** A stored handle. */
 export const SecretHandleRow = Schema.Struct({
@@ -21,8 +22,8 @@ export const SecretHandleRow = Schema.Struct({
   provider: Schema.String,
   scope: Schema.String,
   version: Schema.Int,
-  created_at: Schema.String,
-  revoked_at: Schema.NullOr(Schema.String),
+  created_at: TimestampColumn,
+  revoked_at: Schema.NullOr(TimestampColumn),
   replaced_by: Schema.NullOr(Schema.String)
 })
 export type SecretHandleRow = typeof SecretHandleRow.Type
@@ -49,11 +50,11 @@ export interface SecretResolutionRecord {
 
 /** A stored resolution (`secret_resolutions`), with its id; the row schema a snapshot import checks its rows with. */
 export const SecretResolutionRow = Schema.Struct({
-  id: Schema.Int,
+  id: serialColumn(Schema.Int),
   handle_id: Schema.String,
   purpose: Schema.String,
   outcome: ResolutionOutcome,
-  resolved_at: Schema.String
+  resolved_at: TimestampColumn
 })
 
 /** Repository of secret handles over `SqlClient`. */

@@ -1,7 +1,8 @@
 /**
  * Snapshots (gateway-api.md "Snapshots"; docs/operations.md "Backup and
- * restore", "Moving from SQLite to PostgreSQL"): export every registered
- * table (services/snapshots/registry.ts) as a portable bundle, and import a
+ * restore", "Moving from SQLite to PostgreSQL"): export every
+ * table of the snapshot set (services/snapshots/registry.ts, derived from the
+ * subsystems' table declarations) as a portable bundle, and import a
  * bundle into empty tables, on either database. Used by `GET
  * /snapshot/export`, `POST /snapshot/import` and `svc-gateway snapshot`.
  *

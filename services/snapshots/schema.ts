@@ -5,7 +5,7 @@
  * A bundle is `{format: "svc.snapshot.v2", exported_at, gateway_version,
  * db_kind, tables: {<name>: {columns, rows}}}`; each row is an object
  * `{<column>: value}` with values in their portable form
- * (services/snapshots/registry.ts `ColumnKind`).
+ * (layers/storage/columns.ts `ColumnKind`).
  *
  * @module
  */

@@ -16,7 +16,7 @@
  * @module
  */
 import { Result } from "effect"
-import type { ColumnKind } from "./registry.ts"
+import type { ColumnKind } from "../../layers/storage/columns.ts"
 
 /** The database a value is read from or bound for. */
 export type Dialect = "sqlite" | "postgres"

@@ -16,6 +16,7 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
 import { watchersMigrations } from "./migrations/index.ts"
 import { TriggerType, type Watcher, WatcherFiring } from "./schema.ts"
+import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
 
 /** An integer column: `bigint` from PostgreSQL's BIGINT, a number from SQLite. */
 const DbInt = Schema.Union([Schema.Number, Schema.BigInt])
@@ -24,14 +25,14 @@ const DbBool = Schema.Union([Schema.Boolean, Schema.Number])
 
 /** A stored watcher. */
 export const WatcherRow = Schema.Struct({
-  id: DbInt,
+  id: serialColumn(DbInt),
   plan_id: Schema.String,
   trigger_type: TriggerType,
   trigger_config: Schema.NullOr(Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown))),
   active: DbBool,
-  deleted_at: Schema.NullOr(Schema.String),
-  created_at: Schema.String,
-  updated_at: Schema.String
+  deleted_at: Schema.NullOr(TimestampColumn),
+  created_at: TimestampColumn,
+  updated_at: TimestampColumn
 })
 export type WatcherRow = typeof WatcherRow.Type
 
@@ -43,15 +44,24 @@ export const FiringRow = WatcherFiring.mapFields((fields) => ({
 }))
 
 /**
- * A stored firing as the table holds it (no `plan_id`; with `dedupe_key` and
- * `updated_at`): the row schema a snapshot import checks `watcher_firings`
- * rows with.
+ * A stored firing as the table holds it (no `plan_id`; with `dedupe_key`,
+ * `nonce_key` and `updated_at`), fields in the table's column order: the row
+ * schema a snapshot import checks `watcher_firings` rows with.
  */
-export const WatcherFiringRow = FiringRow.mapFields(({ plan_id: _, ...fields }) => ({
-  ...fields,
+export const WatcherFiringRow = FiringRow.mapFields((firing) => ({
+  firing_id: firing.firing_id,
+  watcher_id: firing.watcher_id,
+  trigger_type: firing.trigger_type,
   dedupe_key: Schema.String,
+  slot: firing.slot,
+  nonce_digest: firing.nonce_digest,
   nonce_key: Schema.NullOr(Schema.String),
-  updated_at: Schema.String
+  source_run_id: firing.source_run_id,
+  status: firing.status,
+  run_id: firing.run_id,
+  error: firing.error,
+  created_at: TimestampColumn,
+  updated_at: TimestampColumn
 }))
 
 /** The wire record of a row. */

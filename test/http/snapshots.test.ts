@@ -16,17 +16,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { StorageMemoryTest } from "../../layers/gateway.ts"
 import { SecretResolver } from "../../services/secrets/SecretStore.ts"
-import { SNAPSHOT_TABLES } from "../../services/snapshots/registry.ts"
+import { isExcludedTable, SNAPSHOT_TABLES } from "../../services/snapshots/registry.ts"
 import { postgres } from "../support/databases.ts"
 import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { HTTP_POLICY, type Populated, populate } from "../support/populate.ts"
 import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
-/** Tables a gateway creates that a snapshot leaves out on purpose (services/snapshots/registry.ts). */
-const EXCLUDED = (name: string) =>
-  name.startsWith("cluster_") || name.startsWith("svc_migrations_") || name === "oauth_pending" || name === "sqlite_sequence" ||
-  name === "workflow_step_inputs"
+/** Tables a gateway creates that a snapshot leaves out on purpose: the declared exclusions (services/snapshots/registry.ts). */
+const EXCLUDED = isExcludedTable
 
 const homeWithPolicy = () => {
   const home = mkdtempSync(join(tmpdir(), "svc-snapshot-"))

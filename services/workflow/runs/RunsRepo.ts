@@ -39,6 +39,7 @@ import {
 } from "./schema.ts"
 import { canTransition, type MachineKind, type StatusOf } from "./states.ts"
 import { rowDecoder } from "../../../layers/storage/rows.ts"
+import { serialColumn, TimestampColumn } from "../../../layers/storage/columns.ts"
 
 // ---------------------------------------------------------------------------
 // Rows
@@ -50,34 +51,52 @@ const NullableJson = Schema.NullOr(Json)
 /** A stored job: the {@link ExecutionJob} fields; `trigger` is JSON text. */
 export const JobRow = ExecutionJob.mapFields((fields) => ({
   ...fields,
-  trigger: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown))
+  trigger: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)),
+  created_at: TimestampColumn,
+  updated_at: TimestampColumn
 })).annotate({ identifier: "JobRow" })
 
 /**
  * A stored run: the {@link ExecutionRun} fields, plus `seq` (its arrival
  * order) and `updated_at`; optional fields are NULL columns, budgets JSON text.
+ * Fields in the table's column order (a snapshot's column order).
  */
-export const RunRow = ExecutionRun.mapFields((fields) => ({
-  ...fields,
-  seq: Schema.Int,
-  updated_at: Schema.String,
+export const RunRow = ExecutionRun.mapFields((run) => ({
+  seq: serialColumn(Schema.Int),
+  run_id: run.run_id,
+  job_id: run.job_id,
+  key: run.key,
+  lane: run.lane,
+  status: run.status,
+  attempt: run.attempt,
+  plan_id: run.plan_id,
+  request_id: run.request_id,
+  steps_count: run.steps_count,
+  created_at: TimestampColumn,
+  updated_at: TimestampColumn,
+  started_at: Schema.NullOr(TimestampColumn),
+  finished_at: Schema.NullOr(TimestampColumn),
   paused_reason: Schema.NullOr(PauseReason),
   paused_detail: Schema.NullOr(Schema.String),
   policy_snapshot_id: Schema.NullOr(Schema.String),
   budgets: Schema.NullOr(Schema.fromJsonString(WorkflowBudgets)),
-  budget_overridden_at: Schema.NullOr(Schema.String)
+  budget_overridden_at: Schema.NullOr(TimestampColumn)
 })).annotate({ identifier: "RunRow" })
 export type RunRow = typeof RunRow.Type
 
 /** A stored step: the {@link ExecutionStep} fields; `action` is the step's JSON. */
 export const StepRow = ExecutionStep.mapFields((fields) => ({
   ...fields,
-  action: Schema.fromJsonString(WorkflowStep)
+  action: Schema.fromJsonString(WorkflowStep),
+  created_at: TimestampColumn,
+  updated_at: TimestampColumn
 })).annotate({ identifier: "StepRow" })
 
 /** A stored attempt: the {@link ExecutionAttempt} fields; the free-form ones are JSON text. */
 export const AttemptRow = ExecutionAttempt.mapFields((fields) => ({
   ...fields,
+  started_at: TimestampColumn,
+  finished_at: Schema.NullOr(TimestampColumn),
   result: NullableJson,
   error: Schema.NullOr(Schema.fromJsonString(AttemptError)),
   postcondition_report: NullableJson,
@@ -93,10 +112,10 @@ export const ResumeTokenRow = Schema.Struct({
   run_id: Schema.String,
   step_index: Schema.Int,
   approval_id: Schema.NullOr(Schema.Int),
-  created_at: Schema.String,
-  expires_at: Schema.NullOr(Schema.String),
-  used_at: Schema.NullOr(Schema.String),
-  revoked_at: Schema.NullOr(Schema.String),
+  created_at: TimestampColumn,
+  expires_at: Schema.NullOr(TimestampColumn),
+  used_at: Schema.NullOr(TimestampColumn),
+  revoked_at: Schema.NullOr(TimestampColumn),
   /** The pause it continues (`pauseName`; migration 2 filled it in for older rows). */
   pause_name: Schema.String
 })

@@ -1,0 +1,194 @@
+/**
+ * The snapshot set derived from the subsystems' table declarations
+ * (services/snapshots/registry.ts, tableSet.ts; layers/storage/table.ts,
+ * columns.ts): the same tables, order, primary keys, owners and column kinds
+ * as the hand-written registry it replaced (pinned below once, so a row
+ * schema change that alters a column's kind or order is caught); every table
+ * the declared migrations create is in the set or declared excluded; the
+ * derivation rules and the declaration checks.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import {
+  columnKindOf,
+  HashedTextColumn,
+  JsonTextColumn,
+  serialColumn,
+  TimestampColumn,
+  withColumnKind
+} from "../../../layers/storage/columns.ts"
+import { migrate } from "../../../layers/storage/migrations.ts"
+import { excludedTable, table, type TableOwner } from "../../../layers/storage/table.ts"
+import { isExcludedTable, SNAPSHOT_TABLES, TABLE_DECLARATIONS } from "../../../services/snapshots/registry.ts"
+import { tableSet } from "../../../services/snapshots/tableSet.ts"
+import { testDatabases } from "../../support/databases.ts"
+
+/**
+ * The registry as it was hand-written (name, primary key, owner, columns as
+ * `name` or `name:kind`, written at start), in import order.
+ */
+const PINNED: ReadonlyArray<readonly [string, ReadonlyArray<string>, string, string, true?]> = [
+  ["policy_snapshots", ["policy_snapshot_id"], "policy_bundle", "policy_snapshot_id sha256 bundle_json:json created_at:time", true],
+  ["plans", ["plan_id"], "planner", "plan_id request_id status request_json:json decision_json:json response_json:json created_at:time execution_state run_id"],
+  ["planner_events", ["id"], "planner", "id:serial replay_id plan_id step_index:int occurred_at:time action:json created_at:time prev_hash event_hash"],
+  ["audit_chains", ["plan_id"], "audit", "plan_id last_step_index:int last_hash"],
+  ["audit_events", ["id"], "audit", "id:serial plan_id step_index:int occurred_at action action_sha256 prev_hash event_hash"],
+  ["approvals", ["id"], "approvals", "id:serial kind status plan_id step_index:int prompt context:json created_at:time expires_at:time resolved_at:time resolved_by:json reason scope_key scope_lane scope_run_id scope_step_index:int"],
+  ["policy_overrides", ["policy_override_id"], "policy_bundle", "policy_override_id status created_at:time created_by:json agent_id workspace_id tool_id pattern created_from_approval_id:int created_from_policy_snapshot_id expires_at:time revoked_at:time revoked_by:json revoked_reason"],
+  ["routing_configs", ["revision"], "routing", "revision:serial config_json:json created_at:time created_by_json:json reason reverted_from_revision:int"],
+  ["secret_handles", ["handle_id"], "secrets", "handle_id agent_id provider scope version:int created_at:time revoked_at:time replaced_by"],
+  ["secret_versions", ["handle_id", "version"], "secrets_db", "handle_id version:int key_id iv tag ciphertext created_at:time"],
+  ["secret_resolutions", ["id"], "secrets", "id:serial handle_id purpose outcome resolved_at:time"],
+  ["auth_profiles", ["auth_profile_id"], "auth_profiles", "auth_profile_id agent_id provider type api_key_handle access_token_handle refresh_token_handle labels:json status created_at:time updated_at:time disabled_reason"],
+  ["session_provider_pins", ["agent_id", "session_id", "provider"], "auth_profiles", "agent_id session_id provider auth_profile_id pinned_at:time"],
+  ["device_tokens", ["token_id"], "auth", "token_id token_digest device_id role scopes:json issued_at:time expires_at:time revoked_at:time"],
+  ["node_pairings", ["pairing_id"], "pairing", "pairing_id:serial node_id status trust_level label capabilities:json metadata:json capability_allowlist:json requested_at:time last_seen_at:time resolved_at:time resolved_by:json reason token_digest"],
+  ["workflow_jobs", ["job_id"], "workflow_runs", "job_id key lane status trigger_kind trigger:json latest_run_id created_at:time updated_at:time"],
+  ["workflow_runs", ["seq"], "workflow_runs", "seq:serial run_id job_id key lane status attempt:int plan_id request_id steps_count:int created_at:time updated_at:time started_at:time finished_at:time paused_reason paused_detail policy_snapshot_id budgets:json budget_overridden_at:time"],
+  ["workflow_steps", ["step_id"], "workflow_runs", "step_id run_id step_index:int status action:json created_at:time updated_at:time approval_id:int"],
+  ["workflow_attempts", ["attempt_id"], "workflow_runs", "attempt_id step_id run_id attempt:int status started_at:time finished_at:time result:json error:json postcondition_report:json artifacts:json cost:json policy_decision:json policy_applied_override_ids:json"],
+  ["workflow_resume_tokens", ["digest"], "workflow_runs", "digest run_id step_index:int approval_id:int created_at:time expires_at:time used_at:time revoked_at:time pause_name"],
+  ["watchers", ["id"], "watchers", "id:serial plan_id trigger_type trigger_config:json active:bool deleted_at:time created_at:time updated_at:time"],
+  ["watcher_firings", ["firing_id"], "watchers", "firing_id watcher_id:int trigger_type dedupe_key slot:int nonce_digest nonce_key source_run_id status run_id error created_at:time updated_at:time"]
+]
+
+/** The registry's short names of the kinds. */
+const SHORT = { text: "", integer: "int", serial: "serial", boolean: "bool", json: "json", timestamp: "time" } as const
+
+const owner: TableOwner = { subsystem: "t", migrations: [] }
+const kindOf = (schema: Schema.Top) => columnKindOf(schema.ast)
+
+describe("the derived snapshot set", () => {
+  it("has the tables, order, primary keys, owners, columns and kinds of the registry it replaced", () => {
+    const derived = SNAPSHOT_TABLES.map((t) => [
+      t.name,
+      t.primaryKey,
+      t.owner.subsystem,
+      t.columns.map((c) => (SHORT[c.kind] === "" ? c.name : `${c.name}:${SHORT[c.kind]}`)).join(" "),
+      ...(t.writtenAtStart ? [true] : [])
+    ])
+    expect(derived).toEqual(PINNED)
+  })
+
+  it("names each table's generated id as its serial column", () => {
+    expect(SNAPSHOT_TABLES.filter((t) => t.serial !== undefined).map((t) => `${t.name}.${t.serial}`)).toEqual([
+      "planner_events.id",
+      "audit_events.id",
+      "approvals.id",
+      "routing_configs.revision",
+      "secret_resolutions.id",
+      "node_pairings.pairing_id",
+      "workflow_runs.seq",
+      "watchers.id"
+    ])
+  })
+
+  it("declares the tables it leaves out, each with its reason", () => {
+    const excluded = TABLE_DECLARATIONS.flat().filter((d) => !d.snapshot)
+    expect(excluded.map((d) => d.name).sort()).toEqual(
+      ["cluster_*", "oauth_pending", "sqlite_sequence", "svc_migrations_*", "workflow_step_inputs"]
+    )
+    for (const d of excluded) expect(d.snapshot === false && d.reason.length > 20).toBe(true)
+    expect(["cluster_messages", "svc_migrations_approvals", "oauth_pending", "workflow_step_inputs"].every(isExcludedTable)).toBe(true)
+    expect(isExcludedTable("approvals")).toBe(false)
+  })
+})
+
+for (const db of testDatabases) {
+  describe(`the declared migrations on ${db.name}`, () => {
+    it.effect("create only tables the snapshot set carries or a declaration excludes, and every table it carries", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const owners = new Map(TABLE_DECLARATIONS.flat().flatMap((d) => (d.owner === undefined ? [] : [[d.owner.subsystem, d.owner]])))
+        for (const o of owners.values()) yield* migrate(o.subsystem, o.migrations)
+        const created = (db.kind === "sqlite"
+          ? yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`
+          : yield* sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`)
+          .map((r) => r.name)
+        const carried = new Set(SNAPSHOT_TABLES.map((t) => t.name))
+        expect(created.filter((t) => !carried.has(t) && !isExcludedTable(t))).toEqual([])
+        expect([...carried].filter((t) => !created.includes(t))).toEqual([])
+      }).pipe(Effect.provide(db.make())))
+  })
+}
+
+describe("column kinds derived from field schemas", () => {
+  it("reads text, integers, booleans and parsed JSON from the schema alone; NullOr takes its member's kind", () => {
+    expect(kindOf(Schema.String)).toBe("text")
+    expect(kindOf(Schema.Literals(["a", "b"]))).toBe("text")
+    expect(kindOf(Schema.NullOr(Schema.String))).toBe("text")
+    expect(kindOf(Schema.Int)).toBe("integer")
+    expect(kindOf(Schema.Union([Schema.Number, Schema.BigInt]))).toBe("integer")
+    expect(kindOf(Schema.NullOr(Schema.Int))).toBe("integer")
+    expect(kindOf(Schema.Boolean)).toBe("boolean")
+    expect(kindOf(Schema.Union([Schema.Boolean, Schema.Number]))).toBe("boolean")
+    expect(kindOf(Schema.fromJsonString(Schema.Unknown))).toBe("json")
+    expect(kindOf(Schema.NullOr(Schema.fromJsonString(Schema.Struct({ a: Schema.String }))))).toBe("json")
+    expect(kindOf(Schema.fromJsonString(Schema.Array(Schema.String)))).toBe("json")
+  })
+
+  it("reads timestamps, unparsed JSON text, generated ids and hashed text from the column schemas", () => {
+    expect(kindOf(TimestampColumn)).toBe("timestamp")
+    expect(kindOf(Schema.NullOr(TimestampColumn))).toBe("timestamp")
+    expect(kindOf(JsonTextColumn)).toBe("json")
+    expect(kindOf(serialColumn(Schema.Int))).toBe("serial")
+    expect(kindOf(serialColumn(Schema.Union([Schema.Number, Schema.BigInt])))).toBe("serial")
+    expect(kindOf(HashedTextColumn)).toBe("text")
+    expect(kindOf(withColumnKind(Schema.Unknown, "json"))).toBe("json")
+  })
+
+  it("column schemas decode exactly as the schema they annotate", () => {
+    expect(Schema.decodeUnknownSync(TimestampColumn)("2026-01-02T03:04:05.006Z")).toBe("2026-01-02T03:04:05.006Z")
+    expect(() => Schema.decodeUnknownSync(TimestampColumn)(5)).toThrow()
+    expect(() => Schema.decodeUnknownSync(serialColumn(Schema.Int))(1.5)).toThrow()
+    expect(Schema.decodeUnknownSync(serialColumn(Schema.Int))(7)).toBe(7)
+  })
+
+  it("says nothing where the schema is ambiguous", () => {
+    expect(kindOf(Schema.Unknown)).toBeUndefined()
+    expect(kindOf(Schema.Union([Schema.String, Schema.Number]))).toBeUndefined()
+    expect(kindOf(Schema.NumberFromString)).toBeUndefined()
+  })
+})
+
+describe("table declarations", () => {
+  it("take the columns from the row schema, in field order", () => {
+    const t = table({ name: "t", primaryKey: ["id"], row: Schema.Struct({ id: serialColumn(Schema.Int), at: TimestampColumn, v: Schema.String }), owner })
+    expect(t).toMatchObject({
+      snapshot: true,
+      columns: [{ name: "id", kind: "serial" }, { name: "at", kind: "timestamp" }, { name: "v", kind: "text" }],
+      serial: "id",
+      writtenAtStart: false,
+      references: []
+    })
+  })
+
+  it("refuse a field whose kind the schema does not say, two serials, a bad primary key or name", () => {
+    const row = <F extends Schema.Struct.Fields>(fields: F) => Schema.Struct(fields)
+    expect(() => table({ name: "t", primaryKey: ["a"], row: row({ a: Schema.String, b: Schema.Unknown }), owner })).toThrow(
+      "table declaration t: the row schema does not say the kind of column 'b'"
+    )
+    expect(() => table({ name: "t", primaryKey: ["a"], row: row({ a: serialColumn(Schema.Int), b: serialColumn(Schema.Int) }), owner }))
+      .toThrow("more than one serial column")
+    expect(() => table({ name: "t", primaryKey: ["c"], row: row({ a: Schema.String }), owner })).toThrow("the primary key")
+    expect(() => table({ name: "T-1", primaryKey: ["a"], row: row({ a: Schema.String }), owner })).toThrow("lowercase identifier")
+  })
+})
+
+describe("the import order", () => {
+  const t = (name: string, references: ReadonlyArray<string> = []) =>
+    table({ name, primaryKey: ["id"], row: Schema.Struct({ id: Schema.String }), owner, references })
+
+  it("is the declaration order, a table moved after the tables it references", () => {
+    const set = tableSet([[t("a", ["c"]), t("b")], [t("c"), t("d")], [excludedTable("x_*", "because")]])
+    expect(set.tables.map((x) => x.name)).toEqual(["b", "c", "a", "d"])
+    expect(set.excluded.map((x) => x.name)).toEqual(["x_*"])
+  })
+
+  it("refuses a reference to a table no snapshot carries, a cycle and a name declared twice", () => {
+    expect(() => tableSet([[t("a", ["x"])], [excludedTable("x", "because")]])).toThrow("table a references tables no snapshot carries: x")
+    expect(() => tableSet([[t("a", ["b"]), t("b", ["a"])]])).toThrow("cycle")
+    expect(() => tableSet([[t("a")], [excludedTable("a", "because")]])).toThrow("table a is declared twice")
+  })
+})
