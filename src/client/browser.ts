@@ -1,7 +1,7 @@
 /**
  * The client SDK for browsers and Deno (`svc-gateway/client/browser`): the transport-independent WebSocket
  * client over the standard `WebSocket` and WebCrypto, device identities in IndexedDB or memory, and the typed
- * HTTP client. Imports no Node built-in (test/client/browser-bundle.test.ts bundles it with
+ * HTTP client (over `fetch`). Imports no Node built-in (test/client/browser-bundle.test.ts bundles it with
  * `platform: "browser"` and runs a handshake from the bundle in Deno). docs/client.md "In a browser".
  *
  * ```ts
@@ -65,6 +65,9 @@ export { type IndexedDbDeviceIdentityOptions, indexedDbDeviceIdentityStore } fro
 
 // Node mode in a browser: the scoped token in memory (or a store of the caller's).
 export { memoryScopedTokenStore, type ScopedTokenStore, type StoredScopedToken } from "./scopedTokenStore.ts"
+
+// The typed HTTP client, derived from the API declaration (src/http/api/); give it `FetchHttpClient.layer`.
+export { type GatewayHttpClientOptions, makeGatewayHttpClient } from "./http.ts"
 
 // Wire contracts the SDK speaks.
 export {

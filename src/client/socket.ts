@@ -76,6 +76,9 @@ export type WebSocketConstructor = new (url: string, protocols?: string | Array<
 
 const OPEN = 1
 
+/** The HTTP status in a runtime's message about a refused upgrade (Deno: `Invalid status code: 401`). */
+const UPGRADE_STATUS = /\bstatus code:? (\d{3})\b/i
+
 /**
  * Adapts a WHATWG `WebSocket` constructor (default `globalThis.WebSocket`). Such a transport sends no custom
  * headers, cannot tell the HTTP status of a refused upgrade (that is a close 1006) and `terminate` is `close`.
@@ -91,12 +94,16 @@ export const webSocketFactory = (constructor?: WebSocketConstructor): GatewaySoc
     socket.binaryType = "arraybuffer"
     let lastError: Error | undefined
     let closed = false
+    let opened = false
     const finish = (info: SocketCloseInfo) => {
       if (closed) return
       closed = true
       listeners.close(info)
     }
-    socket.addEventListener("open", () => listeners.open())
+    socket.addEventListener("open", () => {
+      opened = true
+      listeners.open()
+    })
     socket.addEventListener("message", (event: { data: unknown }) => {
       const data = event.data
       listeners.message(typeof data === "string" ? data : new TextDecoder().decode(data as ArrayBuffer))
@@ -106,9 +113,18 @@ export const webSocketFactory = (constructor?: WebSocketConstructor): GatewaySoc
         ? event.error
         : new Error(typeof event.message === "string" && event.message !== "" ? event.message : "WebSocket error")
     })
-    socket.addEventListener("close", (event: { code: number; reason: string }) =>
-      finish({ code: event.code, reason: event.reason, error: lastError })
-    )
+    // A connection that failed (refused upgrade, network error) closes with 1006 by the standard; some
+    // runtimes report 0: normalized to 1006. Browsers hide the status of a refused upgrade; Deno names it
+    // in the error ("Invalid status code: 401"), which is read as the upgrade's HTTP status.
+    socket.addEventListener("close", (event: { code: number; reason: string }) => {
+      const status = opened ? undefined : UPGRADE_STATUS.exec(lastError?.message ?? "")?.[1]
+      finish({
+        code: event.code >= 1000 ? event.code : 1006,
+        reason: event.reason,
+        error: lastError,
+        httpStatus: status === undefined ? undefined : Number(status)
+      })
+    })
     return {
       isOpen: () => socket.readyState === OPEN && !closed,
       protocol: () => socket.protocol,
