@@ -22,12 +22,14 @@ import {
 import { signProofAsync } from "./deviceKey.ts"
 import { randomUuid } from "./encoding.ts"
 import {
+  closeErrorOf,
   decodeEvent,
   decodeInitResult,
   decodeProofResult,
   decodeRequest,
   decodeResponse,
   describeClose,
+  eventStream,
   handlerError,
   isRecord,
   matcher,
@@ -359,41 +361,12 @@ export class GatewayClientCore {
    * `for await`, or call `return()`) when done. It ends when the client is closed.
    */
   events(filter?: EventFilter): AsyncIterableIterator<WsEventEnvelope> {
-    const accept = matcher(filter)
-    const queue: Array<WsEventEnvelope> = []
-    const waiters: Array<(result: IteratorResult<WsEventEnvelope>) => void> = []
-    let done = this.#state === "closed"
-    const finish = () => {
-      if (done) return
-      done = true
-      unsubscribe()
-      this.#streams.delete(stream)
-      queue.length = 0
-      for (const waiter of waiters.splice(0)) waiter({ done: true, value: undefined })
-    }
-    const stream = { end: finish }
-    const unsubscribe = this.on("event", (event) => {
-      if (!accept(event)) return
-      const waiter = waiters.shift()
-      if (waiter !== undefined) waiter({ done: false, value: event })
-      else queue.push(event)
+    return eventStream({
+      accept: matcher(filter),
+      ended: this.#state === "closed",
+      subscribe: (listener) => this.on("event", listener),
+      streams: this.#streams
     })
-    if (done) unsubscribe()
-    else this.#streams.add(stream)
-    const iterator: AsyncIterableIterator<WsEventEnvelope> = {
-      next: () => {
-        const value = queue.shift()
-        if (value !== undefined) return Promise.resolve({ done: false, value })
-        if (done) return Promise.resolve({ done: true, value: undefined })
-        return new Promise((resolve) => waiters.push(resolve))
-      },
-      return: () => {
-        finish()
-        return Promise.resolve({ done: true, value: undefined })
-      },
-      [Symbol.asyncIterator]: () => iterator
-    }
-    return iterator
   }
 
   /**
@@ -533,33 +506,11 @@ export class GatewayClientCore {
         markClosed = resolve
       })
       const onClose = (info: SocketCloseInfo): void => {
-        const { code, reason, httpStatus, error: lastError } = info
+        const { code, reason } = info
         if (link === undefined) return
         link.closed = true
         markClosed()
-        const closeError =
-          this.#state === "closed"
-            ? new GatewayClientError("connection_closed", "connection closed: client closed", {
-                closeCode: code,
-                closeReason: reason
-              })
-            : httpStatus !== undefined
-              ? new GatewayClientError("upgrade_rejected", `gateway rejected the WebSocket upgrade with HTTP ${httpStatus}`, {
-                  httpStatus,
-                  fatal: httpStatus === 401 || httpStatus === 403
-                })
-              : lastError !== undefined && /^Server sent (no|an invalid) subprotocol/.test(lastError.message)
-                ? new GatewayClientError("protocol_error", `gateway did not negotiate ${WS_SUBPROTOCOL}: ${lastError.message}`, {
-                    fatal: true,
-                    cause: lastError
-                  })
-                : new GatewayClientError(
-                  "connection_closed",
-                  `connection closed (${describeClose(code, reason)})${
-                    code === 1006 && lastError !== undefined ? `: ${lastError.message}` : ""
-                  }`,
-                  { closeCode: code, closeReason: reason, fatal: FATAL_CLOSE_CODES.has(code), cause: lastError }
-                )
+        const closeError = closeErrorOf(info, this.#state === "closed")
         if (!settled) {
           fail(closeError)
           this.#failPending(link, closeError)

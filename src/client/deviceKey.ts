@@ -112,10 +112,8 @@ export const signingKeyOf = (identity: ClientIdentity): Promise<WebCryptoKey> =>
   let key = importedKeys.get(identity)
   if (key === undefined) {
     key = (async () => {
-      let der: Uint8Array<ArrayBuffer>
       try {
-        der = base64UrlDecode(identity.private_key)
-        return await subtle().importKey("pkcs8", der, ED25519, false, ["sign"])
+        return await subtle().importKey("pkcs8", base64UrlDecode(identity.private_key), ED25519, false, ["sign"])
       } catch (cause) {
         throw new DeviceIdentityError("private_key is not a base64url DER PKCS#8 key", { cause })
       }

@@ -1,10 +1,11 @@
 /**
  * Envelope handling of the client core (gateway-api.md "WebSocket API"): decoding of incoming messages with
- * the contract's schemas, error shapes of handler replies and handshake refusals, close descriptions and
- * event filters. No Node built-ins.
+ * the contract's schemas, error shapes of handler replies, handshake refusals and closed sockets, event
+ * filters and event streams. No Node built-ins.
  */
 import { Schema } from "effect"
 import {
+  WS_SUBPROTOCOL,
   WsConnectInitResult,
   WsConnectProofResult,
   type WsError,
@@ -12,7 +13,8 @@ import {
   WsRequestEnvelope,
   WsResponseEnvelope
 } from "../../services/ws-sessions/schema.ts"
-import { GatewayClientError, GatewayRequestError, SCOPED_TOKEN_REFUSED_CLOSE_CODES } from "./errors.ts"
+import { FATAL_CLOSE_CODES, GatewayClientError, GatewayRequestError, SCOPED_TOKEN_REFUSED_CLOSE_CODES } from "./errors.ts"
+import type { SocketCloseInfo } from "./socket.ts"
 import type { EventFilter, UnpairedInfo } from "./types.ts"
 
 /** A plain object (not null, not an array). */
@@ -80,4 +82,81 @@ export const matcher = (filter: EventFilter | undefined): ((event: WsEventEnvelo
         : (type: string) => type === pattern
   const tests = patterns.map(matchOne)
   return (event) => tests.some((test) => test(event.type))
+}
+
+/**
+ * The error of a socket that closed: `connection_closed` "client closed" when the client closed it;
+ * `upgrade_rejected` (fatal on 401/403) for an HTTP answer to the upgrade; `protocol_error` (fatal) when the
+ * gateway did not negotiate `svc-v1`; else `connection_closed` with the close code (fatal for
+ * {@link FATAL_CLOSE_CODES}) and, for 1006, the transport's last error.
+ */
+export const closeErrorOf = (info: SocketCloseInfo, clientClosed: boolean): GatewayClientError => {
+  const { code, reason, httpStatus, error: lastError } = info
+  if (clientClosed) {
+    return new GatewayClientError("connection_closed", "connection closed: client closed", { closeCode: code, closeReason: reason })
+  }
+  if (httpStatus !== undefined) {
+    return new GatewayClientError("upgrade_rejected", `gateway rejected the WebSocket upgrade with HTTP ${httpStatus}`, {
+      httpStatus,
+      fatal: httpStatus === 401 || httpStatus === 403
+    })
+  }
+  if (lastError !== undefined && /^Server sent (no|an invalid) subprotocol/.test(lastError.message)) {
+    return new GatewayClientError("protocol_error", `gateway did not negotiate ${WS_SUBPROTOCOL}: ${lastError.message}`, {
+      fatal: true,
+      cause: lastError
+    })
+  }
+  return new GatewayClientError(
+    "connection_closed",
+    `connection closed (${describeClose(code, reason)})${code === 1006 && lastError !== undefined ? `: ${lastError.message}` : ""}`,
+    { closeCode: code, closeReason: reason, fatal: FATAL_CLOSE_CODES.has(code), cause: lastError }
+  )
+}
+
+/**
+ * An async iterator over the events `accept` lets through, from `subscribe` (unbounded buffer until read). It
+ * registers itself in `streams` (the client ends them all on close) and ends on `return()` or `end()`;
+ * `ended: true` makes it end at once (a closed client).
+ */
+export const eventStream = (options: {
+  readonly accept: (event: WsEventEnvelope) => boolean
+  readonly ended: boolean
+  readonly subscribe: (listener: (event: WsEventEnvelope) => void) => () => void
+  readonly streams: Set<{ readonly end: () => void }>
+}): AsyncIterableIterator<WsEventEnvelope> => {
+  const queue: Array<WsEventEnvelope> = []
+  const waiters: Array<(result: IteratorResult<WsEventEnvelope>) => void> = []
+  let done = options.ended
+  const finish = () => {
+    if (done) return
+    done = true
+    unsubscribe()
+    options.streams.delete(stream)
+    queue.length = 0
+    for (const waiter of waiters.splice(0)) waiter({ done: true, value: undefined })
+  }
+  const stream = { end: finish }
+  const unsubscribe = options.subscribe((event) => {
+    if (!options.accept(event)) return
+    const waiter = waiters.shift()
+    if (waiter !== undefined) waiter({ done: false, value: event })
+    else queue.push(event)
+  })
+  if (done) unsubscribe()
+  else options.streams.add(stream)
+  const iterator: AsyncIterableIterator<WsEventEnvelope> = {
+    next: () => {
+      const value = queue.shift()
+      if (value !== undefined) return Promise.resolve({ done: false, value })
+      if (done) return Promise.resolve({ done: true, value: undefined })
+      return new Promise((resolve) => waiters.push(resolve))
+    },
+    return: () => {
+      finish()
+      return Promise.resolve({ done: true, value: undefined })
+    },
+    [Symbol.asyncIterator]: () => iterator
+  }
+  return iterator
 }

@@ -4,6 +4,7 @@
  * standard WHATWG `WebSocket` interface (`globalThis.WebSocket` in browsers, Deno and Node 22+);
  * `nodeSocket.ts` adapts the `ws` package for Node (headers, upgrade status, terminate).
  */
+import { utf8Text } from "./encoding.ts"
 
 /** What the core asks to open. */
 export interface SocketOpenRequest {
@@ -106,7 +107,7 @@ export const webSocketFactory = (constructor?: WebSocketConstructor): GatewaySoc
     })
     socket.addEventListener("message", (event: { data: unknown }) => {
       const data = event.data
-      listeners.message(typeof data === "string" ? data : new TextDecoder().decode(data as ArrayBuffer))
+      listeners.message(typeof data === "string" ? data : utf8Text(data as ArrayBuffer))
     })
     socket.addEventListener("error", (event: { message?: unknown; error?: unknown }) => {
       lastError = event.error instanceof Error
