@@ -1,55 +1,37 @@
 /**
- * Device identity of the client SDK (reference §5.2): an Ed25519 key pair
+ * Device identity of the client SDK in Node (reference §5.2): an Ed25519 key pair
  * whose public key (base64url DER SPKI) names the device through
  * `device_id = deviceIdFromPubkey(pubkey)`, and which signs the
- * `connect.proof` transcript of the WebSocket handshake v2.
+ * `connect.proof` transcript of the WebSocket handshake v2; kept in a 0600
+ * JSON file ({@link fileDeviceIdentityStore}).
  *
  * Derivation, transcript and verification live in
- * `src/contracts/deviceIdentity.ts`; this module only creates, stores and
- * signs.
+ * services/ws-sessions/deviceIdentity.ts; the shapes, the WebCrypto signing
+ * the client uses and the store interface in `deviceKey.ts` (no Node
+ * built-ins); this module creates, stores and signs with `node:crypto`.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto"
 import { readFile, stat, unlink } from "node:fs/promises"
 import { tightenPrivateFile, writePrivateFile } from "../../services/shared/privateFile.ts"
 import { deviceIdFromPubkey, proofTranscript } from "../../services/ws-sessions/deviceIdentity.ts"
-import { GATEWAY_PROTOCOL_REV, type WsPeerRole } from "../../services/ws-sessions/schema.ts"
+import { GATEWAY_PROTOCOL_REV } from "../../services/ws-sessions/schema.ts"
+import {
+  type DeviceIdentity,
+  DeviceIdentityError,
+  type DeviceIdentityStore,
+  exportDeviceIdentity,
+  generateWebCryptoIdentity,
+  loadOrCreateIdentity,
+  type ProofFields,
+  type StoredDeviceIdentity
+} from "./deviceKey.ts"
 
-/**
- * A device's Ed25519 identity.
- *
- * - `device_id`: `dev_` + 52 lowercase base32 characters, derived from `pubkey`;
- * - `pubkey`: base64url of the DER SPKI public key (sent in `connect.init`);
- * - `private_key`: base64url of the DER PKCS#8 private key. Secret: never send or log it.
- */
-export interface DeviceIdentity {
-  readonly device_id: string
-  readonly pubkey: string
-  readonly private_key: string
-}
-
-/** The JSON stored by {@link loadOrCreateDeviceIdentity}: a {@link DeviceIdentity} tagged with format version 1. */
-export interface StoredDeviceIdentity extends DeviceIdentity {
-  readonly v: 1
-}
-
-/**
- * A device identity file or value that cannot be used: unreadable, not JSON,
- * of an unknown version, with malformed keys, a private key that does not
- * belong to the public key, or a `device_id` not derived from the public key.
- * `path` is set when the problem is in a file. The message never contains key
- * material.
- */
-export class DeviceIdentityError extends Error {
-  override readonly name = "DeviceIdentityError"
-  readonly path: string | undefined
-
-  constructor(message: string, options?: { readonly path?: string | undefined; readonly cause?: unknown }) {
-    super(options?.path === undefined ? message : `device identity file ${options.path}: ${message}`, {
-      cause: options?.cause
-    })
-    this.path = options?.path
-  }
-}
+export {
+  type DeviceIdentity,
+  DeviceIdentityError,
+  type ProofFields,
+  type StoredDeviceIdentity
+} from "./deviceKey.ts"
 
 /** Creates a fresh Ed25519 device identity (in memory only). */
 export const generateDeviceIdentity = (): DeviceIdentity => {
@@ -163,30 +145,32 @@ const readIdentityFile = async (path: string): Promise<DeviceIdentity> => {
  *   inconsistent (it is never overwritten); file-system errors (permissions)
  *   propagate as is.
  */
-export const loadOrCreateDeviceIdentity = async (path: string): Promise<DeviceIdentity> => {
-  try {
-    return await readIdentityFile(path)
-  } catch (error) {
-    if (error instanceof EmptyIdentityFile) await unlink(path).catch(() => undefined)
-    else if (!isMissing(error)) throw error
-  }
-  const identity = generateDeviceIdentity()
-  const stored: StoredDeviceIdentity = { v: 1, ...identity }
-  // Exclusive: a racing writer that got there first wins, and its identity is the one.
-  const written = await writePrivateFile(path, JSON.stringify(stored, null, 2) + "\n", "create")
-  return written ? identity : readIdentityFile(path)
-}
+export const loadOrCreateDeviceIdentity = (path: string): Promise<DeviceIdentity> =>
+  loadOrCreateIdentity(fileDeviceIdentityStore(path))
 
-/** What `connect.proof` signs besides the device: the handshake's role, connection id and challenge. */
-export interface ProofFields {
-  readonly role: WsPeerRole
-  /** `connection_id` from the `connect.init` result. */
-  readonly connectionId: string
-  /** `challenge` (base64url) from the `connect.init` result. */
-  readonly challenge: string
-  /** Defaults to {@link GATEWAY_PROTOCOL_REV} (2). */
-  readonly protocolRev?: number
-}
+/**
+ * The {@link DeviceIdentityStore} of {@link loadOrCreateDeviceIdentity}: the JSON file at `path`
+ * (`{v: 1, device_id, pubkey, private_key}`, mode 0600, exclusive creation; see there). `load` resolves
+ * `undefined` for a missing file and for a zero-length one (which it deletes).
+ */
+export const fileDeviceIdentityStore = (path: string): DeviceIdentityStore<DeviceIdentity> => ({
+  load: async () => {
+    try {
+      return await readIdentityFile(path)
+    } catch (error) {
+      if (error instanceof EmptyIdentityFile) await unlink(path).catch(() => undefined)
+      else if (!isMissing(error)) throw error
+      return undefined
+    }
+  },
+  generate: async () => exportDeviceIdentity(await generateWebCryptoIdentity({ extractable: true })),
+  saveIfAbsent: async (identity) => {
+    const stored: StoredDeviceIdentity = { v: 1, ...identity }
+    // Exclusive: a racing writer that got there first wins, and its identity is the one.
+    const written = await writePrivateFile(path, JSON.stringify(stored, null, 2) + "\n", "create")
+    return written ? identity : readIdentityFile(path)
+  }
+})
 
 /**
  * The `connect.proof` proof: base64url Ed25519 signature over

@@ -1,7 +1,10 @@
 /**
- * Client SDK of the gateway's WebSocket API, for operator programs (role
- * `client`) and nodes (role `node`). Plain TypeScript over `ws`; no Effect
- * runtime needed by callers.
+ * Client SDK of the gateway's WebSocket API for Node, for operator programs
+ * (role `client`) and nodes (role `node`): the transport-independent core
+ * (`GatewayClientCore.ts`) with the `ws` package as its socket factory and
+ * identities in files. Plain TypeScript; no Effect runtime needed by callers.
+ * Browsers and Deno import `svc-gateway/client/browser` (`browser.ts`,
+ * docs/client.md).
  *
  * ```ts
  * import { GatewayClient, loadOrCreateDeviceIdentity } from "svc-gateway/src/client/index.ts"
@@ -20,6 +23,7 @@
 export {
   type DeviceIdentity,
   DeviceIdentityError,
+  fileDeviceIdentityStore,
   generateDeviceIdentity,
   loadOrCreateDeviceIdentity,
   type ProofFields,
@@ -27,6 +31,32 @@ export {
   type StoredDeviceIdentity,
   validateDeviceIdentity
 } from "./identity.ts"
+
+// Identity stores and WebCrypto identities (the same as in the browser build).
+export {
+  type ClientIdentity,
+  type DeviceIdentityStore,
+  exportDeviceIdentity,
+  generateWebCryptoIdentity,
+  loadOrCreateIdentity,
+  memoryDeviceIdentityStore,
+  signProofAsync,
+  type WebCryptoDeviceIdentity,
+  type WebCryptoKey
+} from "./deviceKey.ts"
+
+// The socket seam: the ws factory (default) and the WHATWG one (Node 22's global WebSocket, or any compatible constructor).
+export { nodeSocketFactory } from "./nodeSocket.ts"
+export {
+  type GatewaySocket,
+  type GatewaySocketFactory,
+  type SocketCloseInfo,
+  type SocketListeners,
+  type SocketOpenRequest,
+  type WebSocketConstructor,
+  webSocketFactory,
+  type WhatwgWebSocket
+} from "./socket.ts"
 
 // The WebSocket client: handshake, requests, gateway-initiated requests, events, reconnect.
 export {
@@ -39,11 +69,13 @@ export {
   type ApprovalResolveResult,
   type ConnectedInfo,
   connectGateway,
+  connectWith,
   type DeviceInfo,
   type DisconnectedInfo,
   type EventFilter,
   FATAL_CLOSE_CODES,
   GatewayClient,
+  GatewayClientCore,
   GatewayClientError,
   type GatewayClientErrorCode,
   type GatewayClientEventMap,

@@ -10,29 +10,9 @@
  */
 import { readFile, stat, unlink } from "node:fs/promises"
 import { tightenPrivateFile, writePrivateFile } from "../../services/shared/privateFile.ts"
+import type { ScopedTokenStore, StoredScopedToken } from "./scopedTokenStore.ts"
 
-/** A scoped token and what it is valid for. */
-export interface StoredScopedToken {
-  /** The token (`svc-node.v1.<base64url>`). Secret: never logged. */
-  readonly scoped_token: string
-  /** The device it was issued to: it authenticates role `node` with this device id only. */
-  readonly device_id: string
-  /** WebSocket URL of the gateway that issued it; the SDK sends it nowhere else. */
-  readonly gateway: string
-  /** The pairing it belongs to, when the `pairing.approved` event named it. */
-  readonly pairing_id?: number
-}
-
-/**
- * Persistence of a node's scoped token (see {@link fileScopedTokenStore},
- * {@link memoryScopedTokenStore}). `load` resolves `undefined` when none is
- * stored; errors must not contain the token.
- */
-export interface ScopedTokenStore {
-  readonly load: () => Promise<StoredScopedToken | undefined>
-  readonly save: (token: StoredScopedToken) => Promise<void>
-  readonly clear: () => Promise<void>
-}
+export { memoryScopedTokenStore, type ScopedTokenStore, type StoredScopedToken } from "./scopedTokenStore.ts"
 
 /** A scoped-token file that cannot be used (corrupt, unknown version). The message never contains the token. */
 export class ScopedTokenStoreError extends Error {
@@ -47,22 +27,6 @@ export class ScopedTokenStoreError extends Error {
 
 /** Where {@link fileScopedTokenStore} keeps the token of the device whose identity is at `identityPath`: `<identityPath>.token`. */
 export const scopedTokenPathFor = (identityPath: string): string => `${identityPath}.token`
-
-/** A store in memory only (the default of `GatewayClient`): the token lives as long as the client object. */
-export const memoryScopedTokenStore = (initial?: StoredScopedToken): ScopedTokenStore => {
-  let current = initial
-  return {
-    load: () => Promise.resolve(current),
-    save: (token) => {
-      current = token
-      return Promise.resolve()
-    },
-    clear: () => {
-      current = undefined
-      return Promise.resolve()
-    }
-  }
-}
 
 const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
 

@@ -1,8 +1,8 @@
 /** The WebSocket URL and the upgrade credentials (header, cookie or subprotocol) of a connection. */
-import type WebSocket from "ws"
 import { WS_AUTH_SUBPROTOCOL_PREFIX, WS_SUBPROTOCOL } from "../../services/ws-sessions/schema.ts"
 import { ADMIN_COOKIE as ADMIN_COOKIE_NAME } from "../../services/auth/schema.ts"
 import { GatewayClientError } from "./errors.ts"
+import { base64UrlEncode, utf8Bytes } from "./encoding.ts"
 import type { GatewayCredentials } from "./types.ts"
 
 // ---------------------------------------------------------------------------
@@ -34,7 +34,6 @@ export const toWebSocketUrl = (url: string): URL => {
   return out
 }
 
-/** The http(s) origin of a ws(s) URL, sent as `Origin` with the cookie transport. */
 /** The http(s) origin of a ws(s) URL (sent as `Origin` with cookie credentials). */
 const httpOriginOf = (wsUrl: URL): string =>
   new URL(wsUrl.href.replace(/^ws/i, "http")).origin
@@ -43,10 +42,11 @@ const httpOriginOf = (wsUrl: URL): string =>
 const HEADER_SAFE = /^[\x21-\x7e]+$/
 const COOKIE_SAFE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/
 
-/** Subprotocols and `ws` client options carrying the credential of one connection. */
+/** Subprotocols, headers and `Origin` carrying the credential of one connection. */
 export interface UpgradeParams {
-  readonly protocols: Array<string>
-  readonly options: WebSocket.ClientOptions
+  readonly protocols: ReadonlyArray<string>
+  readonly headers: Readonly<Record<string, string>>
+  readonly origin: string | undefined
 }
 
 /** Builds the upgrade parameters for `credentials`; rejects tokens unsafe in a header or cookie (never echoing them). */
@@ -57,19 +57,17 @@ export const upgradeParams = (wsUrl: URL, token: string, credentials: GatewayCre
       if (!HEADER_SAFE.test(token)) {
         throw new GatewayClientError("invalid_options", "token contains characters not allowed in a header")
       }
-      return { protocols: [], options: { headers: { Authorization: `Bearer ${token}` } } }
+      return { protocols: [], headers: { Authorization: `Bearer ${token}` }, origin: undefined }
     case "cookie":
       if (!COOKIE_SAFE.test(token)) {
         throw new GatewayClientError("invalid_options", "token contains characters not allowed in a cookie")
       }
-      return {
-        protocols: [],
-        options: { headers: { Cookie: `${ADMIN_COOKIE_NAME}=${token}` }, origin: httpOriginOf(wsUrl) }
-      }
+      return { protocols: [], headers: { Cookie: `${ADMIN_COOKIE_NAME}=${token}` }, origin: httpOriginOf(wsUrl) }
     case "subprotocol":
       return {
-        protocols: [WS_SUBPROTOCOL, WS_AUTH_SUBPROTOCOL_PREFIX + Buffer.from(token, "utf8").toString("base64url")],
-        options: {}
+        protocols: [WS_SUBPROTOCOL, WS_AUTH_SUBPROTOCOL_PREFIX + base64UrlEncode(utf8Bytes(token))],
+        headers: {},
+        origin: undefined
       }
     default:
       throw new GatewayClientError("invalid_options", `unknown credentials transport ${JSON.stringify(credentials)}`)

@@ -19,8 +19,9 @@ import type {
   WsRequestEnvelope
 } from "../../services/ws-sessions/schema.ts"
 import type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
-import type { DeviceIdentity } from "./identity.ts"
-import type { ScopedTokenStore } from "./scopedToken.ts"
+import type { ClientIdentity } from "./deviceKey.ts"
+import type { ScopedTokenStore } from "./scopedTokenStore.ts"
+import type { GatewaySocketFactory } from "./socket.ts"
 
 export type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
 
@@ -70,12 +71,21 @@ export interface GatewayClientOptions {
    * credential: it may be omitted when `scopedTokens` holds a scoped token for this device and gateway.
    */
   readonly token?: string
-  /** Credential transport (default `bearer`). */
+  /** Credential transport (default `bearer`; `subprotocol` with a socket factory that cannot send headers). */
   readonly credentials?: GatewayCredentials
   /** `client` (operator program) or `node` (capability provider). */
   readonly role: WsPeerRole
-  /** The device's key pair (see `loadOrCreateDeviceIdentity`). */
-  readonly identity: DeviceIdentity
+  /**
+   * The device's key pair: a portable {@link DeviceIdentity}-shaped value (`loadOrCreateDeviceIdentity` in Node) or a
+   * WebCrypto identity (`loadOrCreateIdentity(indexedDbDeviceIdentityStore())` in a browser).
+   */
+  readonly identity: ClientIdentity
+  /**
+   * How sockets are opened. Default: Node's `GatewayClient` uses the `ws` package (`nodeSocketFactory`); the
+   * browser build uses `webSocketFactory()` over `globalThis.WebSocket`, which cannot send headers (credentials
+   * then default to, and must be, `subprotocol`).
+   */
+  readonly socket?: GatewaySocketFactory
   /** Capabilities advertised in `connect.init` (default none). */
   readonly capabilities?: ReadonlyArray<CapabilityDescriptor>
   /** Descriptive device fields sent in `connect.init`. */
