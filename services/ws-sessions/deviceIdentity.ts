@@ -10,51 +10,25 @@
  */
 import { createPublicKey, verify } from "node:crypto"
 import { sha256 } from "../shared/sha256.ts"
+import { deviceIdOfDigest, proofTranscriptBytes } from "./proofTranscript.ts"
 
-const BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
-
-/** RFC 4648 base32, lowercase alphabet, no padding. */
-export const base32LowerNoPad = (bytes: Uint8Array): string => {
-  let out = ""
-  let buffer = 0
-  let bits = 0
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte
-    bits += 8
-    while (bits >= 5) {
-      out += BASE32[(buffer >>> (bits - 5)) & 31]
-      bits -= 5
-    }
-    buffer &= (1 << bits) - 1
-  }
-  if (bits > 0) out += BASE32[(buffer << (5 - bits)) & 31]
-  return out
-}
+export { base32LowerNoPad } from "./proofTranscript.ts"
 
 /** `dev_` + base32(sha256(DER SPKI bytes)). */
 export const deviceIdFromPublicKeyDer = (der: Uint8Array): string =>
-  "dev_" + base32LowerNoPad(sha256(der))
+  deviceIdOfDigest(sha256(der))
 
 /** `device_id` for a base64url DER SPKI public key. */
 export const deviceIdFromPubkey = (pubkey: string): string => deviceIdFromPublicKeyDer(Buffer.from(pubkey, "base64url"))
 
-/** The exact bytes a device signs in `connect.proof`. */
+/** The exact bytes a device signs in `connect.proof` (services/ws-sessions/proofTranscript.ts). */
 export const proofTranscript = (fields: {
   readonly protocolRev: number
   readonly role: string
   readonly deviceId: string
   readonly connectionId: string
   readonly challenge: string
-}): Buffer =>
-  Buffer.from(
-    "svc-connect-proof\n" +
-      `protocol_rev=${fields.protocolRev}\n` +
-      `role=${fields.role}\n` +
-      `device_id=${fields.deviceId}\n` +
-      `connection_id=${fields.connectionId}\n` +
-      `challenge=${fields.challenge}\n`,
-    "utf8"
-  )
+}): Buffer => Buffer.from(proofTranscriptBytes(fields))
 
 /**
  * True when `proof` (base64url Ed25519 signature) verifies `transcript` with

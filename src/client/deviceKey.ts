@@ -11,7 +11,8 @@
  * IndexedDB and memory stores of a browser). Where identities live is a {@link DeviceIdentityStore}.
  */
 import { GATEWAY_PROTOCOL_REV, type WsPeerRole } from "../../services/ws-sessions/schema.ts"
-import { base32LowerNoPad, base64UrlDecode, base64UrlEncode, utf8Bytes } from "./encoding.ts"
+import { deviceIdOfDigest, proofTranscriptBytes as transcriptBytes } from "../../services/ws-sessions/proofTranscript.ts"
+import { base64UrlDecode, base64UrlEncode } from "./encoding.ts"
 
 /** WebCrypto's `CryptoKey` (named from `crypto.subtle` so no DOM or Node typings are needed). */
 export type WebCryptoKey = Parameters<typeof globalThis.crypto.subtle.sign>[1]
@@ -73,7 +74,7 @@ const subtle = () => {
 
 /** `device_id` of DER SPKI public key bytes: `dev_` + base32(sha256(der)). */
 export const deriveDeviceId = async (spkiDer: Uint8Array<ArrayBuffer>): Promise<string> =>
-  "dev_" + base32LowerNoPad(new Uint8Array(await subtle().digest("SHA-256", spkiDer)))
+  deviceIdOfDigest(new Uint8Array(await subtle().digest("SHA-256", spkiDer)))
 
 /** The fields of the `connect.proof` transcript. */
 export interface ProofFields {
@@ -91,14 +92,7 @@ export interface ProofFields {
  * `svc-connect-proof`, `protocol_rev=<n>`, `role=<role>`, `device_id=<id>`, `connection_id=<id>`, `challenge=<c>`.
  */
 export const proofTranscriptBytes = (deviceId: string, fields: ProofFields): Uint8Array<ArrayBuffer> =>
-  utf8Bytes(
-    "svc-connect-proof\n" +
-      `protocol_rev=${fields.protocolRev ?? GATEWAY_PROTOCOL_REV}\n` +
-      `role=${fields.role}\n` +
-      `device_id=${deviceId}\n` +
-      `connection_id=${fields.connectionId}\n` +
-      `challenge=${fields.challenge}\n`
-  )
+  transcriptBytes({ ...fields, deviceId, protocolRev: fields.protocolRev ?? GATEWAY_PROTOCOL_REV })
 
 const importedKeys = new WeakMap<DeviceIdentity, Promise<WebCryptoKey>>()
 

@@ -62,25 +62,7 @@ export const base64UrlDecode = (text: string): Uint8Array<ArrayBuffer> => {
   return out
 }
 
-const BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
-
-/** RFC 4648 base32, lowercase alphabet, no padding (as `device_id` uses it). */
-export const base32LowerNoPad = (bytes: Uint8Array): string => {
-  let out = ""
-  let buffer = 0
-  let bits = 0
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte
-    bits += 8
-    while (bits >= 5) {
-      out += BASE32[(buffer >>> (bits - 5)) & 31]
-      bits -= 5
-    }
-    buffer &= (1 << bits) - 1
-  }
-  if (bits > 0) out += BASE32[(buffer << (5 - bits)) & 31]
-  return out
-}
+export { base32LowerNoPad } from "../../services/ws-sessions/proofTranscript.ts"
 
 /** A random RFC 4122 version 4 UUID: `crypto.randomUUID` where present (secure contexts), else from `getRandomValues`. */
 export const randomUuid = (): string => {
