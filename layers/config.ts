@@ -33,8 +33,11 @@ export { parseTracePropagationTargets } from "../services/diagnostics/settings.t
 /** The gateway's version (package.json), reported by presence and the start log. */
 export const GATEWAY_VERSION = "0.1.0"
 
-/** Every group of settings declarations: the gateway-wide ones, then each subsystem's. */
-export const SETTINGS_GROUPS: ReadonlyArray<SettingsGroup> = [
+/**
+ * Every group of settings declarations: the gateway-wide ones, then each
+ * subsystem's. The one list of them: the types below are derived from it.
+ */
+export const SETTINGS_GROUPS = [
   CoreSettings,
   PolicyBundleSettings,
   ProviderOAuthSettings,
@@ -45,24 +48,20 @@ export const SETTINGS_GROUPS: ReadonlyArray<SettingsGroup> = [
   SnapshotsSettings,
   DiagnosticsSettings,
   ApprovalsSettings
-]
+] as const
+
+/** The declarations of every group of `G`, by raw key, as one record type. */
+type DeclarationsOf<G extends ReadonlyArray<SettingsGroup>> = G extends readonly [
+  infer Head extends SettingsGroup,
+  ...infer Tail extends ReadonlyArray<SettingsGroup>
+] ? Head["settings"] & DeclarationsOf<Tail>
+  : unknown
 
 /** Every declaration by raw key (the type the settings types are derived from). */
-const ALL = {
-  ...CoreSettings.settings,
-  ...PolicyBundleSettings.settings,
-  ...ProviderOAuthSettings.settings,
-  ...AuthProfilesSettings.settings,
-  ...SecretsSettings.settings,
-  ...WorkflowSettings.settings,
-  ...WatchersSettings.settings,
-  ...SnapshotsSettings.settings,
-  ...DiagnosticsSettings.settings,
-  ...ApprovalsSettings.settings
-}
+type ALL = DeclarationsOf<typeof SETTINGS_GROUPS> & Record<never, AnySetting>
 
 /** Every declared setting's raw key. */
-export type SettingKey = keyof typeof ALL
+export type SettingKey = keyof ALL & string
 
 /**
  * The order `--help`, `serve --help` and the problem lines listed the
@@ -88,7 +87,7 @@ export interface DeclaredSetting {
 
 /** Every declared setting, in the order the CLI lists them (`--help`, problem lines). */
 export const DECLARED_SETTINGS: ReadonlyArray<DeclaredSetting> = (() => {
-  const declared = SETTINGS_GROUPS.flatMap((group) =>
+  const declared = (SETTINGS_GROUPS as ReadonlyArray<SettingsGroup>).flatMap((group) =>
     Object.entries(group.settings).map(([key, setting]): DeclaredSetting => ({
       key: key as SettingKey,
       name: setting.name ?? key,
@@ -114,7 +113,7 @@ export const DECLARED_SETTINGS: ReadonlyArray<DeclaredSetting> = (() => {
  * variable is set): times in milliseconds unless the name says seconds,
  * sizes in bytes; `Option.none()` for the optional texts.
  */
-export const DEFAULTS: { readonly [K in SettingKey]: RawOf<(typeof ALL)[K]> } = Object.fromEntries(
+export const DEFAULTS: { readonly [K in SettingKey]: RawOf<ALL[K]> } = Object.fromEntries(
   DECLARED_SETTINGS.map(({ key, setting }) => [key, setting.default])
 ) as never
 
@@ -122,7 +121,7 @@ export const DEFAULTS: { readonly [K in SettingKey]: RawOf<(typeof ALL)[K]> } = 
  * Fully validated settings of one gateway process: one property per declared
  * setting (its declaration documents it), and `isExposed`.
  */
-export interface GatewaySettings extends SettingsOf<typeof ALL> {
+export interface GatewaySettings extends SettingsOf<ALL> {
   /** True when bound to a non-loopback address (`/healthz` `is_exposed`). */
   readonly isExposed: boolean
 }
@@ -135,7 +134,7 @@ export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySetting
  * given by a program): each one optional, absent or `undefined` meaning its
  * default ({@link DEFAULTS}).
  */
-export type RawSettings = RawSettingsOf<typeof ALL>
+export type RawSettings = RawSettingsOf<ALL>
 
 /** Minimum admin-token length on a non-loopback bind (reference §2.1). */
 export const MIN_EXPOSED_ADMIN_TOKEN_LENGTH = 32
@@ -162,7 +161,7 @@ export const validateSettings = (raw: RawSettings): { readonly ok: true; readonl
   readonly ok: false
   readonly problems: ReadonlyArray<string>
 } => {
-  const filled: { readonly [K in SettingKey]: RawOf<(typeof ALL)[K]> } = { ...DEFAULTS, ...defined(raw) }
+  const filled: { readonly [K in SettingKey]: RawOf<ALL[K]> } = { ...DEFAULTS, ...defined(raw) }
   const problems: Array<string> = []
   const settings: Record<string, unknown> = {}
   for (const { key, name, setting } of DECLARED_SETTINGS) {

@@ -7,6 +7,7 @@
  * fails when the README differs from the declarations.
  */
 import { DECLARED_SETTINGS, SETTINGS_GROUPS } from "../layers/config.ts"
+import type { SettingsGroup } from "../layers/settings.ts"
 
 /** The marker before the generated table. */
 export const BEGIN = "<!-- settings-table: generated from the settings declarations by `npm run docs:settings`; do not edit -->"
@@ -17,7 +18,7 @@ const cell = (text: string): string => text.replaceAll("|", "\\|")
 
 /** One row per setting (variable, flag, default, meaning, declaring subsystem), grouped by subsystem in `SETTINGS_GROUPS` order. */
 export const renderSettingsTable = (): string => {
-  const rows = SETTINGS_GROUPS.flatMap((group) =>
+  const rows = (SETTINGS_GROUPS as ReadonlyArray<SettingsGroup>).flatMap((group) =>
     DECLARED_SETTINGS.filter((d) => d.subsystem === group.subsystem && d.setting === group.settings[d.key]).map(({ setting, subsystem }) =>
       `| \`${setting.env}\` | \`${setting.flag}\` | \`${cell(setting.defaultText)}\` | ${cell(setting.doc)} | ${
         subsystem === "core" ? "`layers/coreSettings.ts`" : `\`services/${subsystem}/settings.ts\``
