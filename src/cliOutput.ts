@@ -3,7 +3,9 @@
  *
  * - `--help` at the top level lists every `serve` setting with its
  *   environment variable, flag and default, generated from the settings
- *   declarations (src/config.ts `settingsDocs`), after effect/cli's help;
+ *   declarations (layers/coreSettings.ts and each subsystem's
+ *   `services/<subsystem>/settings.ts`, through src/config.ts
+ *   `settingsDocs`), after effect/cli's help;
  * - an invalid invocation prints the usage only when the command line holds
  *   something unknown (a flag, a subcommand, an extra argument); any other
  *   problem (a missing or repeated flag, a bad value) is one line on stderr;

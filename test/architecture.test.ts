@@ -37,6 +37,12 @@ const isSchemaOnly = (target: string): boolean =>
   /^services\/[^/]+(\/[^/]+)?\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
   /^services\/shared\/(decode|json|errors|schemas|privateFile)\.ts$/.test(target)
 
+/**
+ * A subsystem's settings declarations (`services/<x>/settings.ts`: data and pure decoders, importing only
+ * layers/settings.ts), which the settings root (layers/config.ts) lists.
+ */
+const isSettingsDeclaration = (target: string): boolean => /^services\/[^/]+\/settings\.ts$/.test(target)
+
 /** Pure helpers (no Effect service, no server code) that infrastructure may use too: writing a private file atomically, SHA-256. */
 const isPureHelper = (target: string): boolean =>
   target === "services/shared/privateFile.ts" || target === "services/shared/sha256.ts"
@@ -46,14 +52,18 @@ describe("dependency direction", () => {
     const files = all.filter((f) => f.startsWith("services/"))
     expect(files.length).toBeGreaterThan(10)
     const sharedInfrastructure = (t: string) =>
-      t === "layers/config.ts" || t.startsWith("layers/storage/") || t.startsWith("layers/ratelimit/") ||
+      t === "layers/config.ts" || t === "layers/settings.ts" || t.startsWith("layers/storage/") || t.startsWith("layers/ratelimit/") ||
       t.startsWith("layers/secrets/")
     expect(violations(files, (t) => t.startsWith("services/") || sharedInfrastructure(t))).toEqual([])
   })
 
   it("infrastructure (layers/, not the composition root) imports neither services nor transports", () => {
     const files = all.filter((f) => f.startsWith("layers/") && f !== "layers/gateway.ts")
-    expect(violations(files, (t) => t.startsWith("layers/") || isPureHelper(t))).toEqual([])
+    expect(violations(files, (t) => t.startsWith("layers/") || isPureHelper(t) || isSettingsDeclaration(t))).toEqual([])
+    // The declarations themselves load nothing but the declaration helper (and effect).
+    const declarations = all.filter(isSettingsDeclaration)
+    expect(declarations.length).toBeGreaterThan(5)
+    expect(violations(declarations, (t) => t === "layers/settings.ts")).toEqual([])
   })
 
   it("only the composition root and the serve command import the whole graph", () => {

@@ -1,7 +1,7 @@
 /** Settings validation (issue #2 §2): clear problems, never half-configured. */
 import { describe, expect, it } from "@effect/vitest"
 import { Option, Redacted } from "effect"
-import { DEFAULTS, isLoopbackHost, type RawSettings, validateSettings } from "../layers/config.ts"
+import { DECLARED_SETTINGS, DEFAULTS, defaultSettings, isLoopbackHost, type RawSettings, validateSettings } from "../layers/config.ts"
 
 const raw = (overrides: Partial<RawSettings> = {}): RawSettings => ({
   ...DEFAULTS,
@@ -83,5 +83,55 @@ describe("validateSettings", () => {
     expect(problems({ tracePropagationTargets: Option.some("https://ok.example/*,api.example.com") }).join()).toBe(
       "SVC_TRACE_PROPAGATION_TARGETS / --trace-propagation-targets: each entry must be a URL pattern starting with http://, https:// or * (at most 1024 characters; * matches any characters), such as https://api.example.com/*, got \"api.example.com\""
     )
+  })
+})
+
+describe("settings declarations (issue 21 §1)", () => {
+  it("give GatewaySettings the same properties as before they were declared by subsystem", () => {
+    expect(Object.keys(defaultSettings()).sort()).toEqual([
+      "adminToken", "approvalTtlSeconds", "authEnabled", "authProfilesEnabled", "automationEnabled", "cliEnabled",
+      "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
+      "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
+      "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "secretProvider",
+      "secretsMasterKeyPath", "snapshotImportEnabled", "tracePropagationTargets", "wsHandshakeTimeoutMs",
+      "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"
+    ])
+  })
+
+  it("name each variable and flag once", () => {
+    const envs = DECLARED_SETTINGS.map((d) => d.setting.env)
+    const flags = DECLARED_SETTINGS.map((d) => d.setting.flag)
+    expect(new Set(envs).size).toBe(envs.length)
+    expect(new Set(flags).size).toBe(flags.length)
+  })
+
+  it("keep the documented defaults", () => {
+    const settings = defaultSettings()
+    expect(settings).toMatchObject({
+      host: "127.0.0.1", port: 8788, authEnabled: true, logLevel: "Info", approvalTtlSeconds: 86_400, execConcurrency: 4,
+      authProfilesEnabled: true, secretProvider: "db", engineApiEnabled: false, cliEnabled: false, cliUnsandboxed: false,
+      automationEnabled: false, snapshotImportEnabled: false, metricsEnabled: true, tracePropagationTargets: [],
+      databaseUrl: undefined, adminToken: undefined, otlpEndpoint: undefined, isExposed: false
+    })
+  })
+
+  it("map defaultSettings overrides back through each declaration", () => {
+    const settings = defaultSettings({
+      host: "0.0.0.0",
+      adminToken: " " + "t".repeat(40) + " ",
+      engineApiEnabled: true,
+      metricsEnabled: false,
+      secretProvider: "env",
+      tracePropagationTargets: ["https://api.example.com/*"],
+      policyBundlePath: " /etc/svc/bundle.yml "
+    })
+    expect(settings.isExposed).toBe(true)
+    expect(settings.adminToken && Redacted.value(settings.adminToken)).toBe("t".repeat(40))
+    expect(settings).toMatchObject({
+      engineApiEnabled: true, metricsEnabled: false, secretProvider: "env", tracePropagationTargets: ["https://api.example.com/*"],
+      policyBundlePath: "/etc/svc/bundle.yml"
+    })
+    expect(() => defaultSettings({ host: "0.0.0.0", authEnabled: false })).toThrow(/SVC_AUTH=off is only allowed on a loopback bind/)
+    expect(() => defaultSettings({ execConcurrency: 0 })).toThrow(/SVC_EXEC_CONCURRENCY must be an integer >= 1/)
   })
 })

@@ -1,0 +1,16 @@
+/**
+ * The approvals subsystem's settings (issue 21 §1; layers/settings.ts): the
+ * default lifetime of an approval.
+ */
+import { Setting } from "../../layers/settings.ts"
+
+/** `SVC_APPROVAL_TTL_S` / `--approval-ttl`. */
+export const ApprovalsSettings = Setting.group("approvals", {
+  approvalTtlSeconds: Setting.integer({
+    env: "SVC_APPROVAL_TTL_S",
+    flag: "approval-ttl",
+    default: 86_400,
+    summary: "Default approval lifetime in seconds before it expires (SVC_APPROVAL_TTL_S)",
+    doc: "Default lifetime of an approval in seconds (its creator may choose another); a pending approval expires at that moment."
+  })
+})
