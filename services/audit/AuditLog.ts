@@ -10,11 +10,17 @@
  * and held until commit, so no two events ever share a predecessor, and
  * `UNIQUE (plan_id, step_index)` backs that up.
  *
+ * The deciding subsystems do not call it: they publish `Decision` domain
+ * events (services/domain-events/decisions.ts) and the audit chain
+ * subscribes to them in the publisher's transaction ({@link AuditLog.layer}).
+ *
  * @module
  */
 import { Cause, Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Actor } from "../auth/principal.ts"
+import { Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { canonicalJson } from "../shared/canonicalJson.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
@@ -185,6 +191,27 @@ export class AuditLog extends Context.Service<AuditLog, {
     })
   )
 
-  /** Wired: {@link AuditRepo} on the `SqlClient` (tables migrated). Needs a `SqlClient`. */
-  static readonly layer = AuditLog.layerNoDeps.pipe(Layer.provide(AuditRepo.layer))
+  /**
+   * Wired: {@link AuditRepo} on the `SqlClient` (tables migrated), and the
+   * `DomainEvents` port with the chain subscribed to every `Decision` in the
+   * publisher's transaction ({@link auditDecisions}); provides both, so the
+   * deciding subsystems built over it (the composition root provides it
+   * beneath every subsystem) share the one port. Needs a `SqlClient`.
+   */
+  static readonly layer = Layer.effectDiscard(Effect.suspend(() => auditDecisions)).pipe(
+    Layer.provideMerge(AuditLog.layerNoDeps),
+    Layer.provide(AuditRepo.layer),
+    Layer.provideMerge(DomainEvents.layer)
+  )
 }
+
+/**
+ * The audit chain's subscription: every `Decision` is appended to its chain
+ * inside the publisher's transaction (a failure fails the publication, so
+ * the decision rolls back with it). Needs {@link AuditLog} and `DomainEvents`.
+ */
+export const auditDecisions = Effect.gen(function*() {
+  const audit = yield* AuditLog
+  const events = yield* DomainEvents
+  yield* events.inTransaction(Decision, ({ chain, action }) => Effect.asVoid(audit.append(chain, action)))
+})
