@@ -62,7 +62,7 @@ export class Watchers extends Context.Service<Watchers, {
    * `watcher.fired`. A run that cannot start leaves the firing `failed` with
    * the reason; it is never the caller's failure. It fires `watcher` as
    * given: callers pass an active watcher of the trigger's type (the ticker,
-   * the run-end listener and the webhook trigger each check that).
+   * the RunEnded subscriber and the webhook trigger each check that).
    */
   readonly fire: (watcher: Watcher, trigger: FiringTrigger) => Effect.Effect<FireOutcome>
 }>()("svc-gateway/watchers/Watchers") {

@@ -225,7 +225,7 @@ export const WorkflowNoDeps: Layer.Layer<
         if (used.approval_id === null) {
           yield* runs.resume(used.run_id, used.pause_name, { approved: true, resolved_by: "resume_token" })
         } else {
-          // The approvals listener continues the run (the same path as an operator's approval).
+          // The ApprovalResolved reaction continues the run (the same path as an operator's approval).
           yield* approvals.respond(used.approval_id, { decision: "approved", reason: "resume token" }, RESUME_TOKEN_RESOLVER)
             .pipe(Effect.orDie)
         }
