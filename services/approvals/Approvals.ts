@@ -22,7 +22,7 @@ import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
-import { Decision } from "../domain-events/decisions.ts"
+import { Decision, type DecisionAction } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { PolicyOverrides } from "../policy-bundle/PolicyOverrides.ts"
 import type { PolicyOverride } from "../policy-bundle/schema.ts"
@@ -141,7 +141,7 @@ export class Approvals extends Context.Service<Approvals, {
       const scope = yield* Effect.scope
 
       /** An audit-worthy decision about `approval`, for its plan's chain (in the caller's transaction). */
-      const decided = (approval: Approval, action: { readonly type: string; readonly [field: string]: unknown }) =>
+      const decided = (approval: Approval, action: DecisionAction) =>
         domainEvents.publish(Decision, { chain: approval.plan_id, action })
 
       /** Decides the transitions of `approvals` for their plans' chains (in plan order: one lock order for every writer). */

@@ -1,9 +1,9 @@
 /**
- * Which chain an audit event joins (docs/audit.md "Chains"): declared with
+ * Which chain an audit event joins (docs/audit.md "Chains"): declared next to
  * the `Decision` domain event the deciding subsystems publish
- * (services/domain-events/decisions.ts), re-exported here for the audit
+ * (services/domain-events/chains.ts, decisions.ts), re-exported here for the audit
  * subsystem's own use.
  *
  * @module
  */
-export { AuditChains, GATEWAY_CHAIN_PREFIX, type GatewayChain, isGatewayChain } from "../domain-events/decisions.ts"
+export { AuditChains, GATEWAY_CHAIN_PREFIX, type GatewayChain, isGatewayChain } from "../domain-events/chains.ts"
