@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { Cause, Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Actor } from "../auth/principal.ts"
 import { Decision } from "../domain-events/decisions.ts"
@@ -56,11 +56,6 @@ export class AuditLog extends Context.Service<AuditLog, {
    * caller's transaction when called inside one.
    */
   readonly append: (chain: string, action: AuditAction) => Effect.Effect<AuditEvent, SqlError>
-  /**
-   * {@link append} for callers whose answer must not depend on the audit
-   * (e.g. a 401 for a refused credential): a failure is logged, never raised.
-   */
-  readonly appendOrLog: (chain: string, action: AuditAction) => Effect.Effect<void>
   /** Runs `effect` in one transaction (a savepoint inside another): a decision and its events together. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
   /** The events of a chain, by step_index (empty when it has none). */
@@ -175,13 +170,6 @@ export class AuditLog extends Context.Service<AuditLog, {
 
       return AuditLog.of({
         append,
-        appendOrLog: (chain, action) =>
-          append(chain, action).pipe(
-            Effect.asVoid,
-            Effect.catchCause((cause) =>
-              Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("audit append failed").pipe(Effect.annotateLogs({ chain, type: action.type, cause: Cause.pretty(cause) }))
-            )
-          ),
         transaction: repo.transaction,
         events,
         exportChain,
