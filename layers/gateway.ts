@@ -26,11 +26,11 @@
  *   │     snapshots services/snapshots     Snapshots.layer (export, import of every stateful table)  src/http/snapshots.ts
  *   │     routing   services/routing       RoutingConfigService.layer  src/http/routing.ts
  *   │     diagnostics services/diagnostics Diagnostics.layer (status, metrics, usage)  src/http/runtime.ts
- *   │     audit     services/audit         AuditLog.layer (hash chains; every deciding subsystem appends)  src/http/audit.ts
+ *   │     audit     services/audit         AuditLog.layer (hash chains, subscribed to every Decision; + DomainEvents)  src/http/audit.ts
  *   │     contracts src/contracts (JSON Schema catalog of the wire schemas)  src/http/contracts.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
- *   │      over the storage and the observability switches (services/diagnostics/observability.ts: SVC_METRICS, OTLP tracing)
+ *   │      over DomainEvents (built first, with the audit chain subscribed: AuditLog.layer), the storage and the observability switches (services/diagnostics/observability.ts: SVC_METRICS, OTLP tracing)
  *   │
  *   ├─ HTTP: GatewayHttpRoutes = routes of GatewayApi (handlers of every row) + the global middleware
  *   ├─ WS:   WsDispatchLive (handlers of every row) ─► WsServerLive (the /ws upgrade, one actor per connection)
@@ -253,7 +253,8 @@ export const gatewayServices = <E = never>(
 ) => {
   const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
     options?.storage ?? StorageFromSettings
-  return subsystemLayers.pipe(Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
+  // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized).
+  return subsystemLayers.pipe(Layer.provideMerge(AuditLog.layer), Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
 }
 
 /**

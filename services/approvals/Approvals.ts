@@ -9,9 +9,12 @@
  * answer (the approval as it is, no side effect, no event).
  *
  * Audit (docs/audit.md): creation (`approval.requested`) and every
- * transition (`approval.approved|denied|expired|cancelled`) append an event
- * to the approval's plan chain (its `plan_id`) in the transaction of the
- * write, with the ids of the overrides an "approve always" created.
+ * transition (`approval.approved|denied|expired|cancelled`) publish a
+ * `Decision` for the approval's plan chain (its `plan_id`) in the
+ * transaction of the write, with the ids of the overrides an "approve
+ * always" created. Every transition is then published as the
+ * `ApprovalResolved` domain event (domainEvents.ts) for the subsystems that
+ * react to it.
  *
  * @module
  */
@@ -19,7 +22,8 @@ import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
-import { AuditLog } from "../audit/AuditLog.ts"
+import { Decision, type DecisionAction } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { PolicyOverrides } from "../policy-bundle/PolicyOverrides.ts"
 import type { PolicyOverride } from "../policy-bundle/schema.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
@@ -29,6 +33,7 @@ import { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
 import { ApprovalsRepo } from "./ApprovalsRepo.ts"
 import { approvalCursor } from "./cursor.ts"
 import { plannedOverrides } from "./decisions.ts"
+import * as ApprovalDomainEvents from "./domainEvents.ts"
 import { ApprovalRequested, ApprovalResolved } from "./events.ts"
 import { makeExpiry } from "./expiry.ts"
 import { makeRequestFanout } from "./requestFanout.ts"
@@ -119,18 +124,10 @@ export class Approvals extends Context.Service<Approvals, {
   readonly cancelForPlan: (planId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
   /** Cancels the pending approvals of a run; returns them, each announced. */
   readonly cancelForRun: (runId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
-  /**
-   * Registers `listener`, called with every approval that leaves `pending`
-   * (once per transition, after it is persisted and `approval.resolved` is
-   * published), in the resolver's fiber. The workflow engine uses it to
-   * continue or cancel a paused run. A failure of the listener is logged,
-   * never the resolver's.
-   */
-  readonly onResolved: (listener: (approval: Approval) => Effect.Effect<void>) => Effect.Effect<void>
 }>()("svc-gateway/approvals/Approvals") {
   /**
    * Needs {@link ApprovalsRepo}, {@link ApprovalsConfig}, `PolicyOverrides`, `EventBus`, `ConnectionRegistry`,
-   * `GatewayRequests` and `AuditLog`.
+   * `GatewayRequests` and `DomainEvents` (publishes `Decision` and `ApprovalResolved`).
    */
   static readonly layerNoDeps = Layer.effect(
     Approvals,
@@ -140,32 +137,32 @@ export class Approvals extends Context.Service<Approvals, {
       const overrides = yield* PolicyOverrides
       const events = yield* EventBus
       const sql = yield* SqlClient.SqlClient
-      const audit = yield* AuditLog
+      const domainEvents = yield* DomainEvents
       const scope = yield* Effect.scope
 
-      /** Appends the transitions of `approvals` to their plans' chains (in plan order: one lock order for every writer). */
+      /** An audit-worthy decision about `approval`, for its plan's chain (in the caller's transaction). */
+      const decided = (approval: Approval, action: DecisionAction) =>
+        domainEvents.publish(Decision, { chain: approval.plan_id, action })
+
+      /** Decides the transitions of `approvals` for their plans' chains (in plan order: one lock order for every writer). */
       const auditTransitions = (approvals: ReadonlyArray<Approval>) =>
         Effect.forEach(
           [...approvals].sort((a, b) => (a.plan_id < b.plan_id ? -1 : a.plan_id > b.plan_id ? 1 : a.id - b.id)),
-          (approval) => audit.append(approval.plan_id, transitionAction(approval)),
+          (approval) => decided(approval, transitionAction(approval)),
           { discard: true }
         )
 
       const eventScope = (approval: Approval) =>
         approval.scope?.run_id !== undefined ? { kind: "run", run_id: approval.scope.run_id } : undefined
 
-      const listeners: Array<(approval: Approval) => Effect.Effect<void>> = []
-
       // Every transition ends here: its open approval.request asks are dropped (after the grace period) and it is
       // announced. (`fanout`, built below from `respond`, exists before anything can call this.)
       const announceResolved = (approvals: ReadonlyArray<Approval>) =>
         Effect.forEach(approvals, (approval) => {
           fanout.settled(approval.id)
+          // The reactions (after commit: the caller committed already, so they run now, before it returns).
           return events.publish(ApprovalResolved, { approval }, eventScope(approval)).pipe(
-            Effect.andThen(Effect.forEach(listeners, (listener) =>
-              listener(approval).pipe(
-                Effect.catchCause((cause) => Effect.logWarning("approval listener failed", cause))
-              ), { discard: true }))
+            Effect.andThen(Effect.orDie(domainEvents.publish(ApprovalDomainEvents.ApprovalResolved, approval)))
           )
         }, { discard: true })
 
@@ -192,7 +189,7 @@ export class Approvals extends Context.Service<Approvals, {
           const won = yield* repo.decide(id, { status: input.decision, at, by, reason: input.reason })
           if (won === undefined) return undefined
           const created: ReadonlyArray<PolicyOverride> = yield* Effect.forEach(selected, overrides.create)
-          yield* audit.append(won.plan_id, transitionAction(won, created))
+          yield* decided(won, transitionAction(won, created))
           return { won, created }
         }))
         if (result === undefined) {
@@ -241,7 +238,7 @@ export class Approvals extends Context.Service<Approvals, {
             scope_run_id: input.scope?.run_id ?? null,
             scope_step_index: input.scope?.step_index ?? null
           }), (approval) =>
-            audit.append(approval.plan_id, {
+            decided(approval, {
               type: "approval.requested",
               approval_id: approval.id,
               kind: approval.kind,
@@ -295,8 +292,7 @@ export class Approvals extends Context.Service<Approvals, {
         list,
         respond,
         cancelForPlan: (planId, reason) => cancel({ planId }, reason),
-        cancelForRun: (runId, reason) => cancel({ runId }, reason),
-        onResolved: (listener) => Effect.sync(() => void listeners.push(listener))
+        cancelForRun: (runId, reason) => cancel({ runId }, reason)
       })
     })
   )
@@ -304,13 +300,13 @@ export class Approvals extends Context.Service<Approvals, {
   /**
    * Wired: storage ({@link ApprovalsRepo}, migrated), settings, and the
    * WebSocket sessions services (event bus, registry, gateway requests) and
-   * the policy-bundle subsystem's `PolicyOverrides` ("approve always") and
-   * the audit chain; shared layers are built once. Needs `GatewayConfig` and
-   * a `SqlClient`.
+   * the policy-bundle subsystem's `PolicyOverrides` ("approve always");
+   * shared layers are built once. Needs `GatewayConfig`, a `SqlClient` and
+   * `DomainEvents` (the composition root provides it, with the audit chain
+   * subscribed).
    */
   static readonly layer = Approvals.layerNoDeps.pipe(
     Layer.provide(ApprovalsRepo.layer),
-    Layer.provide(AuditLog.layer),
     Layer.provide(ApprovalsConfig.layer),
     Layer.provide(EventBus.layer),
     Layer.provide(GatewayRequests.layer),

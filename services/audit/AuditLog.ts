@@ -10,11 +10,17 @@
  * and held until commit, so no two events ever share a predecessor, and
  * `UNIQUE (plan_id, step_index)` backs that up.
  *
+ * The deciding subsystems do not call it: they publish `Decision` domain
+ * events (services/domain-events/decisions.ts) and the audit chain
+ * subscribes to them in the publisher's transaction ({@link AuditLog.layer}).
+ *
  * @module
  */
-import { Cause, Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Actor } from "../auth/principal.ts"
+import { Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { canonicalJson } from "../shared/canonicalJson.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
@@ -50,11 +56,6 @@ export class AuditLog extends Context.Service<AuditLog, {
    * caller's transaction when called inside one.
    */
   readonly append: (chain: string, action: AuditAction) => Effect.Effect<AuditEvent, SqlError>
-  /**
-   * {@link append} for callers whose answer must not depend on the audit
-   * (e.g. a 401 for a refused credential): a failure is logged, never raised.
-   */
-  readonly appendOrLog: (chain: string, action: AuditAction) => Effect.Effect<void>
   /** Runs `effect` in one transaction (a savepoint inside another): a decision and its events together. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
   /** The events of a chain, by step_index (empty when it has none). */
@@ -169,13 +170,6 @@ export class AuditLog extends Context.Service<AuditLog, {
 
       return AuditLog.of({
         append,
-        appendOrLog: (chain, action) =>
-          append(chain, action).pipe(
-            Effect.asVoid,
-            Effect.catchCause((cause) =>
-              Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("audit append failed").pipe(Effect.annotateLogs({ chain, type: action.type, cause: Cause.pretty(cause) }))
-            )
-          ),
         transaction: repo.transaction,
         events,
         exportChain,
@@ -185,6 +179,27 @@ export class AuditLog extends Context.Service<AuditLog, {
     })
   )
 
-  /** Wired: {@link AuditRepo} on the `SqlClient` (tables migrated). Needs a `SqlClient`. */
-  static readonly layer = AuditLog.layerNoDeps.pipe(Layer.provide(AuditRepo.layer))
+  /**
+   * Wired: {@link AuditRepo} on the `SqlClient` (tables migrated), and the
+   * `DomainEvents` port with the chain subscribed to every `Decision` in the
+   * publisher's transaction ({@link auditDecisions}); provides both, so the
+   * deciding subsystems built over it (the composition root provides it
+   * beneath every subsystem) share the one port. Needs a `SqlClient`.
+   */
+  static readonly layer = Layer.effectDiscard(Effect.suspend(() => auditDecisions)).pipe(
+    Layer.provideMerge(AuditLog.layerNoDeps),
+    Layer.provide(AuditRepo.layer),
+    Layer.provideMerge(DomainEvents.layer)
+  )
 }
+
+/**
+ * The audit chain's subscription: every `Decision` is appended to its chain
+ * inside the publisher's transaction (a failure fails the publication, so
+ * the decision rolls back with it). Needs {@link AuditLog} and `DomainEvents`.
+ */
+export const auditDecisions = Effect.gen(function*() {
+  const audit = yield* AuditLog
+  const events = yield* DomainEvents
+  yield* events.inTransaction(Decision, ({ chain, action }) => Effect.asVoid(audit.append(chain, action)))
+})

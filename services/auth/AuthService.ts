@@ -5,13 +5,14 @@
  * - The admin token is break-glass: compared in constant time, bypasses scopes.
  * - Device tokens are random 256-bit secrets (`svc-device.v1.<base64url>`);
  *   only their SHA-256 digest is stored. Revoked or expired tokens are refused.
- * - Audit (docs/audit.md): issue and revoke append `device_token.issued` /
- *   `device_token.revoked` to the `gateway.device_tokens` chain in the same
- *   transaction; a refused credential that counts against the rate limit
- *   appends `auth.failed` to `gateway.auth`. Never the token.
+ * - Audit (docs/audit.md): issue and revoke publish the decisions
+ *   `device_token.issued` / `device_token.revoked` (`gateway.device_tokens`
+ *   chain) in the same transaction; a refused credential that counts against
+ *   the rate limit publishes `auth.failed` (`gateway.auth`). Never the token.
  */
 import { NodeServices } from "@effect/platform-node"
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import {
   DEFAULT_DEVICE_TOKEN_TTL_SECONDS,
@@ -22,8 +23,8 @@ import {
 } from "./schema.ts"
 import { NotFound, type TooManyRequests, Unauthorized } from "../shared/errors.ts"
 import { GatewayConfig } from "../../layers/config.ts"
-import { AuditLog } from "../audit/AuditLog.ts"
-import { AuditChains } from "../audit/chains.ts"
+import { AuditChains, Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { resolveAdminToken } from "./adminToken.ts"
 import { DeviceTokenRepo } from "./DeviceTokenRepo.ts"
 import { RateLimiter } from "./RateLimiter.ts"
@@ -106,14 +107,15 @@ export class AuthService extends Context.Service<AuthService, {
   /** Revokes a device token; `NotFound` (404) when unknown or already revoked. */
   readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound | SqlError>
 }>()("svc-gateway/auth/AuthService") {
-  /** Needs {@link AuthConfig}, {@link DeviceTokenRepo}, {@link RateLimiter} and `AuditLog`. */
+  /** Needs {@link AuthConfig}, {@link DeviceTokenRepo}, {@link RateLimiter}, `DomainEvents` and a `SqlClient` (transactions). */
   static readonly layerNoDeps = Layer.effect(
     AuthService,
     Effect.gen(function*() {
       const config = yield* AuthConfig
       const repo = yield* DeviceTokenRepo
       const limiter = yield* RateLimiter
-      const audit = yield* AuditLog
+      const events = yield* DomainEvents
+      const sql = yield* SqlClient.SqlClient
       const isAdminToken = makeSecretMatcher(Redacted.value(config.adminToken))
 
       const authenticateDevice = Effect.fnUntraced(function*(token: string) {
@@ -156,7 +158,10 @@ export class AuthService extends Context.Service<AuthService, {
           // Audited once counted: past the limit (429) nothing more is written, so a flood cannot fill the chain.
           (error) =>
             limiter.hit(clientAddress).pipe(
-              Effect.andThen(audit.appendOrLog(AuditChains.auth, { type: "auth.failed", reason: "invalid_token", client_address: clientAddress })),
+              Effect.andThen(events.publishOrLog(Decision, {
+                chain: AuditChains.auth,
+                action: { type: "auth.failed", reason: "invalid_token", client_address: clientAddress }
+              })),
               Effect.andThen(Effect.fail(error))
             )
         ) as Effect.Effect<A, E | Unauthorized | TooManyRequests, R>
@@ -173,7 +178,7 @@ export class AuthService extends Context.Service<AuthService, {
         const expiresAt = ttl === undefined ? null : new Date(now + ttl * 1000).toISOString()
         const scopes = normalizeScopes(request.scopes)
         const tokenId = crypto.randomUUID()
-        yield* audit.transaction(Effect.gen(function*() {
+        yield* sql.withTransaction(Effect.gen(function*() {
           yield* repo.insert({
             token_id: tokenId,
             token_digest: tokenDigest(token),
@@ -184,13 +189,16 @@ export class AuthService extends Context.Service<AuthService, {
             expires_at: expiresAt,
             revoked_at: null
           })
-          yield* audit.append(AuditChains.deviceTokens, {
-            type: "device_token.issued",
-            token_id: tokenId,
-            device_id: request.device_id,
-            role: request.role,
-            scopes,
-            expires_at: expiresAt
+          yield* events.publish(Decision, {
+            chain: AuditChains.deviceTokens,
+            action: {
+              type: "device_token.issued",
+              token_id: tokenId,
+              device_id: request.device_id,
+              role: request.role,
+              scopes,
+              expires_at: expiresAt
+            }
           })
         }))
         yield* Effect.logInfo("device token issued").pipe(
@@ -210,9 +218,11 @@ export class AuthService extends Context.Service<AuthService, {
 
       const revokeDeviceToken = Effect.fn("AuthService.revokeDeviceToken")(function*(token: string) {
         const now = yield* Clock.currentTimeMillis
-        const tokenId = yield* audit.transaction(Effect.gen(function*() {
+        const tokenId = yield* sql.withTransaction(Effect.gen(function*() {
           const revoked = yield* repo.revoke(tokenDigest(token), new Date(now).toISOString())
-          if (revoked !== undefined) yield* audit.append(AuditChains.deviceTokens, { type: "device_token.revoked", token_id: revoked })
+          if (revoked !== undefined) {
+            yield* events.publish(Decision, { chain: AuditChains.deviceTokens, action: { type: "device_token.revoked", token_id: revoked } })
+          }
           return revoked
         }))
         if (tokenId === undefined) {
@@ -236,12 +246,13 @@ export class AuthService extends Context.Service<AuthService, {
 
   /**
    * Wired for production: device tokens in the database (`SqlClient`, its
-   * tables migrated), the audit chain, the failed-authentication limiter, and {@link AuthConfig}
-   * (also provided, for the start log). Needs `GatewayConfig` and a `SqlClient`.
+   * tables migrated), the failed-authentication limiter, and {@link AuthConfig}
+   * (also provided, for the start log). Needs `GatewayConfig`, a `SqlClient`
+   * and `DomainEvents` (the composition root provides it, with the audit
+   * chain subscribed).
    */
   static readonly layer = AuthService.layerNoDeps.pipe(
     Layer.provide(DeviceTokenRepo.layer),
-    Layer.provide(AuditLog.layer),
     Layer.provide(RateLimiter.layer),
     Layer.provideMerge(AuthConfig.layer)
   )

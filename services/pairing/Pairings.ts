@@ -13,8 +13,8 @@
  * scoped_token}` written only to the node's own live connections, and on
  * deny/revoke every live connection of the node closed (4001).
  *
- * Every transition (and every reissued token) appends its `pairing.*` event
- * to the `gateway.pairing` audit chain in the transaction of its write
+ * Every transition (and every reissued token) publishes its `pairing.*`
+ * decision (`gateway.pairing` audit chain) in the transaction of its write
  * (docs/audit.md); never the token.
  *
  * @module
@@ -22,8 +22,8 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { AuditLog } from "../audit/AuditLog.ts"
-import { AuditChains } from "../audit/chains.ts"
+import { AuditChains, Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import type { NodePrincipal } from "../auth/principal.ts"
 import { secretEquals, tokenDigest } from "../auth/tokenCrypto.ts"
 import { NotFound, Unauthorized } from "../shared/errors.ts"
@@ -134,7 +134,7 @@ export class Pairings extends Context.Service<Pairings, {
    */
   readonly authenticateToken: (token: string) => Effect.Effect<NodePrincipal, Unauthorized | SqlError>
 }>()("svc-gateway/pairing/Pairings") {
-  /** Needs {@link PairingsRepo}, `EventBus`, `ConnectionRegistry`, `AuditLog` and a `SqlClient` (for `afterCommit`). */
+  /** Needs {@link PairingsRepo}, `EventBus`, `ConnectionRegistry`, `DomainEvents` and a `SqlClient` (transactions, `afterCommit`). */
   static readonly layerNoDeps = Layer.effect(
     Pairings,
     Effect.gen(function*() {
@@ -142,12 +142,14 @@ export class Pairings extends Context.Service<Pairings, {
       const events = yield* EventBus
       const registry = yield* ConnectionRegistry
       const sql = yield* SqlClient.SqlClient
-      const audit = yield* AuditLog
+      const domainEvents = yield* DomainEvents
 
-      /** `write`, and when it took effect its audit event `type`, in one transaction. */
+      /** `write`, and when it took effect its decision `type` (audited), in one transaction. */
       const audited = <E>(write: Effect.Effect<Pairing | undefined, E>, type: string) =>
-        audit.transaction(Effect.tap(write, (pairing) =>
-          pairing === undefined ? Effect.void : Effect.asVoid(audit.append(AuditChains.pairing, auditAction(type, pairing)))))
+        sql.withTransaction(Effect.tap(write, (pairing) =>
+          pairing === undefined
+            ? Effect.void
+            : domainEvents.publish(Decision, { chain: AuditChains.pairing, action: auditAction(type, pairing) })))
 
       const nodeConnections = (nodeId: string): ReadonlyArray<ConnectionHandle> =>
         registry.all().filter((c) => c.role === "node" && c.deviceId === nodeId)
@@ -288,13 +290,13 @@ export class Pairings extends Context.Service<Pairings, {
   )
 
   /**
-   * Wired: storage ({@link PairingsRepo}, migrated), the audit chain and the
-   * WebSocket sessions services it announces through (event bus, registry);
-   * shared layers are built once. Needs a `SqlClient`.
+   * Wired: storage ({@link PairingsRepo}, migrated) and the WebSocket
+   * sessions services it announces through (event bus, registry); shared
+   * layers are built once. Needs a `SqlClient` and `DomainEvents` (the
+   * composition root provides it, with the audit chain subscribed).
    */
   static readonly layer = Pairings.layerNoDeps.pipe(
     Layer.provide(PairingsRepo.layer),
-    Layer.provide(AuditLog.layer),
     Layer.provide(EventBus.layer),
     Layer.provide(ConnectionRegistry.layer)
   )

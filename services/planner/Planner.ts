@@ -13,13 +13,14 @@
  * (`PlanConflict` when the body differs). docs/planner.md has the details.
  *
  * `execute: true` also runs the plan (execute.ts): a success at once, an
- * escalation when its approval is approved (the approvals listener
- * registered here), through {@link PlanExecution}.
+ * escalation when its approval is approved (its reaction to the
+ * `ApprovalResolved` domain event, registered here), through
+ * {@link PlanExecution}.
  *
- * Audit (docs/audit.md): in the plan's creating transaction the plan's
- * chain (its `plan_id`) gets `policy.checked {request_id, input, decision}`,
- * the approval's `approval.requested` when it escalates, and
- * `plan.created {request, outcome}`.
+ * Audit (docs/audit.md): in the plan's creating transaction it publishes,
+ * for the plan's chain (its `plan_id`), the decisions
+ * `policy.checked {request_id, input, decision}`, the approval's
+ * `approval.requested` when it escalates, and `plan.created {request, outcome}`.
  *
  * @module
  */
@@ -27,8 +28,10 @@ import { Clock, Context, Effect, Layer, Result } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { SqlError } from "effect/sql/SqlError"
 import { Approvals } from "../approvals/Approvals.ts"
-import { AuditLog } from "../audit/AuditLog.ts"
+import { ApprovalResolved } from "../approvals/domainEvents.ts"
 import type { ApprovalKind } from "../approvals/schema.ts"
+import { Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { PolicyService } from "../policy/PolicyService.ts"
 import type { PolicyDecision, RuleDecision, RuleName } from "../policy/schema.ts"
 import { canonicalJson } from "../shared/canonicalJson.ts"
@@ -82,9 +85,9 @@ export class Planner extends Context.Service<Planner, {
 }>()("svc-gateway/planner/Planner") {
   /**
    * Needs {@link PolicyService}, {@link Approvals}, {@link PlansRepo},
-   * `AuditLog` and `SecureRandom` (ids); uses {@link PlanExecution} for `execute: true`.
-   * Registers its approvals listener, and checks the plans still waiting to
-   * run in the background.
+   * `DomainEvents` and `SecureRandom` (ids); uses {@link PlanExecution} for `execute: true`.
+   * Reacts to `ApprovalResolved` (after commit, before the resolver returns),
+   * and checks the plans still waiting to run in the background.
    */
   static readonly layerNoDeps = Layer.effect(
     Planner,
@@ -92,12 +95,12 @@ export class Planner extends Context.Service<Planner, {
       const policy = yield* PolicyService
       const approvals = yield* Approvals
       const repo = yield* PlansRepo
-      const audit = yield* AuditLog
+      const events = yield* DomainEvents
       const random = yield* SecureRandom.SecureRandom
       const executor = makePlanExecutor({ repo, approvals, execution: yield* PlanExecution })
 
       // A planner approval that left pending: approved starts its plan's run (if asked), anything else declines it.
-      yield* approvals.onResolved((approval) =>
+      yield* events.afterCommit(ApprovalResolved, (approval) =>
         isPlannerApproval(approval.context) ? Effect.orDie(Effect.asVoid(executor.startIfDue(approval.plan_id))) : Effect.void
       )
       yield* Effect.forkIn(
@@ -207,11 +210,9 @@ export class Planner extends Context.Service<Planner, {
             created_at: createdAt
           })
           if (!claimed) return undefined
-          yield* audit.append(planId, {
-            type: "policy.checked",
-            request_id: request.request_id,
-            input: tags.success.policy,
-            decision
+          yield* events.publish(Decision, {
+            chain: planId,
+            action: { type: "policy.checked", request_id: request.request_id, input: tags.success.policy, decision }
           })
           const response: PlanResponse = {
             plan_id: planId,
@@ -222,7 +223,7 @@ export class Planner extends Context.Service<Planner, {
           }
           yield* repo.complete(planId, response)
           if (request.execute === true && response.status !== "failure") yield* repo.requestExecution(planId)
-          yield* audit.append(planId, { type: "plan.created", request, outcome: response })
+          yield* events.publish(Decision, { chain: planId, action: { type: "plan.created", request, outcome: response } })
           return response
         }))
         // The run starts after the commit: a run of a rolled-back plan must never exist.
@@ -238,10 +239,11 @@ export class Planner extends Context.Service<Planner, {
 
   /**
    * Wired for the gateway: its repository (SQL, migrated), the policy
-   * engine, secure ids, the approvals subsystem and the audit chain (shared
-   * layers are built once). Needs `GatewayConfig` and a `SqlClient`.
+   * engine, secure ids and the approvals subsystem (shared layers are built
+   * once). Needs `GatewayConfig`, a `SqlClient` and `DomainEvents` (the
+   * composition root provides it, with the audit chain subscribed).
    */
   static readonly layer = Planner.layerNoDeps.pipe(
-    Layer.provide(Layer.mergeAll(PlansRepo.layer, PolicyService.layer, SecureRandom.layerWebCrypto, Approvals.layer, AuditLog.layer))
+    Layer.provide(Layer.mergeAll(PlansRepo.layer, PolicyService.layer, SecureRandom.layerWebCrypto, Approvals.layer))
   )
 }

@@ -2,8 +2,8 @@
  * Running a plan sent with `execute: true` (docs/planner.md "Execution"): a
  * success runs at once; an escalation runs once its approval is approved
  * (denied, expired or cancelled: never). Every path that may start the run —
- * the `POST /plan` that created the plan, a repeat of it, the approvals
- * listener, the start-up check — goes through {@link makePlanExecutor}'s
+ * the `POST /plan` that created the plan, a repeat of it, the planner's
+ * reaction to `ApprovalResolved`, the start-up check — goes through {@link makePlanExecutor}'s
  * `startIfDue`, whose claim is one conditional write (`requested` →
  * `starting`): whoever wins it starts the run, so a duplicate notification, a
  * concurrent repeat or a restart never starts a second one.

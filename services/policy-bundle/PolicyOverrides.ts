@@ -10,9 +10,9 @@
  * published (`policy_override.created|revoked|expired {override}`, audience
  * operator.admin).
  *
- * Every change also appends `policy_override.created|revoked|expired` to
- * the `gateway.policy_overrides` audit chain in the transaction of its write
- * (docs/audit.md).
+ * Every change also publishes the decision
+ * `policy_override.created|revoked|expired` (`gateway.policy_overrides`
+ * audit chain) in the transaction of its write (docs/audit.md).
  *
  * Storage failures are defects (500 `internal_error` over HTTP): the
  * methods' error channels hold only the client's mistakes.
@@ -22,8 +22,8 @@
 import { Cause, Clock, Context, Duration, Effect, Layer, Queue, Result } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
-import { AuditLog } from "../audit/AuditLog.ts"
-import { AuditChains } from "../audit/chains.ts"
+import { AuditChains, Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { makeDecoder } from "../shared/decode.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -127,16 +127,18 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
    */
   readonly expireDue: Effect.Effect<ReadonlyArray<PolicyOverride>>
 }>()("svc-gateway/policy-bundle/PolicyOverrides") {
-  /** Needs {@link PolicyOverrideRepo}, the `EventBus` and `AuditLog`; runs the expiry fiber for the layer's lifetime. */
+  /** Needs {@link PolicyOverrideRepo}, the `EventBus`, `DomainEvents` and a `SqlClient`; runs the expiry fiber for the layer's lifetime. */
   static readonly layerNoDeps = Layer.effect(
     PolicyOverrides,
     Effect.gen(function*() {
       const repo = yield* PolicyOverrideRepo
       const bus = yield* EventBus
       const sql = yield* SqlClient.SqlClient
-      const audit = yield* AuditLog
+      const events = yield* DomainEvents
       const audited = (type: string, rows: ReadonlyArray<PolicyOverrideRow>) =>
-        Effect.forEach(rows, (row) => audit.append(AuditChains.policyOverrides, auditAction(type, row)), { discard: true })
+        Effect.forEach(rows, (row) => events.publish(Decision, { chain: AuditChains.policyOverrides, action: auditAction(type, row) }), {
+          discard: true
+        })
       const wake = yield* Queue.dropping<void>(1)
       const now = Effect.map(Clock.currentTimeMillis, iso)
       const die = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A> => Effect.orDie(effect)
@@ -168,7 +170,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
           revoked_by: null,
           revoked_reason: null
         }
-        yield* die(audit.transaction(Effect.andThen(repo.insert(row), audited("policy_override.created", [row]))))
+        yield* die(sql.withTransaction(Effect.andThen(repo.insert(row), audited("policy_override.created", [row]))))
         const override = toPolicyOverride(row)
         yield* Effect.logInfo("policy override created").pipe(Effect.annotateLogs({
           policy_override_id: row.policy_override_id,
@@ -201,7 +203,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       const revoke = Effect.fn("PolicyOverrides.revoke")(function*(input: PolicyOverrideRevokeInput) {
         const revokedAt = yield* now
-        const row = yield* die(audit.transaction(Effect.tap(
+        const row = yield* die(sql.withTransaction(Effect.tap(
           repo.revoke({
             policy_override_id: input.policy_override_id,
             revoked_at: revokedAt,
@@ -219,7 +221,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       const expireDue = Effect.gen(function*() {
         const at = yield* now
-        const rows = yield* die(audit.transaction(Effect.tap(repo.expireDue(at), (expired) => audited("policy_override.expired", expired))))
+        const rows = yield* die(sql.withTransaction(Effect.tap(repo.expireDue(at), (expired) => audited("policy_override.expired", expired))))
         const expired = rows.map(toPolicyOverride)
         for (const override of expired) {
           yield* Effect.logInfo("policy override expired").pipe(Effect.annotateLogs({ policy_override_id: override.policy_override_id }))
@@ -270,10 +272,13 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
     })
   )
 
-  /** Wired: overrides in the database (`PolicyOverrideRepo`, tables migrated), the audit chain and the `EventBus`. Needs a `SqlClient`. */
+  /**
+   * Wired: overrides in the database (`PolicyOverrideRepo`, tables migrated)
+   * and the `EventBus`. Needs a `SqlClient` and `DomainEvents` (the
+   * composition root provides it, with the audit chain subscribed).
+   */
   static readonly layer = PolicyOverrides.layerNoDeps.pipe(
     Layer.provide(PolicyOverrideRepo.layer),
-    Layer.provide(AuditLog.layer),
     Layer.provide(EventBus.layer)
   )
 }

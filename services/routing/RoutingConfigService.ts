@@ -3,7 +3,8 @@
  * reference §7.2; docs/routing.md): which agent answers a messenger thread.
  * Every change appends a revision (`PUT`, or a revert that copies an older
  * one); the highest revision is in force. Each new revision is announced
- * with `routing.config.updated` once committed.
+ * with `routing.config.updated` once committed, and is an audited decision
+ * (`gateway.routing`, published in the transaction of the revision).
  *
  * Readers (messenger ingress) ask {@link RoutingConfigService.agentFor}.
  * Storage failures are defects (500 `internal_error`); stored state that
@@ -13,8 +14,8 @@
  */
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { AuditLog } from "../audit/AuditLog.ts"
-import { AuditChains } from "../audit/chains.ts"
+import { AuditChains, Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import type { Principal } from "../auth/principal.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
 import { canonicalJson } from "../shared/canonicalJson.ts"
@@ -77,14 +78,14 @@ export class RoutingConfigService extends Context.Service<RoutingConfigService, 
    */
   readonly revert: (input: RoutingConfigRevertInput) => Effect.Effect<RoutingConfigRecord, NotFound | CorruptState | InvalidRequest>
 }>()("svc-gateway/routing/RoutingConfigService") {
-  /** Needs {@link RoutingConfigRepo}, `EventBus`, `AuditLog` and the `SqlClient` (to publish after commit). */
+  /** Needs {@link RoutingConfigRepo}, `EventBus`, `DomainEvents` and the `SqlClient` (transactions, to publish after commit). */
   static readonly layerNoDeps = Layer.effect(
     RoutingConfigService,
     Effect.gen(function*() {
       const repo = yield* RoutingConfigRepo
       const bus = yield* EventBus
       const sql = yield* SqlClient.SqlClient
-      const audit = yield* AuditLog
+      const domainEvents = yield* DomainEvents
 
       const decoded = (row: RoutingConfigRow) => {
         const record = decodeRow(row)
@@ -118,14 +119,17 @@ export class RoutingConfigService extends Context.Service<RoutingConfigService, 
           reverted_from_revision: fields.reverted_from_revision ?? null
         }
         // The revision and its audit event (`gateway.routing`, docs/audit.md) commit together.
-        const stored = yield* Effect.orDie(audit.transaction(Effect.tap(repo.append(row), (stored) =>
-          audit.append(AuditChains.routing, {
-            type: "routing.config.updated",
-            revision: stored.revision,
-            config_sha256: sha256Hex(configJson),
-            reason: stored.reason,
-            reverted_from_revision: stored.reverted_from_revision,
-            created_by: fields.created_by
+        const stored = yield* Effect.orDie(sql.withTransaction(Effect.tap(repo.append(row), (stored) =>
+          domainEvents.publish(Decision, {
+            chain: AuditChains.routing,
+            action: {
+              type: "routing.config.updated",
+              revision: stored.revision,
+              config_sha256: sha256Hex(configJson),
+              reason: stored.reason,
+              reverted_from_revision: stored.reverted_from_revision,
+              created_by: fields.created_by
+            }
           }))))
         // Answered as stored (canonical key order), so the response and a later GET are the same JSON.
         const record = toRecord(stored, JSON.parse(configJson) as RoutingConfig, fields.created_by)
@@ -161,10 +165,13 @@ export class RoutingConfigService extends Context.Service<RoutingConfigService, 
     })
   )
 
-  /** Wired: the SQL repository (migrated) and this instance's `EventBus`. Needs a `SqlClient`. */
+  /**
+   * Wired: the SQL repository (migrated) and this instance's `EventBus`.
+   * Needs a `SqlClient` and `DomainEvents` (the composition root provides
+   * it, with the audit chain subscribed).
+   */
   static readonly layer = RoutingConfigService.layerNoDeps.pipe(
     Layer.provide(RoutingConfigRepo.layer),
-    Layer.provide(AuditLog.layer),
     Layer.provide(EventBus.layer)
   )
 }

@@ -2,8 +2,10 @@
  * The secret store (gateway-api.md "Secrets"; reference §7.1).
  *
  * Audit (docs/audit.md): storing, rotating and revoking a handle, and every
- * resolution with its outcome, append an event to the `gateway.secrets`
- * chain in the same transaction (handle, purpose, outcome; never a value).
+ * resolution with its outcome, are decisions published for the
+ * `gateway.secrets` chain in the same transaction (handle, purpose,
+ * outcome; never a value). Rotation and revocation are also published as
+ * the `SecretRotated` / `SecretRevoked` domain events (domainEvents.ts).
  *
  * @module
  */
@@ -11,10 +13,11 @@ import { Cause, Clock, Context, Effect, Layer, Option, type Redacted, Result } f
 import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { SecretProviderFromSettings } from "../../layers/secrets/index.ts"
-import { AuditLog } from "../audit/AuditLog.ts"
-import { AuditChains } from "../audit/chains.ts"
+import { AuditChains, Decision, type DecisionAction } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { type SecretRef, SecretProvider, type SecretProviderError } from "../../layers/secrets/SecretProvider.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
+import { SecretRevoked, SecretRotated } from "./domainEvents.ts"
 import { RotationPropagationFailed } from "./errors.ts"
 import { agentIdProblem, DEFAULT_AGENT_ID } from "../shared/agent.ts"
 import { type SecretHandle, type SecretRotateResponse } from "./schema.ts"
@@ -61,19 +64,19 @@ export class SecretResolver extends Context.Service<SecretResolver, {
     check: (value: Redacted.Redacted<string>) => Result.Result<A, E>
   ) => Effect.Effect<Result.Result<A, E>, NotFound>
 }>()("svc-gateway/secrets/SecretResolver") {
-  /** Needs {@link SecretsRepo}, `SecretProvider` and `AuditLog`. */
-  static readonly layerNoDeps: Layer.Layer<SecretResolver, never, SecretsRepo | SecretProvider | AuditLog> = Layer.effect(
+  /** Needs {@link SecretsRepo}, `SecretProvider` and `DomainEvents`. */
+  static readonly layerNoDeps: Layer.Layer<SecretResolver, never, SecretsRepo | SecretProvider | DomainEvents> = Layer.effect(
     SecretResolver,
     Effect.gen(function*() {
       const repo = yield* SecretsRepo
       const provider = yield* SecretProvider
-      const audit = yield* AuditLog
+      const decided = decide(yield* DomainEvents)
       const record = (handleId: string, purpose: string, outcome: ResolutionOutcome) =>
         Effect.flatMap(Clock.currentTimeMillis, (ms) => {
           const resolution = { handle_id: handleId, purpose: purpose.slice(0, 256), outcome }
           return repo.transaction(Effect.andThen(
             repo.recordResolution({ ...resolution, resolved_at: new Date(ms).toISOString() }),
-            audit.append(AuditChains.secrets, { type: "secret.resolved", ...resolution })
+            decided({ type: "secret.resolved", ...resolution })
           ))
         })
       /** The value of `handleId`, or why not (the outcome to record and the message); a provider failure is a defect. */
@@ -180,13 +183,14 @@ export class Secrets extends Context.Service<Secrets, {
     value: Redacted.Redacted<string>
   ) => Effect.Effect<SecretRotateResponse, NotFound | InvalidRequest | RotationPropagationFailed>
 }>()("svc-gateway/secrets/Secrets") {
-  /** Needs {@link SecretsRepo}, `SecretProvider`, {@link SecretReferences} and `AuditLog`. */
-  static readonly layerNoDeps: Layer.Layer<Secrets, never, SecretsRepo | SecretProvider | SecretReferences | AuditLog> = Layer.effect(
+  /** Needs {@link SecretsRepo}, `SecretProvider`, {@link SecretReferences} and `DomainEvents`. */
+  static readonly layerNoDeps: Layer.Layer<Secrets, never, SecretsRepo | SecretProvider | SecretReferences | DomainEvents> = Layer.effect(
     Secrets,
     Effect.gen(function*() {
       const repo = yield* SecretsRepo
       const provider = yield* SecretProvider
-      const audit = yield* AuditLog
+      const domainEvents = yield* DomainEvents
+      const decided = decide(domainEvents)
       const references = yield* SecretReferences
       const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
@@ -232,7 +236,7 @@ export class Secrets extends Context.Service<Secrets, {
             return yield* invalid(`value: not accepted by the ${provider.kind} secret provider (it reads the value itself)`)
           }
           const row = yield* repo.transaction(Effect.tap(create(agentId, input.scope, input.value), (row) =>
-            audit.append(AuditChains.secrets, {
+            decided({
               type: "secret.stored",
               handle_id: row.handle_id,
               agent_id: row.agent_id,
@@ -251,7 +255,8 @@ export class Secrets extends Context.Service<Secrets, {
             if (!(yield* repo.revoke(handleId, yield* now, null))) return yield* notFound(handleId)
             if (row.provider === provider.kind) yield* provider.remove(refOf(row))
             const disabled = yield* references.handleRevoked(handleId)
-            yield* audit.append(AuditChains.secrets, { type: "secret.revoked", handle_id: handleId, references_disabled: disabled })
+            yield* decided({ type: "secret.revoked", handle_id: handleId, references_disabled: disabled })
+            yield* domainEvents.publish(SecretRevoked, { handle_id: handleId })
             return disabled
           })).pipe(orDie)
           yield* Effect.logInfo("secret revoked").pipe(Effect.annotateLogs({ handle_id: handleId, references_disabled: disabled }))
@@ -280,12 +285,19 @@ export class Secrets extends Context.Service<Secrets, {
             )
             if (!(yield* repo.revoke(handleId, yield* now, created.handle_id))) return yield* notFound(handleId)
             yield* provider.remove(refOf(old))
-            yield* audit.append(AuditChains.secrets, {
+            yield* decided({
               type: "secret.rotated",
               handle_id: handleId,
               new_handle_id: created.handle_id,
               version: created.version,
               references_repointed: repointed
+            })
+            yield* domainEvents.publish(SecretRotated, {
+              handle_id: handleId,
+              new_handle_id: created.handle_id,
+              agent_id: created.agent_id,
+              scope: created.scope,
+              version: created.version
             })
             return { created, repointed }
           })).pipe(orDie)
@@ -322,16 +334,16 @@ export class SecretStore extends Context.Service<SecretStore, {
 
   /**
    * Wired: {@link Secrets}, {@link SecretStore} and {@link SecretResolver} on
-   * one {@link SecretsRepo} (migrated), the audit chain, and the provider the settings choose
-   * (`SVC_SECRET_PROVIDER`). Needs `GatewayConfig`, a `SqlClient` and
-   * {@link SecretReferences} (the auth-profiles subsystem). Fails at start
+   * one {@link SecretsRepo} (migrated) and the provider the settings choose
+   * (`SVC_SECRET_PROVIDER`). Needs `GatewayConfig`, a `SqlClient`,
+   * `DomainEvents` (the composition root provides it, with the audit chain
+   * subscribed) and {@link SecretReferences} (the auth-profiles subsystem). Fails at start
    * with `SecretsKeyMismatch` or `SecretsKeyUnreadable` (the `db` provider's
    * master key).
    */
   static readonly layer = Layer.mergeAll(SecretStore.layerNoDeps, SecretResolver.layerNoDeps).pipe(
     Layer.provideMerge(Secrets.layerNoDeps),
     Layer.provide(SecretsRepo.layer),
-    Layer.provide(AuditLog.layer),
     Layer.provide(SecretProviderFromSettings)
   )
 }
@@ -345,6 +357,10 @@ export const SecretReferencesNone = Layer.succeed(SecretReferences, SecretRefere
   repoint: () => Effect.succeed(0),
   handleRevoked: () => Effect.succeed(0)
 }))
+
+/** A decision of the secrets subsystem, for the `gateway.secrets` chain (in the caller's transaction). */
+const decide = (events: DomainEvents["Service"]) => (action: DecisionAction) =>
+  events.publish(Decision, { chain: AuditChains.secrets, action })
 
 const refOf = (row: SecretHandleRow): SecretRef => ({
   handle_id: row.handle_id,

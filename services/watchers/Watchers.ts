@@ -2,7 +2,7 @@
  * Watchers (gateway-api.md "Watchers"; reference §6.7; docs/watchers.md):
  * a watcher fires its plan's automation on a trigger — `periodic` once per
  * time slot (ticker.ts), `plan_complete` when a run of its plan succeeds or
- * fails (a `Workflow.onRunEnded` listener), `webhook` on a signed call
+ * fails (a subscriber of the workflow's `RunEnded` domain event), `webhook` on a signed call
  * (webhook/WebhookTrigger.ts). Every firing is one row, unique per watcher
  * and slot, nonce or source run, so it happens once even with several
  * gateway processes on one database; with `SVC_AUTOMATION_ENABLED=1` it
@@ -13,10 +13,12 @@
 import { Cause, Clock, Context, Effect, Layer, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { GatewayConfig } from "../../layers/config.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { Playbooks, PlaybooksLive } from "../playbooks/Playbooks.ts"
 import { SecretStore } from "../secrets/SecretStore.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
+import { RunEnded } from "../workflow/domainEvents.ts"
 import { type RunOptions, Workflow, WorkflowLive } from "../workflow/Workflow.ts"
 import type { ExecutionRun } from "../workflow/runs/schema.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -60,19 +62,20 @@ export class Watchers extends Context.Service<Watchers, {
    * `watcher.fired`. A run that cannot start leaves the firing `failed` with
    * the reason; it is never the caller's failure. It fires `watcher` as
    * given: callers pass an active watcher of the trigger's type (the ticker,
-   * the run-end listener and the webhook trigger each check that).
+   * the RunEnded subscriber and the webhook trigger each check that).
    */
   readonly fire: (watcher: Watcher, trigger: FiringTrigger) => Effect.Effect<FireOutcome>
 }>()("svc-gateway/watchers/Watchers") {
   /**
-   * The service, its periodic ticker and its `plan_complete` listener (both
-   * stopped with the layer). Needs {@link WatchersRepo}, `GatewayConfig`
-   * (`automationEnabled`), `Workflow`, `Playbooks`, `SecretStore` and `EventBus`.
+   * The service, its periodic ticker and its `plan_complete` subscription to
+   * `RunEnded` (both stopped with the layer). Needs {@link WatchersRepo},
+   * `GatewayConfig` (`automationEnabled`), `Workflow`, `Playbooks`,
+   * `SecretStore`, `EventBus` and `DomainEvents`.
    */
   static readonly layerNoDeps: Layer.Layer<
     Watchers,
     never,
-    WatchersRepo | GatewayConfig | Workflow | Playbooks | SecretStore | EventBus
+    WatchersRepo | GatewayConfig | Workflow | Playbooks | SecretStore | EventBus | DomainEvents
   > = Layer.effect(
     Watchers,
     Effect.gen(function*() {
@@ -82,6 +85,7 @@ export class Watchers extends Context.Service<Watchers, {
       const playbooks = yield* Playbooks
       const secrets = yield* SecretStore
       const bus = yield* EventBus
+      const domainEvents = yield* DomainEvents
 
       const invalid = (message: string) => Effect.fail(new InvalidRequest({ message }))
       const notFound = (id: number) => new NotFound({ message: `watcher ${id} not found` })
@@ -203,7 +207,7 @@ export class Watchers extends Context.Service<Watchers, {
             ), { discard: true })
         })
 
-      yield* workflow.onRunEnded(onRunEnded)
+      yield* domainEvents.subscribe(RunEnded, onRunEnded)
       yield* Effect.forkScoped(periodicTicker({
         periodic: repo.listActive("periodic"),
         fire: (watcher, slot) => fire(watcher, { kind: "slot", slot })
@@ -227,8 +231,8 @@ export class Watchers extends Context.Service<Watchers, {
    * Wired for the gateway: {@link Watchers.layerNoDeps} over its migrated
    * repository, the gateway's workflow and playbooks subsystems and the
    * event bus (layer values shared with the rest of the graph). Needs
-   * `GatewayConfig`, a `SqlClient` and `SecretStore` (the composition root
-   * provides the secrets subsystem).
+   * `GatewayConfig`, a `SqlClient`, `SecretStore` and `DomainEvents` (the
+   * composition root provides the secrets subsystem and the domain events).
    */
   static readonly layer = Watchers.layerNoDeps.pipe(
     Layer.provide(WatchersRepo.layer),

@@ -13,7 +13,8 @@ import { Context, Data, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { GatewayMetrics } from "../diagnostics/metrics.ts"
-import { AuditLog } from "../audit/AuditLog.ts"
+import { Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import type { AnyGatewayEvent } from "../ws-sessions/GatewayEvent.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import {
@@ -26,7 +27,7 @@ import {
   RunStarted,
   StepUpdated
 } from "./events.ts"
-import { RunOutcomes } from "./RunOutcomes.ts"
+import { RunEnded } from "./domainEvents.ts"
 import { type NewAttempt, RunsRepo, type TransitionWrite } from "./runs/RunsRepo.ts"
 import type { ExecutionAttempt, ExecutionRun } from "./runs/schema.ts"
 import { isTerminal, type MachineKind, type StatusOf } from "./runs/states.ts"
@@ -139,25 +140,31 @@ export class RunRecords extends Context.Service<RunRecords, {
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
   readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
 }>()("svc-gateway/workflow/RunRecords") {
-  /** Needs `RunsRepo`, `RunOutcomes` (told of every run that ends, after commit), `EventBus` and a `SqlClient` (the audit chain is wired in: `AuditLog.layer`). */
+  /**
+   * Needs `RunsRepo`, `EventBus`, a `SqlClient` and `DomainEvents` (a run's
+   * state change is a `Decision` for its plan's chain; a run that ends is
+   * published as `RunEnded`).
+   */
   static readonly layer = Layer.effect(
     RunRecords,
     Effect.gen(function*() {
       const repo = yield* RunsRepo
       const events = yield* EventBus
       const sql = yield* SqlClient.SqlClient
-      const outcomes = yield* RunOutcomes
       const metrics = yield* GatewayMetrics
-      const audit = yield* AuditLog
+      const domainEvents = yield* DomainEvents
       // A run's state change joins its plan's audit chain, in the transaction of the move (docs/audit.md).
       const auditRun = (run: ExecutionRun, from: ReadonlyArray<string>, to: string) =>
-        audit.append(run.plan_id, {
-          type: `run.${to}`,
-          run_id: run.run_id,
-          job_id: run.job_id,
-          from,
-          ...(run.paused_reason !== undefined ? { paused_reason: run.paused_reason } : {}),
-          ...(run.paused_detail !== undefined ? { paused_detail: run.paused_detail } : {})
+        domainEvents.publish(Decision, {
+          chain: run.plan_id,
+          action: {
+            type: `run.${to}`,
+            run_id: run.run_id,
+            job_id: run.job_id,
+            from,
+            ...(run.paused_reason !== undefined ? { paused_reason: run.paused_reason } : {}),
+            ...(run.paused_detail !== undefined ? { paused_detail: run.paused_detail } : {})
+          }
         })
       const afterCommit = (record: () => void) => metrics.enabled ? sql.afterCommit(Effect.sync(record)) : Effect.void
       const announce = (event: AnyGatewayEvent | undefined, payload: unknown, run_id: string) =>
@@ -175,17 +182,19 @@ export class RunRecords extends Context.Service<RunRecords, {
           const run_id = (record as { readonly run_id: string }).run_id
           switch (kind) {
             case "run": {
-              // In the move's transaction: its audit event. After the commit, in one effect: the run event, the
-              // metric, and the end for the run-end listeners.
+              // In the move's transaction: its audit event. After the commit, in this order: the run event, the
+              // metric, and (a run that ended) `RunEnded` for its subscribers.
               const run = record as ExecutionRun
               const event = runEventOf(from, to)
               return Effect.andThen(
                 auditRun(run, from, to),
-                sql.afterCommit(Effect.gen(function*() {
-                  if (event !== undefined) yield* events.publish(event, run, runScope(run.run_id))
-                  if (metrics.enabled && COUNTED_RUN_STATUSES.has(to)) metrics.workflowRun(to)
-                  if (isTerminal("run", to as StatusOf["run"])) yield* outcomes.ended(run)
-                }))
+                Effect.andThen(
+                  sql.afterCommit(Effect.gen(function*() {
+                    if (event !== undefined) yield* events.publish(event, run, runScope(run.run_id))
+                    if (metrics.enabled && COUNTED_RUN_STATUSES.has(to)) metrics.workflowRun(to)
+                  })),
+                  isTerminal("run", to as StatusOf["run"]) ? domainEvents.publish(RunEnded, run) : Effect.void
+                )
               )
             }
             case "step":
@@ -257,12 +266,15 @@ export class RunRecords extends Context.Service<RunRecords, {
         cancelReason: (run_id) => Effect.sync(() => cancelReasons.get(run_id)),
         queued: (run) =>
           Effect.andThen(
-            Effect.orDie(audit.append(run.plan_id, { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane })),
+            Effect.orDie(domainEvents.publish(Decision, {
+              chain: run.plan_id,
+              action: { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane }
+            })),
             Effect.andThen(announce(RunQueued, run, run.run_id), afterCommit(() => metrics.workflowRun("queued")))
           ),
         startAttempt: (attempt) =>
           Effect.tap(repo.startAttempt(attempt), (record) => announce(AttemptUpdated, record, record.run_id))
       })
     })
-  ).pipe(Layer.provide(AuditLog.layer))
+  )
 }

@@ -27,10 +27,11 @@ import { NodeDns } from "@effect/platform-node"
 import { randomUUID } from "node:crypto"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Approvals } from "../approvals/Approvals.ts"
+import { ApprovalResolved } from "../approvals/domainEvents.ts"
 import type { Approval, ApprovalResolvedBy } from "../approvals/schema.ts"
 import type { Principal } from "../auth/principal.ts"
 import { SecretProviderFromSettings } from "../../layers/secrets/index.ts"
-import { AuditLog } from "../audit/AuditLog.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { NodeDispatch } from "../nodes/NodeDispatch.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
@@ -52,7 +53,7 @@ import { EXEC_TOOL_ID, HTTP_TOOL_ID } from "./executors/toolCall.ts"
 import { StepInputsRepo } from "./inputs/StepInputsRepo.ts"
 import { LaneScheduler, LaneSignals } from "./lanes.ts"
 import { RunRecorderLive } from "./RunRecorder.ts"
-import { type RunEndListener, RunOutcomes } from "./RunOutcomes.ts"
+import { RunEnded } from "./domainEvents.ts"
 import { RunRecords } from "./RunRecords.ts"
 import { type RunListQuery, RunsRepo } from "./runs/RunsRepo.ts"
 import type {
@@ -99,8 +100,6 @@ export class Workflow extends Context.Service<Workflow, {
   readonly get: (run_id: string) => Effect.Effect<WorkflowRunDetail, NotFound>
   /** One page of runs, newest first; a cursor this gateway did not issue: `InvalidRequest`. */
   readonly list: (query: RunListQuery) => Effect.Effect<WorkflowRunListResponse, InvalidRequest>
-  /** Registers a listener told of every run that ends on this instance (succeeded, failed or cancelled), after commit. */
-  readonly onRunEnded: (listener: RunEndListener) => Effect.Effect<void>
 }>()("svc-gateway/workflow/Workflow") {}
 
 /** What started a run, for {@link Workflow} `run`. */
@@ -139,15 +138,17 @@ const warnWhenEveryStepEscalates = Effect.gen(function*() {
 
 /**
  * The service over `WorkflowRuns`, `RunsRepo`, `RunRecords`, `LaneScheduler`,
- * `LaneSignals`, `Approvals` and `PolicyBundle`; registers its approvals
- * listener: a run's pause approved continues the run, denied ends it
- * (cancelled; a denied retry fails it); expired or cancelled approvals leave
- * it paused (cancel ends it). The pause's tokens are used up either way.
+ * `LaneSignals`, `Approvals`, `PolicyBundle` and `DomainEvents`; reacts to
+ * `ApprovalResolved` (after commit, before the resolver returns): a run's
+ * pause approved continues the run, denied ends it (cancelled; a denied
+ * retry fails it); expired or cancelled approvals leave it paused (cancel
+ * ends it). The pause's tokens are used up either way. Subscribes to
+ * `RunEnded` to drop a finished run's kept step inputs.
  */
 export const WorkflowNoDeps: Layer.Layer<
   Workflow,
   never,
-  WorkflowRuns | RunsRepo | StepInputsRepo | RunRecords | RunOutcomes | LaneScheduler | LaneSignals | Approvals | PolicyBundle
+  WorkflowRuns | RunsRepo | StepInputsRepo | RunRecords | LaneScheduler | LaneSignals | Approvals | PolicyBundle | DomainEvents
 > = Layer.effect(
   Workflow,
   Effect.gen(function*() {
@@ -158,16 +159,16 @@ export const WorkflowNoDeps: Layer.Layer<
     const lanes = yield* LaneSignals
     const approvals = yield* Approvals
     const policy = yield* PolicyBundle
-    const outcomes = yield* RunOutcomes
+    const domainEvents = yield* DomainEvents
     const inputs = yield* StepInputsRepo
 
     yield* warnWhenEveryStepEscalates
 
     // The real actions of redacted steps are needed only while their run may still execute.
     yield* Effect.orDie(inputs.deleteFinished)
-    yield* outcomes.onEnded((ended) => Effect.orDie(inputs.deleteRun(ended.run_id)))
+    yield* domainEvents.subscribe(RunEnded, (ended) => Effect.orDie(inputs.deleteRun(ended.run_id)))
 
-    yield* approvals.onResolved((approval: Approval) =>
+    yield* domainEvents.afterCommit(ApprovalResolved, (approval: Approval) =>
       Effect.gen(function*() {
         if (approval.scope?.run_id === undefined) return
         if (approval.status !== "approved" && approval.status !== "denied") return
@@ -224,7 +225,7 @@ export const WorkflowNoDeps: Layer.Layer<
         if (used.approval_id === null) {
           yield* runs.resume(used.run_id, used.pause_name, { approved: true, resolved_by: "resume_token" })
         } else {
-          // The approvals listener continues the run (the same path as an operator's approval).
+          // The ApprovalResolved reaction continues the run (the same path as an operator's approval).
           yield* approvals.respond(used.approval_id, { decision: "approved", reason: "resume token" }, RESUME_TOKEN_RESOLVER)
             .pipe(Effect.orDie)
         }
@@ -283,7 +284,6 @@ export const WorkflowNoDeps: Layer.Layer<
       run,
       resume,
       cancel,
-      onRunEnded: outcomes.onEnded,
       get: (run_id) =>
         Effect.flatMap(Effect.orDie(repo.getRun(run_id)), (d) =>
           d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d)),
@@ -321,7 +321,6 @@ const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) 
 const HttpStepContextLive = HttpStepContext.layerNoDeps.pipe(
   Layer.provide(SecretResolver.layerNoDeps),
   Layer.provide(SecretsRepo.layer),
-  Layer.provide(AuditLog.layer),
   Layer.provide(SecretProviderFromSettings),
   Layer.provide(RunsRepo.layer),
   Layer.provide(PolicyBundle.layer)
@@ -343,7 +342,8 @@ const SINGLE_RUNNER_SHARDS = 8
  * PostgreSQL advisory locks are database-wide, so two gateways on two schemas
  * of one database would otherwise contend for the same shards
  * (docs/workflow-engine-notes.md). Needs `Approvals`, `PolicyBundle`,
- * `EventBus`, `HttpStepContext`, a `SqlClient` and what `executors` needs.
+ * `EventBus`, `HttpStepContext`, `DomainEvents`, a `SqlClient` and what
+ * `executors` needs.
  * Tests pass a fake `StepExecutor` here.
  */
 export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) => {
@@ -356,7 +356,6 @@ export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) =
     Layer.provide(LaneScheduler.layer),
     Layer.provideMerge(engine),
     Layer.provide(RunRecords.layer),
-    Layer.provideMerge(RunOutcomes.layer),
     Layer.provide(LaneSignals.layer),
     Layer.provide(StepInputsRepo.layer),
     Layer.provideMerge(RunsRepo.layer)
@@ -366,8 +365,9 @@ export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) =
 /**
  * The workflow subsystem, wired for the gateway: {@link workflowWith} the
  * executors of the settings, with the approvals, policy bundle, secrets
- * (`HttpStepContext`) and event bus services. Needs `GatewayConfig` and a
- * `SqlClient`.
+ * (`HttpStepContext`) and event bus services. Needs `GatewayConfig`, a
+ * `SqlClient` and `DomainEvents` (the composition root provides it, with the
+ * audit chain subscribed).
  */
 export const WorkflowLive = workflowWith(ExecutorsFromSettings).pipe(
   Layer.provide(HttpStepContextLive),

@@ -16,10 +16,10 @@
  *    admin bypasses; device tokens need the route's scope; undeclared routes
  *    are denied (403) to device tokens.
  * 6. Every failure is mapped by `respond.ts` (one place).
- * 7. Audit (docs/audit.md): an authorization refusal appends `authz.denied`
- *    (route template, method, required scope, the caller's token id; never
- *    the credential) to the `gateway.auth` chain; refused credentials are
- *    audited by `AuthService` (`auth.failed`).
+ * 7. Audit (docs/audit.md): an authorization refusal publishes the decision
+ *    `authz.denied` (route template, method, required scope, the caller's
+ *    token id; never the credential) for the `gateway.auth` chain; refused
+ *    credentials are audited by `AuthService` (`auth.failed`).
  * 8. Metrics (docs/operations.md "Metrics"), recorded here and only here:
  *    `http_requests_total` and `http_request_duration_seconds` by the
  *    matched route's declared template (`/*` when none matched, so raw
@@ -27,9 +27,9 @@
  */
 import { ByteSize, Effect, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { AuditLog } from "../../services/audit/AuditLog.ts"
+import { DomainEvents } from "../../services/domain-events/DomainEvents.ts"
 import { authzDenied } from "../../services/audit/authEvents.ts"
-import { AuditChains } from "../../services/audit/chains.ts"
+import { AuditChains, Decision } from "../../services/domain-events/decisions.ts"
 import { AuthService } from "../../services/auth/AuthService.ts"
 import { adminPrincipal, CurrentPrincipal, type Principal } from "../../services/auth/principal.ts"
 import { type AuthFailureReason, GatewayMetrics } from "../../services/diagnostics/metrics.ts"
@@ -69,16 +69,19 @@ export const gatewayMiddleware = (routes: ReadonlyArray<RouteEntry>) => HttpRout
     const auth = yield* AuthService
     const settings = yield* GatewayConfig
     const metrics = yield* GatewayMetrics
-    const audit = yield* AuditLog
+    const domainEvents = yield* DomainEvents
     // The refused route's template, never its raw path.
     const auditDenied = (principal: Principal, method: string, template: string, access: RouteAccess | undefined, denied: Forbidden) =>
-      audit.appendOrLog(AuditChains.auth, authzDenied(principal, {
-        transport: "http",
-        route: template,
-        method,
-        required_scope: access === undefined ? null : requiredScope(access, method) ?? null,
-        reason: denied.message
-      }))
+      domainEvents.publishOrLog(Decision, {
+        chain: AuditChains.auth,
+        action: authzDenied(principal, {
+          transport: "http",
+          route: template,
+          method,
+          required_scope: access === undefined ? null : requiredScope(access, method) ?? null,
+          reason: denied.message
+        })
+      })
     // One lookup per request gives the route's access rule, template and metrics series (built now, once per route).
     const matchRoute = makeRouteMatcher(routes, (entry) => ({
       access: entry.access,

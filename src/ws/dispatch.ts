@@ -11,9 +11,9 @@
  * a `ws <type>` server span; with Effect's native tracer no span is made.
  */
 import { Context, Effect, Layer, Result, type Schema, Tracer } from "effect"
-import { AuditLog } from "../../services/audit/AuditLog.ts"
+import { DomainEvents } from "../../services/domain-events/DomainEvents.ts"
 import { authzDenied } from "../../services/audit/authEvents.ts"
-import { AuditChains } from "../../services/audit/chains.ts"
+import { AuditChains, Decision } from "../../services/domain-events/decisions.ts"
 import { hasScope, type Principal } from "../../services/auth/principal.ts"
 import { type Decoder, makeDecoder } from "../../services/shared/decode.ts"
 import { errorDetails, errorInfo, isClientError } from "../../services/shared/errors.ts"
@@ -141,10 +141,13 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
           : effect
 
       // A refusal is audited (`authz.denied` in `gateway.auth`, docs/audit.md), then answered `forbidden`.
-      const audit = yield* AuditLog
+      const domainEvents = yield* DomainEvents
       const denied = (principal: Principal, type: string, scope: string | null, message: string) =>
         Effect.as(
-          audit.appendOrLog(AuditChains.auth, authzDenied(principal, { transport: "ws", route: type, required_scope: scope, reason: message })),
+          domainEvents.publishOrLog(Decision, {
+            chain: AuditChains.auth,
+            action: authzDenied(principal, { transport: "ws", route: type, required_scope: scope, reason: message })
+          }),
           failWith("forbidden", message)
         )
 

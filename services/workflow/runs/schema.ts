@@ -11,7 +11,7 @@
  * @module
  */
 import { Effect, Schema } from "effect"
-import { isGatewayChain } from "../../audit/chains.ts"
+import { isGatewayChain } from "../../domain-events/chains.ts"
 import { ActionPrimitive } from "../../planner/schema.ts"
 import { bounded, LARGE_JSON, SMALL_JSON } from "../../shared/json.ts"
 import { DEFAULT_LANE, WorkflowKey, WorkflowLane } from "./keys.ts"

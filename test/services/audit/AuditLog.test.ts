@@ -6,7 +6,8 @@
  * export verifies against the chain's head and catches an event deleted or
  * an action nulled behind the gateway's back; concurrent appends (fibers, and on PostgreSQL two
  * separate clients) give a gap-free valid chain; the planner's old records
- * move into the chain once.
+ * move into the chain once; `Decision` domain events are appended in their
+ * publisher's transaction.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -16,6 +17,8 @@ import { migrate } from "../../../layers/storage/migrations.ts"
 import * as PgClient from "../../../layers/storage/PgClient.ts"
 import { storageLayer } from "../../../layers/storage/Storage.ts"
 import { AuditLog } from "../../../services/audit/AuditLog.ts"
+import { Decision } from "../../../services/domain-events/decisions.ts"
+import { DomainEvents } from "../../../services/domain-events/DomainEvents.ts"
 import { eventHash } from "../../../services/audit/hash.ts"
 import { REDACTED } from "../../../services/audit/redact.ts"
 import { plannerMigrations } from "../../../services/planner/migrations/index.ts"
@@ -61,6 +64,23 @@ for (const db of testDatabases) {
         const events = yield* audit.events("plan-tx")
         expect(events.map((e) => [e.step_index, (e.action as { type: string }).type])).toEqual([[0, "one"], [1, "two"], [2, "three"]])
         expect(audit.verify(events).valid).toBe(true)
+      }))
+
+    it.effect("subscribes to Decision domain events in the publisher's transaction: all or nothing with the write", () =>
+      Effect.gen(function*() {
+        const audit = yield* AuditLog
+        const events = yield* DomainEvents
+        const sql = yield* SqlClient.SqlClient
+        yield* events.publish(Decision, { chain: "plan-decided", action: { type: "alone", token: "svc-device.v1.secret" } })
+        const failed = yield* Effect.flip(sql.withTransaction(Effect.gen(function*() {
+          yield* events.publish(Decision, { chain: "plan-decided", action: { type: "rolled.back" } })
+          return yield* Effect.fail("boom" as const)
+        })))
+        expect(failed).toBe("boom")
+        yield* sql.withTransaction(events.publish(Decision, { chain: "plan-decided", action: { type: "committed" } }))
+        const recorded = yield* audit.events("plan-decided")
+        expect(recorded.map((e) => [e.step_index, e.action])).toEqual([[0, { type: "alone", token: REDACTED }], [1, { type: "committed" }]])
+        expect(audit.verify(recorded).valid).toBe(true)
       }))
 
     it.effect("anonymize erases the actions, keeps the digests and proofs; the chain still verifies", () =>

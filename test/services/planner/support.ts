@@ -49,8 +49,7 @@ export const InMemoryApprovals = Layer.effect(
       list: unused,
       respond: unused,
       cancelForPlan: unused,
-      cancelForRun: unused,
-      onResolved: () => Effect.void
+      cancelForRun: unused
     })
   })
 ).pipe(Layer.provideMerge(Layer.effect(CreatedApprovals, Ref.make<ReadonlyArray<ApprovalCreateInput>>([]))))

@@ -68,8 +68,7 @@ const start = async (home: string, options: { readonly watch?: boolean } = {}): 
     resume: () => Effect.die("unused"),
     cancel: () => Effect.die("unused"),
     get: () => Effect.die("unused"),
-    list: () => Effect.die("unused"),
-    onRunEnded: () => Effect.void
+    list: () => Effect.die("unused")
   }))
   // Hosts under deny.example are denied, ask.example asks, the rest is allowed.
   const policy = Layer.succeed(PolicyBundle, PolicyBundle.of({

@@ -2,8 +2,8 @@
  * The secrets service on every test database (SQLite always, PostgreSQL when
  * SVC_TEST_DATABASE_URL is set): storing with the db provider (ciphertext
  * only), agents, versions, resolution records, revocation, rotation with
- * references repointed or rolled back, the master key checks at start, and
- * the env provider.
+ * references repointed or rolled back, the SecretRotated/SecretRevoked
+ * domain events, the master key checks at start, and the env provider.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted, Result } from "effect"
@@ -14,6 +14,8 @@ import { makeDbProvider } from "../../../layers/secrets/dbProvider.ts"
 import { makeEnvProvider } from "../../../layers/secrets/envProvider.ts"
 import { SecretProvider } from "../../../layers/secrets/SecretProvider.ts"
 import { AuditLog } from "../../../services/audit/AuditLog.ts"
+import { DomainEvents } from "../../../services/domain-events/DomainEvents.ts"
+import { SecretRevoked, SecretRotated } from "../../../services/secrets/domainEvents.ts"
 import { SecretResolver, Secrets, SecretStore } from "../../../services/secrets/SecretStore.ts"
 import { SecretsRepo } from "../../../services/secrets/SecretsRepo.ts"
 import { testDatabases } from "../../support/databases.ts"
@@ -185,6 +187,37 @@ for (const db of testDatabases) {
         const sql = yield* SqlClient.SqlClient
         expect(yield* sql`SELECT handle_id FROM secret_versions`).toEqual([{ handle_id: old.handle_id }])
         expect(Redacted.value(yield* (yield* SecretResolver).resolve(old.handle_id, "t"))).toBe("old-value")
+      }).pipe(Effect.provide(secretsLayer(db, dbProvider(), references.layer)))
+    })
+
+    it.effect("publishes SecretRotated and SecretRevoked to after-commit subscribers, never for a rotation rolled back", () => {
+      const references = fakeReferences()
+      return Effect.gen(function*() {
+        const secrets = yield* Secrets
+        const events = yield* DomainEvents
+        const heard: Array<unknown> = []
+        yield* events.afterCommit(SecretRotated, (rotated) => Effect.sync(() => void heard.push(["rotated", rotated])))
+        yield* events.afterCommit(SecretRevoked, (revoked) => Effect.sync(() => void heard.push(["revoked", revoked])))
+        const old = yield* secrets.store({ scope: "api", value: value("old-value"), agent_id: "a1" })
+        const rotated = yield* secrets.rotate(old.handle_id, value("new-value"))
+        yield* secrets.revoke(rotated.handle.handle_id)
+        expect(heard).toEqual([
+          ["rotated", { handle_id: old.handle_id, new_handle_id: rotated.handle.handle_id, agent_id: "a1", scope: "api", version: 2 }],
+          ["revoked", { handle_id: rotated.handle.handle_id }]
+        ])
+        expect(JSON.stringify(heard)).not.toContain("value")
+      }).pipe(Effect.provide(secretsLayer(db, dbProvider(), references.layer)))
+    })
+
+    it.effect("a rotation rolled back publishes no SecretRotated", () => {
+      const references = fakeReferences({ failRepoint: true })
+      return Effect.gen(function*() {
+        const secrets = yield* Secrets
+        const heard: Array<unknown> = []
+        yield* (yield* DomainEvents).afterCommit(SecretRotated, (rotated) => Effect.sync(() => void heard.push(rotated)))
+        const old = yield* secrets.store({ scope: "api", value: value("old-value") })
+        expect((yield* Effect.flip(secrets.rotate(old.handle_id, value("new-value"))))._tag).toBe("RotationPropagationFailed")
+        expect(heard).toEqual([])
       }).pipe(Effect.provide(secretsLayer(db, dbProvider(), references.layer)))
     })
 
