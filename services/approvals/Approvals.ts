@@ -20,6 +20,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
 import { AuditLog } from "../audit/AuditLog.ts"
+import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
 import { PolicyOverrides } from "../policy-bundle/PolicyOverrides.ts"
 import type { PolicyOverride } from "../policy-bundle/schema.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
@@ -30,7 +31,7 @@ import { ApprovalsRepo } from "./ApprovalsRepo.ts"
 import { approvalCursor } from "./cursor.ts"
 import { plannedOverrides } from "./decisions.ts"
 import { ApprovalRequested, ApprovalResolved } from "./events.ts"
-import { makeExpiry } from "./expiry.ts"
+import { EXPIRY_JOB, makeExpiry } from "./expiry.ts"
 import { makeRequestFanout } from "./requestFanout.ts"
 import {
   type Approval,
@@ -214,7 +215,7 @@ export class Approvals extends Context.Service<Approvals, {
         decide: respond
       })
       const expiry = makeExpiry({ expireDue, nextExpiry: repo.nextExpiry })
-      yield* Effect.forkIn(expiry.run, scope)
+      yield* (yield* BackgroundJobs).singleton({ name: EXPIRY_JOB, run: expiry.run })
 
       const create = (input: ApprovalCreateInput) =>
         Effect.gen(function*() {

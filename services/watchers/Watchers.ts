@@ -13,6 +13,7 @@
 import { Cause, Clock, Context, Effect, Layer, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { GatewayConfig } from "../../layers/config.ts"
+import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
 import { Playbooks, PlaybooksLive } from "../playbooks/Playbooks.ts"
 import { SecretStore } from "../secrets/SecretStore.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
@@ -24,7 +25,7 @@ import { dedupeKey, type FiringTrigger, planRun } from "./automation.ts"
 import { decodeTriggerConfig } from "./config.ts"
 import { WatcherFired } from "./events.ts"
 import type { Watcher, WatcherCreated, WatcherCreateRequest, WatcherFiring } from "./schema.ts"
-import { periodicTicker } from "./ticker.ts"
+import { PERIODIC_JOB, periodicTick, TICK } from "./ticker.ts"
 import { type FiringResult, WatchersRepo } from "./WatchersRepo.ts"
 
 export type { FiringTrigger } from "./automation.ts"
@@ -204,10 +205,15 @@ export class Watchers extends Context.Service<Watchers, {
         })
 
       yield* workflow.onRunEnded(onRunEnded)
-      yield* Effect.forkScoped(periodicTicker({
-        periodic: repo.listActive("periodic"),
-        fire: (watcher, slot) => fire(watcher, { kind: "slot", slot })
-      }))
+      const jobs = yield* BackgroundJobs
+      yield* jobs.schedule({
+        name: PERIODIC_JOB,
+        every: TICK,
+        run: periodicTick({
+          periodic: repo.listActive("periodic"),
+          fire: (watcher, slot) => fire(watcher, { kind: "slot", slot })
+        })
+      })
 
       return Watchers.of({
         create,
