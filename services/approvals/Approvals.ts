@@ -24,6 +24,7 @@ import { SqlClient } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Decision, type DecisionAction } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
+import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
 import { PolicyOverrides } from "../policy-bundle/PolicyOverrides.ts"
 import type { PolicyOverride } from "../policy-bundle/schema.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
@@ -35,7 +36,7 @@ import { approvalCursor } from "./cursor.ts"
 import { plannedOverrides } from "./decisions.ts"
 import * as ApprovalDomainEvents from "./domainEvents.ts"
 import { ApprovalRequested, ApprovalResolved } from "./events.ts"
-import { makeExpiry } from "./expiry.ts"
+import { EXPIRY_JOB, makeExpiry } from "./expiry.ts"
 import { makeRequestFanout } from "./requestFanout.ts"
 import {
   type Approval,
@@ -211,7 +212,7 @@ export class Approvals extends Context.Service<Approvals, {
         decide: respond
       })
       const expiry = makeExpiry({ expireDue, nextExpiry: repo.nextExpiry })
-      yield* Effect.forkIn(expiry.run, scope)
+      yield* (yield* BackgroundJobs).singleton({ name: EXPIRY_JOB, run: expiry.run })
 
       const create = (input: ApprovalCreateInput) =>
         Effect.gen(function*() {

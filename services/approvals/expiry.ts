@@ -4,10 +4,16 @@
  * and announces it. It sleeps until the earliest pending `expires_at` (at most
  * {@link MAX_IDLE}, so approvals created by another instance sharing the
  * database are never missed), and is woken early when an approval due sooner
- * is created here. Storage failures are logged and retried.
+ * is created here. Storage failures are logged and retried. It runs as the
+ * background job {@link EXPIRY_JOB} (`BackgroundJobs.singleton`: one
+ * instance where a cluster runs; a wake-up from another instance is seen at
+ * its next look, within {@link MAX_IDLE}).
  */
 import { Clock, Duration, Effect, Latch } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
+
+/** The loop's name as a background job. */
+export const EXPIRY_JOB = "approvals.expiry"
 
 /** Longest sleep between two looks at the database. */
 export const MAX_IDLE = Duration.minutes(1)

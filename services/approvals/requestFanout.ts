@@ -14,7 +14,8 @@
  */
 import { Clock, Deferred, Duration, Effect, Result, Schema } from "effect"
 import { hasScope, resolvedBy } from "../auth/principal.ts"
-import type { ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
+import type { ConnectionEntry } from "../backplane/schema.ts"
+import type { ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
 import type { EventBus } from "../ws-sessions/EventBus.ts"
 import { ErrorEvent } from "../ws-sessions/events.ts"
 import type { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
@@ -34,7 +35,7 @@ export const APPROVALS_SCOPE = "operator.approvals"
 export { principalName, resolvedBy } from "../auth/principal.ts"
 
 /** True when `connection` may be asked to decide approvals. */
-export const isApprover = (connection: ConnectionHandle): boolean =>
+export const isApprover = (connection: ConnectionEntry): boolean =>
   connection.role === "client" && hasScope(connection.principal, APPROVALS_SCOPE)
 
 /** The payload of `approval.request` for `approval`. */
@@ -68,10 +69,10 @@ export const makeRequestFanout = (options: {
 }): RequestFanout => {
   const open = new Map<number, Deferred.Deferred<void>>()
 
-  const errorEvent = (connection: ConnectionHandle, message: string) =>
+  const errorEvent = (connection: ConnectionEntry, message: string) =>
     Effect.asVoid(options.events.sendTo([connection], ErrorEvent, { code: "invalid_approval_decision", message }))
 
-  const askOne = (approval: Approval, connection: ConnectionHandle, timeout: Duration.Input) =>
+  const askOne = (approval: Approval, connection: ConnectionEntry, timeout: Duration.Input) =>
     options.requests.request(connection.connectionId, "approval.request", requestPayload(approval), {
       requestId: `approval-${approval.id}`,
       timeout

@@ -2,11 +2,13 @@
  * Node capabilities (gateway-api.md "capability.ready"; reference §5.3): a
  * node advertises capabilities in `connect.init` and declares which are
  * ready with `capability.ready`; its ready set is the intersection of the
- * two (by id), kept on its connection (`ConnectionHandle.readyCapabilities`).
+ * two (by id), kept in the connection directory (`ConnectionEntry.readyCapabilities`,
+ * set through `Backplane.setReady`).
  * Each declaration is announced to operators.
  */
 import { Context, Effect, Layer } from "effect"
-import type { ConnectionHandle } from "../ws-sessions/ConnectionRegistry.ts"
+import { Backplane } from "../backplane/Backplane.ts"
+import type { ConnectionEntry } from "../backplane/schema.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import type { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { CapabilityReadyEvent } from "./events.ts"
@@ -21,7 +23,7 @@ export const readyCapabilities = (
 }
 
 /** The ready descriptors of a live connection (advertised descriptors whose id is in its ready set). */
-export const readyDescriptors = (connection: ConnectionHandle): ReadonlyArray<CapabilityDescriptor> =>
+export const readyDescriptors = (connection: ConnectionEntry): ReadonlyArray<CapabilityDescriptor> =>
   connection.capabilities.filter((c) => connection.readyCapabilities.has(c.id))
 
 /** Capability bookkeeping of live node connections. */
@@ -32,20 +34,20 @@ export class Capabilities extends Context.Service<Capabilities, {
    * returns the ready descriptors.
    */
   readonly declareReady: (
-    connection: ConnectionHandle,
+    connection: ConnectionEntry,
     declared: ReadonlyArray<CapabilityDescriptor>
   ) => Effect.Effect<ReadonlyArray<CapabilityDescriptor>>
 }>()("svc-gateway/nodes/Capabilities") {
-  /** Needs {@link EventBus}. */
+  /** Needs the {@link Backplane} (the ready set) and the {@link EventBus}. */
   static readonly layerNoDeps = Layer.effect(
     Capabilities,
     Effect.gen(function*() {
+      const backplane = yield* Backplane
       const events = yield* EventBus
       return Capabilities.of({
         declareReady: Effect.fn("Capabilities.declareReady")(function*(connection, declared) {
           const ready = readyCapabilities(connection.capabilities, declared)
-          connection.readyCapabilities.clear()
-          for (const c of ready) connection.readyCapabilities.add(c.id)
+          yield* backplane.setReady(connection.connectionId, ready.map((c) => c.id))
           yield* events.publish(
             CapabilityReadyEvent,
             { node_id: connection.deviceId, connection_id: connection.connectionId, capabilities: ready },
@@ -57,6 +59,6 @@ export class Capabilities extends Context.Service<Capabilities, {
     })
   )
 
-  /** Wired: announces on {@link EventBus.layer}. */
-  static readonly layer = Capabilities.layerNoDeps.pipe(Layer.provide(EventBus.layer))
+  /** Wired: on {@link Backplane.layer}, announces on {@link EventBus.layer}. */
+  static readonly layer = Capabilities.layerNoDeps.pipe(Layer.provide(Layer.mergeAll(Backplane.layer, EventBus.layer)))
 }

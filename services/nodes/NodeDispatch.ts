@@ -5,15 +5,18 @@
  * timeout. While a task runs (and for {@link EVIDENCE_GRACE} after), its
  * attempt is registered so that the executing node, and only it, may send
  * `attempt.evidence` for it; accepted evidence is broadcast to operators.
+ * Candidates come from the {@link Backplane}'s directory and `task.execute`
+ * goes through it; the in-flight counts and the attempts are this
+ * instance's (docs/architecture.md "Backplane").
  */
 import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
 import { Pairings } from "../pairing/Pairings.ts"
 import type { Pairing } from "../pairing/schema.ts"
 import { makeDecoder } from "../shared/decode.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
-import type { PeerRequestError } from "../ws-sessions/errors.ts"
+import { Backplane } from "../backplane/Backplane.ts"
+import type { PeerRequestError } from "../backplane/errors.ts"
+import type { ConnectionEntry } from "../backplane/schema.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
-import { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
 import { eligibility } from "./eligibility.ts"
 import {
   type DispatchError,
@@ -107,18 +110,17 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
    * of JSON (`EvidenceTooLarge`).
    */
   readonly evidence: (
-    connection: ConnectionHandle,
+    connection: ConnectionEntry,
     request: WsAttemptEvidenceRequest
   ) => Effect.Effect<void, NotFound | Forbidden | EvidenceTooLarge>
   /** Tasks sent to `connectionId` and not answered yet. */
   readonly inFlight: (connectionId: string) => number
 }>()("svc-gateway/nodes/NodeDispatch") {
-  /** Needs {@link ConnectionRegistry}, {@link GatewayRequests}, {@link EventBus} and {@link Pairings}. */
+  /** Needs the {@link Backplane}, the {@link EventBus} and {@link Pairings}. */
   static readonly layerNoDeps = Layer.effect(
     NodeDispatch,
     Effect.gen(function*() {
-      const registry = yield* ConnectionRegistry
-      const requests = yield* GatewayRequests
+      const backplane = yield* Backplane
       const events = yield* EventBus
       const pairings = yield* Pairings
       const inFlight = new Map<string, number>()
@@ -135,13 +137,13 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
 
       /** The least busy eligible connection, or why there is none. */
       const choose = Effect.fnUntraced(function*(input: DispatchInput) {
-        const candidates = registry.all().filter((c) =>
+        const candidates = backplane.connections().filter((c) =>
           c.role === "node" && (input.node_id === undefined || c.deviceId === input.node_id)
         )
         const pairingByNode = new Map<string, Pairing | undefined>()
         const refusals: Array<Refusal> = []
-        let chosen: ConnectionHandle | undefined
-        // Registry order is connection order: on a tie the earliest connection wins.
+        let chosen: ConnectionEntry | undefined
+        // Directory order is connection order: on a tie the earliest connection wins.
         for (const connection of candidates) {
           if (!pairingByNode.has(connection.deviceId)) {
             pairingByNode.set(connection.deviceId, yield* pairings.findByNode(connection.deviceId))
@@ -227,7 +229,7 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
         const answer = yield* Effect.acquireUseRelease(
           acquire,
           () =>
-            requests.request(connection.connectionId, "task.execute", payload, {
+            backplane.request(connection.connectionId, "task.execute", payload, {
               timeout,
               requestId: `task-${crypto.randomUUID()}`
             }).pipe(Effect.mapError(toDispatchError)),
@@ -249,7 +251,7 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
       })
 
       const evidence = Effect.fn("NodeDispatch.evidence")(function*(
-        connection: ConnectionHandle,
+        connection: ConnectionEntry,
         request: WsAttemptEvidenceRequest
       ) {
         const chars = JSON.stringify(request.evidence)?.length ?? 0
@@ -290,8 +292,8 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
     })
   )
 
-  /** Wired: on the WS sessions services and the pairing store. */
+  /** Wired: on the backplane, the event bus and the pairing store. */
   static readonly layer = NodeDispatch.layerNoDeps.pipe(
-    Layer.provide(Layer.mergeAll(ConnectionRegistry.layer, GatewayRequests.layer, EventBus.layer, Pairings.layer))
+    Layer.provide(Layer.mergeAll(Backplane.layer, EventBus.layer, Pairings.layer))
   )
 }

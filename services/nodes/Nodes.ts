@@ -5,14 +5,15 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Pairings } from "../pairing/Pairings.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
+import { Backplane } from "../backplane/Backplane.ts"
+import type { ConnectionEntry } from "../backplane/schema.ts"
 import type { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { Capabilities, readyDescriptors } from "./Capabilities.ts"
 import { NodeDispatch } from "./NodeDispatch.ts"
 import type { NodeListResponse, NodeSummary } from "./schema.ts"
 
 /** The distinct ready descriptors of a node's live connections (first connection first). */
-const readyUnion = (connections: ReadonlyArray<ConnectionHandle>): ReadonlyArray<CapabilityDescriptor> => {
+const readyUnion = (connections: ReadonlyArray<ConnectionEntry>): ReadonlyArray<CapabilityDescriptor> => {
   const seen = new Set<string>()
   const out: Array<CapabilityDescriptor> = []
   for (const connection of connections) {
@@ -35,17 +36,17 @@ export class Nodes extends Context.Service<Nodes, {
    */
   readonly list: Effect.Effect<NodeListResponse>
 }>()("svc-gateway/nodes/Nodes") {
-  /** Needs {@link Pairings}, {@link ConnectionRegistry} and {@link NodeDispatch}. */
+  /** Needs {@link Pairings}, the {@link Backplane} (its directory) and {@link NodeDispatch}. */
   static readonly layerNoDeps = Layer.effect(
     Nodes,
     Effect.gen(function*() {
       const pairings = yield* Pairings
-      const registry = yield* ConnectionRegistry
+      const backplane = yield* Backplane
       const dispatch = yield* NodeDispatch
       const list = Effect.gen(function*() {
         const all = yield* pairings.list()
-        const byNode = new Map<string, Array<ConnectionHandle>>()
-        for (const connection of registry.all()) {
+        const byNode = new Map<string, Array<ConnectionEntry>>()
+        for (const connection of backplane.connections()) {
           if (connection.role !== "node") continue
           const list = byNode.get(connection.deviceId)
           if (list === undefined) byNode.set(connection.deviceId, [connection])
@@ -73,9 +74,9 @@ export class Nodes extends Context.Service<Nodes, {
     })
   )
 
-  /** Wired: on the pairing store, the connection registry and {@link NodeDispatch.layer}. */
+  /** Wired: on the pairing store, the backplane and {@link NodeDispatch.layer}. */
   static readonly layer = Nodes.layerNoDeps.pipe(
-    Layer.provide(Layer.mergeAll(Pairings.layer, ConnectionRegistry.layer, NodeDispatch.layer))
+    Layer.provide(Layer.mergeAll(Pairings.layer, Backplane.layer, NodeDispatch.layer))
   )
 }
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Pairing } from "../pairing/schema.ts"
-import type { ConnectionHandle } from "../ws-sessions/ConnectionRegistry.ts"
+import type { ConnectionEntry } from "../backplane/schema.ts"
 
 /** The version of a descriptor that names none (reference §4: `CapabilityDescriptor.version` defaults to 1.0.0). */
 export const DEFAULT_CAPABILITY_VERSION = "1.0.0"
@@ -30,7 +30,7 @@ const refuse = (reason: string): Eligibility => ({ eligible: false, reason })
  * (absent = {@link DEFAULT_CAPABILITY_VERSION}) must equal it.
  */
 export const eligibility = (
-  connection: ConnectionHandle,
+  connection: ConnectionEntry,
   pairing: Pairing | undefined,
   capability: string
 ): Eligibility => {

@@ -27,7 +27,8 @@ import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import type { NodePrincipal } from "../auth/principal.ts"
 import { secretEquals, tokenDigest } from "../auth/tokenCrypto.ts"
 import { NotFound, Unauthorized } from "../shared/errors.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
+import { Backplane } from "../backplane/Backplane.ts"
+import type { ConnectionEntry } from "../backplane/schema.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { type CapabilityDescriptor, WsCloseCode } from "../ws-sessions/schema.ts"
 import { PairingApproved, PairingRequested, PairingResolved } from "./events.ts"
@@ -134,13 +135,13 @@ export class Pairings extends Context.Service<Pairings, {
    */
   readonly authenticateToken: (token: string) => Effect.Effect<NodePrincipal, Unauthorized | SqlError>
 }>()("svc-gateway/pairing/Pairings") {
-  /** Needs {@link PairingsRepo}, `EventBus`, `ConnectionRegistry`, `DomainEvents` and a `SqlClient` (transactions, `afterCommit`). */
+  /** Needs {@link PairingsRepo}, `EventBus`, the `Backplane` (a node's connections), `DomainEvents` and a `SqlClient` (transactions, `afterCommit`). */
   static readonly layerNoDeps = Layer.effect(
     Pairings,
     Effect.gen(function*() {
       const repo = yield* PairingsRepo
       const events = yield* EventBus
-      const registry = yield* ConnectionRegistry
+      const backplane = yield* Backplane
       const sql = yield* SqlClient.SqlClient
       const domainEvents = yield* DomainEvents
 
@@ -151,8 +152,8 @@ export class Pairings extends Context.Service<Pairings, {
             ? Effect.void
             : domainEvents.publish(Decision, { chain: AuditChains.pairing, action: auditAction(type, pairing) })))
 
-      const nodeConnections = (nodeId: string): ReadonlyArray<ConnectionHandle> =>
-        registry.all().filter((c) => c.role === "node" && c.deviceId === nodeId)
+      const nodeConnections = (nodeId: string): ReadonlyArray<ConnectionEntry> =>
+        backplane.connections().filter((c) => c.role === "node" && c.deviceId === nodeId)
 
       const announceRequested = (pairing: Pairing) =>
         sql.afterCommit(Effect.asVoid(events.publish(PairingRequested, { pairing }, nodeScope(pairing))))
@@ -248,7 +249,9 @@ export class Pairings extends Context.Service<Pairings, {
       /** Closes every live connection of the node (role node, whatever credential), then announces. */
       const closeAndAnnounce = (pairing: Pairing, reason: string) =>
         sql.afterCommit(Effect.gen(function*() {
-          for (const connection of nodeConnections(pairing.node.node_id)) connection.close(WsCloseCode.unauthorized, reason)
+          for (const connection of nodeConnections(pairing.node.node_id)) {
+            yield* backplane.close(connection.connectionId, WsCloseCode.unauthorized, reason)
+          }
           yield* Effect.logInfo(reason).pipe(Effect.annotateLogs({ pairing_id: pairing.pairing_id, node_id: pairing.node.node_id }))
           yield* events.publish(PairingResolved, { pairing }, nodeScope(pairing))
         }))
@@ -290,14 +293,14 @@ export class Pairings extends Context.Service<Pairings, {
   )
 
   /**
-   * Wired: storage ({@link PairingsRepo}, migrated) and the WebSocket
-   * sessions services it announces through (event bus, registry); shared
+   * Wired: storage ({@link PairingsRepo}, migrated) and the services it
+   * announces and closes connections through (event bus, backplane); shared
    * layers are built once. Needs a `SqlClient` and `DomainEvents` (the
    * composition root provides it, with the audit chain subscribed).
    */
   static readonly layer = Pairings.layerNoDeps.pipe(
     Layer.provide(PairingsRepo.layer),
     Layer.provide(EventBus.layer),
-    Layer.provide(ConnectionRegistry.layer)
+    Layer.provide(Backplane.layer)
   )
 }

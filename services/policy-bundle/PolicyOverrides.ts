@@ -24,6 +24,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { AuditChains, Decision } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
+import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
 import { makeDecoder } from "../shared/decode.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -70,6 +71,9 @@ export interface ActiveOverrideQuery {
 
 /** Longest sleep of the expiry fiber between two reads, so overrides created by other instances expire on time too. */
 export const EXPIRY_RECHECK = Duration.seconds(60)
+
+/** The expiry loop's name as a background job (`BackgroundJobs.singleton`: one instance where a cluster runs). */
+export const EXPIRY_JOB = "policy-overrides.expiry"
 
 const validateCreate = makeDecoder(PolicyOverrideCreateRequest)
 
@@ -250,7 +254,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
             )
         )
       )
-      yield* Effect.forkScoped(Effect.forever(expiryRound))
+      yield* (yield* BackgroundJobs).singleton({ name: EXPIRY_JOB, run: Effect.forever(expiryRound) })
 
       return PolicyOverrides.of({
         create,

@@ -14,6 +14,7 @@ import { Cause, Clock, Context, Effect, Layer, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { GatewayConfig } from "../../layers/config.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
+import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
 import { Playbooks, PlaybooksLive } from "../playbooks/Playbooks.ts"
 import { SecretStore } from "../secrets/SecretStore.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
@@ -26,7 +27,7 @@ import { dedupeKey, type FiringTrigger, planRun } from "./automation.ts"
 import { decodeTriggerConfig } from "./config.ts"
 import { WatcherFired } from "./events.ts"
 import type { Watcher, WatcherCreated, WatcherCreateRequest, WatcherFiring } from "./schema.ts"
-import { periodicTicker } from "./ticker.ts"
+import { PERIODIC_JOB, periodicTick, TICK } from "./ticker.ts"
 import { type FiringResult, WatchersRepo } from "./WatchersRepo.ts"
 
 export type { FiringTrigger } from "./automation.ts"
@@ -208,10 +209,15 @@ export class Watchers extends Context.Service<Watchers, {
         })
 
       yield* domainEvents.subscribe(RunEnded, onRunEnded)
-      yield* Effect.forkScoped(periodicTicker({
-        periodic: repo.listActive("periodic"),
-        fire: (watcher, slot) => fire(watcher, { kind: "slot", slot })
-      }))
+      const jobs = yield* BackgroundJobs
+      yield* jobs.schedule({
+        name: PERIODIC_JOB,
+        every: TICK,
+        run: periodicTick({
+          periodic: repo.listActive("periodic"),
+          fire: (watcher, slot) => fire(watcher, { kind: "slot", slot })
+        })
+      })
 
       return Watchers.of({
         create,

@@ -8,16 +8,22 @@
  * decides which one fires (the others see a duplicate). Each process
  * remembers the slot it last settled per watcher, so a slot costs one
  * insert attempt per process, not one per tick. A failing watcher or round
- * is logged and the ticker goes on.
+ * is logged and the ticker goes on. The owning layer declares it as the
+ * background job {@link PERIODIC_JOB} (`BackgroundJobs.schedule`, every
+ * {@link TICK}), so where a cluster runs one instance ticks.
  *
  * @module
  */
-import { Cause, Clock, Duration, Effect, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect } from "effect"
+import { repeatEvery } from "../backplane/BackgroundJobs.ts"
 import { MIN_INTERVAL_MS, type Watcher } from "./schema.ts"
 import { slotOf } from "./config.ts"
 
 /** Time between two looks at the periodic watchers. */
 export const TICK = Duration.seconds(1)
+
+/** The ticker's name as a background job. */
+export const PERIODIC_JOB = "watchers.periodic-ticker"
 
 /** A stored periodic watcher's `interval_ms`, or `undefined` when its config has none usable. */
 export const intervalOf = (watcher: Watcher): number | undefined => {
@@ -26,10 +32,11 @@ export const intervalOf = (watcher: Watcher): number | undefined => {
 }
 
 /**
- * The ticker: runs forever (fork it into the owning layer's scope).
- * `periodic` lists the active periodic watchers; `fire` fires one slot.
+ * One tick (repeat it every {@link TICK}; it remembers settled slots across
+ * ticks). `periodic` lists the active periodic watchers; `fire` fires one
+ * slot. Never fails.
  */
-export const periodicTicker = <E>(options: {
+export const periodicTick = <E>(options: {
   readonly periodic: Effect.Effect<ReadonlyArray<Watcher>, E>
   readonly fire: (watcher: Watcher, slot: number) => Effect.Effect<unknown>
 }): Effect.Effect<void> => {
@@ -60,5 +67,9 @@ export const periodicTicker = <E>(options: {
       Effect.logWarning("periodic watcher round failed").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) }))
     )
   )
-  return Effect.asVoid(Effect.repeat(tick, Schedule.spaced(TICK)))
+  return tick
 }
+
+/** The ticker as one effect: a tick now, then every {@link TICK} (runs forever). */
+export const periodicTicker = <E>(options: Parameters<typeof periodicTick<E>>[0]): Effect.Effect<void> =>
+  repeatEvery(periodicTick(options), TICK)

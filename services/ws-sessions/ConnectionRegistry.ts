@@ -1,60 +1,47 @@
 /**
- * Every live WebSocket connection of this gateway instance that completed the
- * handshake (role, device, capabilities, principal). Used by broadcasts,
- * gateway-initiated requests, `GET /connections` and presence.
+ * The connection directory as the WebSocket sessions subsystem names it: a
+ * thin view over the {@link Backplane}'s directory (every handshaken
+ * connection: role, device, capabilities, principal). Used by broadcasts,
+ * gateway-initiated requests, `GET /connections`, `GET /nodes` and presence.
+ * With a distributed backplane it lists the connections of every instance.
  */
 import { Context, Effect, Layer } from "effect"
-import type { CapabilityDescriptor, WsPeerRole } from "./schema.ts"
-import type { Principal } from "../auth/principal.ts"
+import { Backplane } from "../backplane/Backplane.ts"
+import type { ConnectionEntry, ConnectionHandle } from "../backplane/schema.ts"
 
-/** Optional device details sent in `connect.init`. */
-export interface DeviceInfo {
-  readonly label?: string | undefined
-  readonly platform?: string | undefined
-  readonly version?: string | undefined
-  readonly mode?: string | undefined
-}
+export type { ConnectionEntry, ConnectionHandle, DeviceInfo } from "../backplane/schema.ts"
 
-/**
- * A live, handshaken connection. `send` enqueues one serialized message on the
- * connection's bounded outbound mailbox; it returns false when the connection
- * is closed or was just closed as a slow consumer (1013).
- */
-export interface ConnectionHandle {
-  readonly connectionId: string
-  readonly role: WsPeerRole
-  readonly deviceId: string
-  readonly device: DeviceInfo
-  readonly principal: Principal
-  /** Capabilities advertised in `connect.init`. */
-  readonly capabilities: ReadonlyArray<CapabilityDescriptor>
-  /** `capability.ready` set: advertised ∩ declared ready (ids). */
-  readonly readyCapabilities: Set<string>
-  readonly connectedAt: string
-  readonly remoteAddress: string | undefined
-  readonly send: (message: string) => boolean
-  readonly close: (code: number, reason: string) => void
-}
-
-/** Registry of live connections (this instance only). */
+/** Directory of connections (see {@link Backplane} for the contract). */
 export class ConnectionRegistry extends Context.Service<ConnectionRegistry, {
+  /** Registers a handshaken connection of this instance. */
   readonly add: (connection: ConnectionHandle) => Effect.Effect<void>
+  /** Removes a connection (its pending gateway-initiated requests fail with `PeerDisconnected`). */
   readonly remove: (connectionId: string) => Effect.Effect<void>
-  /** The connection, or `undefined` when it is not (or no longer) connected here. */
-  readonly get: (connectionId: string) => ConnectionHandle | undefined
+  /** The connection, or `undefined` when it is not (or no longer) connected. */
+  readonly get: (connectionId: string) => ConnectionEntry | undefined
   /** A snapshot of every live connection. */
-  readonly all: () => ReadonlyArray<ConnectionHandle>
+  readonly all: () => ReadonlyArray<ConnectionEntry>
   readonly size: () => number
 }>()("svc-gateway/ws-sessions/ConnectionRegistry") {
-  /** In-memory registry. */
-  static readonly layer = Layer.sync(ConnectionRegistry, () => {
-    const connections = new Map<string, ConnectionHandle>()
-    return ConnectionRegistry.of({
-      add: (c) => Effect.sync(() => void connections.set(c.connectionId, c)),
-      remove: (id) => Effect.sync(() => void connections.delete(id)),
-      get: (id) => connections.get(id),
-      all: () => [...connections.values()],
-      size: () => connections.size
+  /** A view over the {@link Backplane}; needs it. */
+  static readonly layerNoDeps = Layer.effect(
+    ConnectionRegistry,
+    Effect.gen(function*() {
+      const backplane = yield* Backplane
+      return ConnectionRegistry.of({
+        add: backplane.register,
+        remove: backplane.unregister,
+        get: backplane.lookup,
+        all: backplane.connections,
+        size: backplane.size
+      })
     })
-  })
+  )
+
+  /**
+   * Wired: the directory and the {@link Backplane.layer} it views, both
+   * provided (views built with `layerNoDeps` over this layer, e.g.
+   * `EventBus.layerNoDeps`, share that one backplane).
+   */
+  static readonly layer = ConnectionRegistry.layerNoDeps.pipe(Layer.provideMerge(Backplane.layer))
 }

@@ -4,46 +4,18 @@
  * once, then delivered to every live connection in the event's declared
  * audience. Used by every subsystem that emits events; each event type is
  * declared once (`GatewayEvent.make`) with its payload schema and audience.
+ * A typed view over the {@link Backplane} (which does the delivery, on this
+ * instance or across instances).
  */
-import { Clock, Context, Effect, Layer } from "effect"
-import { hasScope } from "../auth/principal.ts"
-import { GatewayMetrics } from "../diagnostics/metrics.ts"
-import { type ConnectionHandle, ConnectionRegistry } from "./ConnectionRegistry.ts"
-import type { Audience, GatewayEvent } from "./GatewayEvent.ts"
-import type { WsEventEnvelope } from "./schema.ts"
+import { Context, Effect, Layer } from "effect"
+import { Backplane } from "../backplane/Backplane.ts"
+import type { ConnectionEntry, Published } from "../backplane/schema.ts"
+import type { GatewayEvent } from "./GatewayEvent.ts"
 
-/** True when `connection` belongs to `audience`. */
-export const inAudience = (connection: ConnectionHandle, audience: Audience): boolean => {
-  if (audience.roles !== undefined && !audience.roles.includes(connection.role)) return false
-  if (audience.withoutScopes !== undefined && audience.withoutScopes.some((s) => hasScope(connection.principal, s))) return false
-  const scopes = audience.requiredScopes
-  if (scopes === undefined || scopes.length === 0) return true
-  return scopes.some((s) => hasScope(connection.principal, s))
-}
+export { eventEnvelope, inAudience } from "../backplane/envelope.ts"
+export type { Published } from "../backplane/schema.ts"
 
-/**
- * The envelope of one event, serialized: `{event_id (uuid), type,
- * occurred_at (ISO 8601 of `now`, ms since the epoch), payload, scope?}`.
- */
-export const eventEnvelope = (type: string, payload: unknown, now: number, scope?: unknown): { readonly envelope: WsEventEnvelope; readonly text: string } => {
-  const envelope: WsEventEnvelope = {
-    event_id: crypto.randomUUID(),
-    type,
-    occurred_at: new Date(now).toISOString(),
-    payload,
-    ...(scope !== undefined ? { scope } : {})
-  }
-  return { envelope, text: JSON.stringify(envelope) }
-}
-
-/** What a publish delivered. */
-export interface Published {
-  readonly envelope: WsEventEnvelope
-  /** How many connections it was queued for. */
-  readonly delivered: number
-}
-
-/** The event bus (single instance: in-process delivery; a backplane layer can replace it for clusters). */
+/** The event bus: declared events, delivered by the {@link Backplane}. */
 export class EventBus extends Context.Service<EventBus, {
   /**
    * Publishes one event of a declared type to the live connections of its
@@ -62,42 +34,25 @@ export class EventBus extends Context.Service<EventBus, {
    * event to the peer that caused it). Never broadcast.
    */
   readonly sendTo: <Type extends string, Payload extends GatewayEvent["payload"]>(
-    connections: Iterable<ConnectionHandle>,
+    connections: Iterable<ConnectionEntry>,
     event: GatewayEvent<Type, Payload>,
     payload: Payload["Type"],
     scope?: unknown
   ) => Effect.Effect<Published>
 }>()("svc-gateway/ws-sessions/EventBus") {
-  /** In-process delivery through the {@link ConnectionRegistry}; needs it. */
+  /** A view over the {@link Backplane}; needs it. */
   static readonly layerNoDeps = Layer.effect(
     EventBus,
     Effect.gen(function*() {
-      const registry = yield* ConnectionRegistry
-      const metrics = yield* GatewayMetrics
-      const deliver = <T>(
-        connections: Iterable<ConnectionHandle>,
-        type: string,
-        payload: T,
-        scope: unknown,
-        include: (connection: ConnectionHandle) => boolean
-      ) =>
-        Effect.map(Clock.currentTimeMillis, (now): Published => {
-          const { envelope, text } = eventEnvelope(type, payload, now, scope)
-          let delivered = 0
-          for (const connection of connections) {
-            if (include(connection) && connection.send(text)) delivered++
-          }
-          if (delivered > 0) metrics.wsMessage(type, "out", delivered)
-          return { envelope, delivered }
-        })
+      const backplane = yield* Backplane
       return EventBus.of({
-        publish: (event, payload, scope) =>
-          deliver(registry.all(), event.type, payload, scope, (connection) => inAudience(connection, event.audience)),
-        sendTo: (connections, event, payload, scope) => deliver(connections, event.type, payload, scope, () => true)
+        publish: (event, payload, scope) => backplane.publish(event.audience, event.type, payload, scope),
+        sendTo: (connections, event, payload, scope) =>
+          backplane.sendTo(Array.from(connections, (c) => c.connectionId), event.type, payload, scope)
       })
     })
   )
 
-  /** Wired: on this instance's {@link ConnectionRegistry}. */
-  static readonly layer = EventBus.layerNoDeps.pipe(Layer.provide(ConnectionRegistry.layer))
+  /** Wired: on {@link Backplane.layer}. */
+  static readonly layer = EventBus.layerNoDeps.pipe(Layer.provide(Backplane.layer))
 }

@@ -6,20 +6,9 @@
  * derived from the declarations.
  */
 import type { Schema } from "effect"
-import type { WsPeerRole } from "./schema.ts"
+import type { Audience } from "../backplane/schema.ts"
 
-/**
- * Who receives an event: peers whose role is in `roles` (all roles when
- * absent) and who hold ANY of `requiredScopes` (none needed when absent or
- * empty; the admin token always passes).
- */
-export interface Audience {
-  readonly roles?: ReadonlyArray<WsPeerRole> | undefined
-  /** The connection holds at least one of these (none: any connection of the roles). */
-  readonly requiredScopes?: ReadonlyArray<string> | undefined
-  /** The connection holds none of these (the admin token holds every scope, so it is never in such an audience). */
-  readonly withoutScopes?: ReadonlyArray<string> | undefined
-}
+export type { Audience } from "../backplane/schema.ts"
 
 /** An event type. */
 export interface GatewayEvent<Type extends string = string, Payload extends Schema.Top = Schema.Top> {

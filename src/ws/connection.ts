@@ -17,10 +17,10 @@ import { Cause, Clock, Data, Duration, Effect, FiberSet, Queue, Result, Schedule
 import type { WebSocket } from "ws"
 import { type MetricsRecorder, UNKNOWN_TYPE } from "../../services/diagnostics/metrics.ts"
 import type { Principal } from "../../services/auth/principal.ts"
-import type { ConnectionHandle, ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
-import { eventEnvelope } from "../../services/ws-sessions/EventBus.ts"
+import type { Backplane } from "../../services/backplane/Backplane.ts"
+import { eventEnvelope } from "../../services/backplane/envelope.ts"
+import type { ConnectionHandle } from "../../services/backplane/schema.ts"
 import { ErrorEvent } from "../../services/ws-sessions/events.ts"
-import type { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import { PAIRING_CLOSE_REASON, type Pairings } from "../../services/pairing/Pairings.ts"
 import type { Presence } from "../../services/ws-sessions/Presence.ts"
 import { makeDecoder } from "../../services/shared/decode.ts"
@@ -44,8 +44,8 @@ const close = (code: number, reason: string) => Effect.fail(new CloseConnection(
 /** Services and settings a connection needs (resolved once by the WS server layer). */
 export interface ConnectionEnv {
   readonly settings: WsSettings
-  readonly registry: ConnectionRegistry["Service"]
-  readonly requests: GatewayRequests["Service"]
+  /** Registers this connection in the directory and routes the peer's responses to gateway-initiated requests. */
+  readonly backplane: Backplane["Service"]
   readonly presence: Presence["Service"]
   /** Told of every node that completed the handshake (its pairing is created, refreshed or reopened). */
   readonly pairings: Pairings["Service"]
@@ -78,7 +78,7 @@ const rawToText = (data: unknown): string =>
 
 /**
  * Runs one accepted connection until it closes. Never fails; always leaves
- * the registry and pending gateway requests clean.
+ * the backplane clean (out of the directory, its pending gateway requests failed).
  */
 export const runConnection = (
   ws: WebSocket,
@@ -265,7 +265,7 @@ export const runConnection = (
       })
     )
     registeredId = handle.connectionId
-    yield* env.registry.add(handle)
+    yield* env.backplane.register(handle)
     registeredRole = handle.role
     metrics.wsConnection(handle.role, 1)
     // A node's pairing (docs/pairing.md), after registering: an approval that follows at once finds this
@@ -298,7 +298,7 @@ export const runConnection = (
         received(responseTypeLabel(message.type))
         const response = decodeResponse(message)
         if (Result.isFailure(response)) return errorEvent("invalid_message", response.failure)
-        if (!env.requests.resolve(handle.connectionId, response.success)) {
+        if (!env.backplane.reply(handle.connectionId, response.success)) {
           errorEvent("unknown_response", `no pending request ${response.success.request_id}`)
         }
         return
@@ -342,8 +342,7 @@ export const runConnection = (
     Effect.ensuring(Effect.suspend(() => {
       if (registeredRole !== undefined) metrics.wsConnection(registeredRole, -1)
       if (registeredId === undefined) return Effect.void
-      env.requests.connectionClosed(registeredId)
-      return env.registry.remove(registeredId)
+      return env.backplane.unregister(registeredId)
     })),
     Effect.onInterrupt(() => Effect.sync(() => {
       if (ws.readyState === ws.OPEN) ws.close(WsCloseCode.goingAway, "gateway shutting down")

@@ -17,7 +17,7 @@ import { AuditChains, Decision } from "../../services/domain-events/decisions.ts
 import { hasScope, type Principal } from "../../services/auth/principal.ts"
 import { type Decoder, makeDecoder } from "../../services/shared/decode.ts"
 import { errorDetails, errorInfo, isClientError } from "../../services/shared/errors.ts"
-import type { ConnectionHandle } from "../../services/ws-sessions/ConnectionRegistry.ts"
+import type { ConnectionHandle } from "../../services/backplane/schema.ts"
 import type { WsError, WsRequestEnvelope } from "../../services/ws-sessions/schema.ts"
 import type { AnyWsMessage } from "./api/message.ts"
 

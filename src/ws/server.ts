@@ -22,8 +22,7 @@ import { GatewayMetrics } from "../../services/diagnostics/metrics.ts"
 import { adminPrincipal, type Principal } from "../../services/auth/principal.ts"
 import { Pairings } from "../../services/pairing/Pairings.ts"
 import { isNodeToken } from "../../services/pairing/token.ts"
-import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
-import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
+import { Backplane } from "../../services/backplane/Backplane.ts"
 import { Presence } from "../../services/ws-sessions/Presence.ts"
 import { NodeServer } from "../../layers/http/NodeServer.ts"
 import { pathOf } from "../http/path.ts"
@@ -50,13 +49,12 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
   const { server } = yield* NodeServer
   const settings = yield* WsConfig
   const auth = yield* AuthService
-  const registry = yield* ConnectionRegistry
-  const requests = yield* GatewayRequests
+  const backplane = yield* Backplane
   const presence = yield* Presence
   const pairings = yield* Pairings
   const { dispatch } = yield* WsDispatch
   const metrics = yield* GatewayMetrics
-  const env = { settings, registry, requests, presence, pairings, dispatch, metrics }
+  const env = { settings, backplane, presence, pairings, dispatch, metrics }
 
   const fibers = yield* FiberSet.make<void>()
   const run = yield* FiberSet.runtime(fibers)<never>()

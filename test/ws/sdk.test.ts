@@ -51,7 +51,7 @@ describe("GatewayClient against the gateway", () => {
     const lines: Array<string> = []
     const node = await runDemoNode({ url: gw.url, token: gw.adminToken, identityPath: join(mkdtempSync(join(tmpdir(), "svc-node-")), "id.json"), log: (l) => lines.push(l) })
     try {
-      let connection: { connectionId: string; capabilities: ReadonlyArray<{ id: string }>; readyCapabilities: Set<string> } | undefined
+      let connection: { connectionId: string; capabilities: ReadonlyArray<{ id: string }>; readyCapabilities: ReadonlySet<string> } | undefined
       await eventually(async () => {
         connection = await gw.run(Effect.map(ConnectionRegistry, (r) => r.all().find((c) => c.role === "node")))
         return connection !== undefined

@@ -386,7 +386,7 @@ for (const db of testDatabases) {
         yield* settle(() => gatewayRequests.pendingCount() === 2)
         expect(a.received.filter((m) => m.type === "approval.request").map((m) => m.request_id)).toEqual(["approval-2"])
         gatewayRequests.resolve("a", { request_id: "approval-2", type: "approval.request", ok: false, error: { code: "declined", message: "later" } })
-        gatewayRequests.connectionClosed("b")
+        yield* registry.remove("b")
         yield* settle(() => gatewayRequests.pendingCount() === 0)
         expect((yield* approvals.get(1)).status).toBe("pending")
         expect((yield* approvals.get(2)).status).toBe("pending")

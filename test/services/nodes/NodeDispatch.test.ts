@@ -265,12 +265,10 @@ describe("NodeDispatch: the task.execute exchange", () => {
     withNodes([approved("a")], () =>
       Effect.gen(function*() {
         const dispatch = yield* NodeDispatch
-        const requests = yield* GatewayRequests
         const registry = yield* ConnectionRegistry
         const a = yield* connectNode("a")
         const fiber = yield* Effect.forkChild(dispatch.dispatch({ capability: "cli.exec", action: {} }))
         yield* until(() => a.requests().length === 1, "the task")
-        requests.connectionClosed("a")
         yield* registry.remove("a")
         const error = yield* Effect.flip(Fiber.join(fiber))
         expect(error._tag).toBe("NodeDisconnected")
@@ -384,6 +382,7 @@ describe("Capabilities and Nodes", () => {
         const operator = fakeConnection({ id: "op", role: "client", principal: reader("op") })
         yield* registry.add(operator.handle)
         const node = fakeConnection({ id: "n", advertised: [CLI, { id: "desktop.screenshot" }], ready: ["desktop.screenshot"] })
+        yield* registry.add(node.handle)
         const ready = yield* capabilities.declareReady(node.handle, [{ id: "cli.exec" }, { id: "not.advertised" }])
         expect(ready).toEqual([CLI])
         expect([...node.handle.readyCapabilities]).toEqual(["cli.exec"])
