@@ -14,7 +14,7 @@
  */
 import { Cause, Clock, Context, Effect, Layer } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
-import type { Actor } from "../auth/principal.ts"
+import type { Actor } from "../shared/principal.ts"
 import { canonicalJson } from "../shared/canonicalJson.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"

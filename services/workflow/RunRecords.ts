@@ -12,7 +12,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { GatewayMetrics } from "../diagnostics/metrics.ts"
+import { GatewayMetrics } from "../metrics/GatewayMetrics.ts"
 import { AuditLog } from "../audit/AuditLog.ts"
 import type { AnyGatewayEvent } from "../ws-sessions/GatewayEvent.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"

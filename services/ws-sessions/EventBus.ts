@@ -7,7 +7,7 @@
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import { hasScope } from "../auth/principal.ts"
-import { GatewayMetrics } from "../diagnostics/metrics.ts"
+import { GatewayMetrics } from "../metrics/GatewayMetrics.ts"
 import { type ConnectionHandle, ConnectionRegistry } from "./ConnectionRegistry.ts"
 import type { Audience, GatewayEvent } from "./GatewayEvent.ts"
 import type { WsEventEnvelope } from "./schema.ts"

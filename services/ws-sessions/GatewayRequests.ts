@@ -7,7 +7,7 @@
 import { Context, Deferred, Duration, Effect, Layer } from "effect"
 import type { WsResponseEnvelope } from "./schema.ts"
 import { ConnectionRegistry } from "./ConnectionRegistry.ts"
-import { GatewayMetrics } from "../diagnostics/metrics.ts"
+import { GatewayMetrics } from "../metrics/GatewayMetrics.ts"
 import {
   PeerDisconnected,
   PeerNotConnected,
