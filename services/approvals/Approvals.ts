@@ -16,7 +16,6 @@
  * @module
  */
 import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
 import { AuditLog } from "../audit/AuditLog.ts"
@@ -100,11 +99,11 @@ export class Approvals extends Context.Service<Approvals, {
    */
   readonly create: (input: ApprovalCreateInput) => Effect.Effect<Approval>
   /** The approval; `NotFound` when unknown. */
-  readonly get: (id: number) => Effect.Effect<Approval, NotFound | SqlError>
+  readonly get: (id: number) => Effect.Effect<Approval, NotFound>
   /** Every approval with `status`, by `created_at` then `id` (`GET /approvals`). */
-  readonly listByStatus: (status: ApprovalStatus) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly listByStatus: (status: ApprovalStatus) => Effect.Effect<ReadonlyArray<Approval>>
   /** One page of `approval.list`; an invalid cursor is `InvalidRequest`. */
-  readonly list: (request: ApprovalListRequest) => Effect.Effect<ApprovalListResult, InvalidRequest | SqlError>
+  readonly list: (request: ApprovalListRequest) => Effect.Effect<ApprovalListResult, InvalidRequest>
   /**
    * Approves or denies a pending approval (with "approve always" overrides
    * when asked). Already terminal: the approval unchanged, nothing else.
@@ -114,11 +113,11 @@ export class Approvals extends Context.Service<Approvals, {
     id: number,
     input: ApprovalRespondInput,
     by: ApprovalResolvedBy
-  ) => Effect.Effect<ApprovalRespondResponse, NotFound | InvalidRequest | SqlError>
+  ) => Effect.Effect<ApprovalRespondResponse, NotFound | InvalidRequest>
   /** Cancels the pending approvals of a plan (the workflow engine's hook); returns them, each announced. */
-  readonly cancelForPlan: (planId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly cancelForPlan: (planId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>>
   /** Cancels the pending approvals of a run; returns them, each announced. */
-  readonly cancelForRun: (runId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly cancelForRun: (runId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>>
   /**
    * Registers `listener`, called with every approval that leaves `pending`
    * (once per transition, after it is persisted and `approval.resolved` is

@@ -7,7 +7,7 @@
  * is created here. Storage failures are logged and retried.
  */
 import { Clock, Duration, Effect, Latch } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
+import { catchStorageDefect } from "../../layers/storage/repositoryEdge.ts"
 
 /** Longest sleep between two looks at the database. */
 export const MAX_IDLE = Duration.minutes(1)
@@ -28,8 +28,8 @@ export interface Expiry {
  * earliest pending `expires_at` (ISO), if any.
  */
 export const makeExpiry = (options: {
-  readonly expireDue: Effect.Effect<unknown, SqlError>
-  readonly nextExpiry: Effect.Effect<string | undefined, SqlError>
+  readonly expireDue: Effect.Effect<unknown>
+  readonly nextExpiry: Effect.Effect<string | undefined>
 }): Expiry => {
   const wake = Latch.makeUnsafe(false)
   let target = Number.POSITIVE_INFINITY
@@ -47,7 +47,8 @@ export const makeExpiry = (options: {
     if (wake.isOpen()) return
     yield* Effect.raceFirst(Effect.sleep(delay), wake.await)
   }).pipe(
-    Effect.catch((error) =>
+    // The database failing (a defect at the repository edge) is retried; any other defect ends the loop.
+    catchStorageDefect((error) =>
       Effect.logWarning("approval expiry round failed; retrying").pipe(
         Effect.annotateLogs({ cause: String(error) }),
         Effect.andThen(Effect.sleep(RETRY_AFTER))

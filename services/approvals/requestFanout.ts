@@ -19,6 +19,7 @@ import type { EventBus } from "../ws-sessions/EventBus.ts"
 import { ErrorEvent } from "../ws-sessions/events.ts"
 import type { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
 import { formatIssue } from "../shared/decode.ts"
+import { catchStorageDefect } from "../../layers/storage/repositoryEdge.ts"
 import {
   type Approval,
   type ApprovalRequestPayload,
@@ -71,6 +72,11 @@ export const makeRequestFanout = (options: {
   const errorEvent = (connection: ConnectionHandle, message: string) =>
     Effect.asVoid(options.events.sendTo([connection], ErrorEvent, { code: "invalid_approval_decision", message }))
 
+  const endedWithoutDecision = (approval: Approval, connection: ConnectionHandle, error: unknown) =>
+    Effect.logDebug("approval.request ended without a decision").pipe(
+      Effect.annotateLogs({ approval_id: approval.id, connection_id: connection.connectionId, cause: String(error) })
+    )
+
   const askOne = (approval: Approval, connection: ConnectionHandle, timeout: Duration.Input) =>
     options.requests.request(connection.connectionId, "approval.request", requestPayload(approval), {
       requestId: `approval-${approval.id}`,
@@ -88,11 +94,9 @@ export const makeRequestFanout = (options: {
         // Uninterruptible: once an answer is being written, dropping the ask must not cut the write from its event.
         return Effect.uninterruptible(options.decide(approval.id, input, resolvedBy("ws", connection.principal)))
       }),
-      Effect.catch((error) =>
-        Effect.logDebug("approval.request ended without a decision").pipe(
-          Effect.annotateLogs({ approval_id: approval.id, connection_id: connection.connectionId, cause: String(error) })
-        )
-      ),
+      Effect.catch((error) => endedWithoutDecision(approval, connection, error)),
+      // The decision's write failing (the database, a defect at the repository edge) ends this ask only.
+      catchStorageDefect((error) => endedWithoutDecision(approval, connection, error)),
       Effect.asVoid
     )
 

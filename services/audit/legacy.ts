@@ -52,7 +52,7 @@ const parseAction = (text: string): unknown => {
 }
 
 /** Appends an action to a chain at a given time (inside the caller's transaction). */
-export type AppendAt = (chain: string, action: unknown, occurredAt: string) => Effect.Effect<unknown, SqlError>
+export type AppendAt = (chain: string, action: unknown, occurredAt: string) => Effect.Effect<unknown>
 
 /** Moves every `planner_events` row into the audit chain; returns how many moved. */
 export const carryOverPlannerEvents = (appendAt: AppendAt): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>

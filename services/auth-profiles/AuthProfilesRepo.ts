@@ -21,6 +21,7 @@ import {
   type SessionProviderPin
 } from "./schema.ts"
 import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored profile: one column per handle, `labels` as JSON text. */
 export const AuthProfileRow = Schema.Struct({
@@ -115,13 +116,13 @@ export interface AuthProfileWrite {
 /** Repository of auth profiles and session pins over `SqlClient` (SQLite and PostgreSQL alike). */
 export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
   /** Stores a new profile and returns it. */
-  readonly insert: (profile: AuthProfile) => Effect.Effect<AuthProfile, SqlError>
+  readonly insert: (profile: AuthProfile) => Effect.Effect<AuthProfile>
   /** The profile, or `undefined` when unknown. */
-  readonly get: (id: string) => Effect.Effect<AuthProfile | undefined, SqlError>
+  readonly get: (id: string) => Effect.Effect<AuthProfile | undefined>
   /** Profiles matching `filter`, by `created_at` then id. */
-  readonly list: (filter: AuthProfileFilter) => Effect.Effect<ReadonlyArray<AuthProfile>, SqlError>
+  readonly list: (filter: AuthProfileFilter) => Effect.Effect<ReadonlyArray<AuthProfile>>
   /** Replaces type, handles and labels; `undefined` when unknown. */
-  readonly update: (id: string, write: AuthProfileWrite) => Effect.Effect<AuthProfile | undefined, SqlError>
+  readonly update: (id: string, write: AuthProfileWrite) => Effect.Effect<AuthProfile | undefined>
   /**
    * Moves `id` from `from` to the other status (`disabled` with `reason`;
    * `active` clears the reason). `undefined` when it was not in `from`.
@@ -131,21 +132,21 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
     from: AuthProfileStatus,
     at: string,
     reason?: string | undefined
-  ) => Effect.Effect<AuthProfile | undefined, SqlError>
+  ) => Effect.Effect<AuthProfile | undefined>
   /** Points every handle column equal to `oldHandle` at `newHandle`; returns how many profiles changed. */
-  readonly repoint: (oldHandle: string, newHandle: string, at: string) => Effect.Effect<number, SqlError>
+  readonly repoint: (oldHandle: string, newHandle: string, at: string) => Effect.Effect<number>
   /** Disables every active profile referencing `handle` with `reason`; returns how many. */
-  readonly disableReferencing: (handle: string, reason: string, at: string) => Effect.Effect<number, SqlError>
+  readonly disableReferencing: (handle: string, reason: string, at: string) => Effect.Effect<number>
   /** Sets (inserts or replaces) a pin and returns it. */
-  readonly setPin: (pin: SessionProviderPin) => Effect.Effect<SessionProviderPin, SqlError>
+  readonly setPin: (pin: SessionProviderPin) => Effect.Effect<SessionProviderPin>
   /** Deletes a pin; `true` when there was one. */
-  readonly clearPin: (key: PinKey) => Effect.Effect<boolean, SqlError>
+  readonly clearPin: (key: PinKey) => Effect.Effect<boolean>
   /** The pin, or `undefined`. */
-  readonly getPin: (key: PinKey) => Effect.Effect<SessionProviderPin | undefined, SqlError>
+  readonly getPin: (key: PinKey) => Effect.Effect<SessionProviderPin | undefined>
   /** Pins matching `filter`, by agent, session, provider. */
-  readonly listPins: (filter: PinFilter) => Effect.Effect<ReadonlyArray<SessionProviderPin>, SqlError>
+  readonly listPins: (filter: PinFilter) => Effect.Effect<ReadonlyArray<SessionProviderPin>>
   /** Runs `effect` in one transaction. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("svc-gateway/auth-profiles/AuthProfilesRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the auth-profiles migrations first. */
   static readonly layer = Layer.effect(
@@ -259,7 +260,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return AuthProfilesRepo.of({
+      return AuthProfilesRepo.of(repositoryEdge({
         insert: (profile) => orDieOnSchema(insert(profile)),
         get: (id) => orDieOnSchema(Effect.map(findById(id), (o) => (o._tag === "Some" ? toAuthProfile(o.value) : undefined))),
         list: (filter) => orDieOnSchema(list(filter)),
@@ -271,8 +272,8 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
         clearPin,
         getPin: (key) => orDieOnSchema(getPin(key)),
         listPins: (filter) => orDieOnSchema(listPins(filter)),
-        transaction: sql.withTransaction
-      })
+        transaction: transactionAtEdge(sql.withTransaction)
+      }))
     })
   )
 }

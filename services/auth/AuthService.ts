@@ -12,7 +12,6 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
 import {
   DEFAULT_DEVICE_TOKEN_TTL_SECONDS,
   type DeviceTokenIssueRequest,
@@ -74,7 +73,7 @@ export class AuthService extends Context.Service<AuthService, {
    * Resolves a bearer/cookie token to its principal.
    * Fails with `Unauthorized` (401) for unknown, revoked or expired tokens.
    */
-  readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized | SqlError>
+  readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized>
   /**
    * `authenticate` for a credential presented by a client at `clientAddress`:
    * a failed attempt counts against that address's rate limit (reference
@@ -85,7 +84,7 @@ export class AuthService extends Context.Service<AuthService, {
   readonly authenticateAttempt: (
     token: string,
     clientAddress: string
-  ) => Effect.Effect<Principal, Unauthorized | TooManyRequests | SqlError>
+  ) => Effect.Effect<Principal, Unauthorized | TooManyRequests>
   /**
    * Counts an `Unauthorized` failure of `attempt` (a credential checked by
    * another authority, e.g. a scoped node token resolved by the pairing
@@ -102,9 +101,9 @@ export class AuthService extends Context.Service<AuthService, {
    * `ttl_seconds` later, both with millisecond precision, so the token is
    * valid for its whole TTL after the response.
    */
-  readonly issueDeviceToken: (request: DeviceTokenIssueRequest) => Effect.Effect<DeviceTokenIssueResponse, SqlError>
+  readonly issueDeviceToken: (request: DeviceTokenIssueRequest) => Effect.Effect<DeviceTokenIssueResponse>
   /** Revokes a device token; `NotFound` (404) when unknown or already revoked. */
-  readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound | SqlError>
+  readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound>
 }>()("svc-gateway/auth/AuthService") {
   /** Needs {@link AuthConfig}, {@link DeviceTokenRepo}, {@link RateLimiter} and `AuditLog`. */
   static readonly layerNoDeps = Layer.effect(
@@ -142,7 +141,7 @@ export class AuthService extends Context.Service<AuthService, {
         } satisfies Principal as Principal
       })
 
-      const authenticate = (token: string): Effect.Effect<Principal, Unauthorized | SqlError> => {
+      const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> => {
         if (token.length === 0) return invalidToken
         if (isAdminToken(token)) return Effect.succeed(adminPrincipal)
         if (!token.startsWith(DEVICE_TOKEN_PREFIX)) return invalidToken

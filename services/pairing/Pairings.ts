@@ -21,7 +21,6 @@
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { AuditLog } from "../audit/AuditLog.ts"
 import { AuditChains } from "../audit/chains.ts"
 import type { NodePrincipal } from "../auth/principal.ts"
@@ -97,7 +96,7 @@ export class Pairings extends Context.Service<Pairings, {
   /** Pairings, newest first; every status when `status` is absent. */
   readonly list: (filter?: { readonly status?: PairingStatus | undefined }) => Effect.Effect<ReadonlyArray<Pairing>>
   /** The pairing; `NotFound` when unknown. */
-  readonly get: (pairingId: number) => Effect.Effect<Pairing, NotFound | SqlError>
+  readonly get: (pairingId: number) => Effect.Effect<Pairing, NotFound>
   /**
    * A peer of role `node` completed `connect.proof` (any credential): creates
    * its pending pairing, refreshes it (label, capabilities, metadata,
@@ -118,21 +117,21 @@ export class Pairings extends Context.Service<Pairings, {
     pairingId: number,
     input: PairingApproveInput,
     by: PairingResolvedBy
-  ) => Effect.Effect<Pairing, NotFound | SqlError>
+  ) => Effect.Effect<Pairing, NotFound>
   /** pending → denied; closes the node's live connections (4001 `pairing denied`). `NotFound` when unknown or not pending. */
-  readonly deny: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound | SqlError>
+  readonly deny: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound>
   /**
    * any but revoked → revoked: the token stops working at once and the node's
    * live connections close (4001 `pairing revoked`), whatever credential they
    * used. `NotFound` when unknown or already revoked.
    */
-  readonly revoke: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound | SqlError>
+  readonly revoke: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound>
   /**
    * Resolves a scoped node token (`svc-node.v1.…`) to its principal: the
    * token of an approved pairing, compared by digest in constant time.
    * `Unauthorized` otherwise.
    */
-  readonly authenticateToken: (token: string) => Effect.Effect<NodePrincipal, Unauthorized | SqlError>
+  readonly authenticateToken: (token: string) => Effect.Effect<NodePrincipal, Unauthorized>
 }>()("svc-gateway/pairing/Pairings") {
   /** Needs {@link PairingsRepo}, `EventBus`, `ConnectionRegistry`, `AuditLog` and a `SqlClient` (for `afterCommit`). */
   static readonly layerNoDeps = Layer.effect(
@@ -265,7 +264,7 @@ export class Pairings extends Context.Service<Pairings, {
         return won
       })
 
-      const authenticateToken = (token: string): Effect.Effect<NodePrincipal, Unauthorized | SqlError> => {
+      const authenticateToken = (token: string): Effect.Effect<NodePrincipal, Unauthorized> => {
         if (!isNodeToken(token)) return Effect.fail(invalidToken)
         const digest = tokenDigest(token)
         return Effect.flatMap(repo.findApprovedByTokenDigest(digest), (owner) =>

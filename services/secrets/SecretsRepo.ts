@@ -8,11 +8,11 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { secretsMigrations } from "./migrations/index.ts"
 import type { SecretHandle } from "./schema.ts"
 import { rowDecoder } from "../../layers/storage/rows.ts"
+import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored handle. */
 export const SecretHandleRow = Schema.Struct({
@@ -58,20 +58,20 @@ export const SecretResolutionRow = Schema.Struct({
 
 /** Repository of secret handles over `SqlClient`. */
 export class SecretsRepo extends Context.Service<SecretsRepo, {
-  readonly insert: (row: SecretHandleRow) => Effect.Effect<void, SqlError>
+  readonly insert: (row: SecretHandleRow) => Effect.Effect<void>
   /** The handle in any state, or `undefined`. */
-  readonly get: (handleId: string) => Effect.Effect<SecretHandleRow | undefined, SqlError>
+  readonly get: (handleId: string) => Effect.Effect<SecretHandleRow | undefined>
   /** The active handles of an agent, by `created_at` then `handle_id`. */
-  readonly listActive: (agentId: string) => Effect.Effect<ReadonlyArray<SecretHandleRow>, SqlError>
+  readonly listActive: (agentId: string) => Effect.Effect<ReadonlyArray<SecretHandleRow>>
   /** 1 + the highest version of (agent, provider, scope), revoked handles included. */
-  readonly nextVersion: (agentId: string, provider: string, scope: string) => Effect.Effect<number, SqlError>
+  readonly nextVersion: (agentId: string, provider: string, scope: string) => Effect.Effect<number>
   /** Revokes `handleId` if it is active; true when this call revoked it. */
-  readonly revoke: (handleId: string, at: string, replacedBy: string | null) => Effect.Effect<boolean, SqlError>
-  readonly recordResolution: (record: SecretResolutionRecord) => Effect.Effect<void, SqlError>
+  readonly revoke: (handleId: string, at: string, replacedBy: string | null) => Effect.Effect<boolean>
+  readonly recordResolution: (record: SecretResolutionRecord) => Effect.Effect<void>
   /** The recorded resolutions of a handle, oldest first. */
-  readonly resolutions: (handleId: string) => Effect.Effect<ReadonlyArray<SecretResolutionRecord>, SqlError>
+  readonly resolutions: (handleId: string) => Effect.Effect<ReadonlyArray<SecretResolutionRecord>>
   /** Runs `effect` in one transaction. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("svc-gateway/secrets/SecretsRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the secrets migrations first. */
   static readonly layer = Layer.effect(
@@ -81,7 +81,7 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
       yield* migrate("secrets", secretsMigrations)
       const rows = rowDecoder(SecretHandleRow)
 
-      return SecretsRepo.of({
+      return SecretsRepo.of(repositoryEdge({
         insert: (row) => Effect.asVoid(sql`INSERT INTO secret_handles ${sql.insert(row)}`),
         get: (handleId) => Effect.map(rows(sql`SELECT * FROM secret_handles WHERE handle_id = ${handleId}`), (r) => r[0]),
         listActive: (agentId) =>
@@ -102,8 +102,8 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
         resolutions: (handleId) =>
           sql<SecretResolutionRecord>`SELECT handle_id, purpose, outcome, resolved_at FROM secret_resolutions
             WHERE handle_id = ${handleId} ORDER BY id`,
-        transaction: sql.withTransaction
-      })
+        transaction: transactionAtEdge(sql.withTransaction)
+      }))
     })
   )
 }

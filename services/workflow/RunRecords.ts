@@ -11,7 +11,6 @@
  */
 import { Context, Data, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { GatewayMetrics } from "../metrics/GatewayMetrics.ts"
 import { AuditLog } from "../audit/AuditLog.ts"
 import type { AnyGatewayEvent } from "../ws-sessions/GatewayEvent.ts"
@@ -123,7 +122,7 @@ export class RunRecords extends Context.Service<RunRecords, {
     at: string,
     detail: string | null,
     options?: { readonly force?: boolean | undefined }
-  ) => Effect.Effect<CancelOutcome, SqlError | StepStartedDuringCancel>
+  ) => Effect.Effect<CancelOutcome, StepStartedDuringCancel>
   /**
    * Runs `effect` (an operator's cancel of `run_id` being written) with its
    * reason registered, so that the engine, if it applies the same cancel
@@ -137,7 +136,7 @@ export class RunRecords extends Context.Service<RunRecords, {
   /** The reason of a cancel of `run_id` this process is writing; `undefined` when none is. */
   readonly cancelReason: (run_id: string) => Effect.Effect<string | null | undefined>
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
-  readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
+  readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt>
 }>()("svc-gateway/workflow/RunRecords") {
   /** Needs `RunsRepo`, `RunOutcomes` (told of every run that ends, after commit), `EventBus` and a `SqlClient` (the audit chain is wired in: `AuditLog.layer`). */
   static readonly layer = Layer.effect(

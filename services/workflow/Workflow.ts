@@ -289,8 +289,7 @@ export const WorkflowNoDeps: Layer.Layer<
           d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d)),
       list: (query) =>
         repo.listRuns(query).pipe(
-          Effect.catchTag("InvalidRunCursor", (e) => Effect.fail(new InvalidRequest({ message: e.message }))),
-          Effect.catchTag("SqlError", Effect.die)
+          Effect.catchTag("InvalidRunCursor", (e) => Effect.fail(new InvalidRequest({ message: e.message })))
         )
     })
   })

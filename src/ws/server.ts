@@ -26,6 +26,7 @@ import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistr
 import { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
 import { Presence } from "../../services/ws-sessions/Presence.ts"
 import { NodeServer } from "../../layers/http/NodeServer.ts"
+import { catchStorageDefect } from "../../layers/storage/repositoryEdge.ts"
 import { pathOf } from "../http/path.ts"
 import { WsConfig } from "./config.ts"
 import { runConnection } from "./connection.ts"
@@ -92,27 +93,25 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
       : auth.authenticateAttempt(credential.token, clientAddress)
     return attempt.pipe(
       Effect.matchEffect({
-        onFailure: (error) => {
-          switch (error._tag) {
-            case "TooManyRequests":
-              return Effect.sync(() => {
-                metrics.authFailure("rate_limited")
-                refuse(socket, 429, "too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) })
-              })
-            case "Unauthorized":
-              return Effect.sync(() => {
-                metrics.authFailure("invalid_token")
-                refuse(socket, 401, "unauthorized", "invalid token")
-              })
-            default:
-              return Effect.logError("ws upgrade: authentication failed").pipe(
-                Effect.annotateLogs({ cause: error.message }),
-                Effect.andThen(Effect.sync(() => refuse(socket, 503, "service_unavailable", "authentication is unavailable; try again later")))
-              )
-          }
-        },
+        onFailure: (error) =>
+          error._tag === "TooManyRequests"
+            ? Effect.sync(() => {
+              metrics.authFailure("rate_limited")
+              refuse(socket, 429, "too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) })
+            })
+            : Effect.sync(() => {
+              metrics.authFailure("invalid_token")
+              refuse(socket, 401, "unauthorized", "invalid token")
+            }),
         onSuccess: (principal) => Effect.sync(() => accept(request, socket, head, principal))
-      })
+      }),
+      // The token store failing (a defect at its repository edge) is not the caller's fault: 503, try again later.
+      catchStorageDefect((error) =>
+        Effect.logError("ws upgrade: authentication failed").pipe(
+          Effect.annotateLogs({ cause: error.message }),
+          Effect.andThen(Effect.sync(() => refuse(socket, 503, "service_unavailable", "authentication is unavailable; try again later")))
+        )
+      )
     )
   }
 
