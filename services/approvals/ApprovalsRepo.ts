@@ -17,7 +17,7 @@ import {
   ApprovalResolvedBy,
   ApprovalStatus
 } from "./schema.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored approval. `context` and `resolved_by` are JSON text; the `scope_*` columns make up `scope`. */
@@ -134,7 +134,7 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
         Result: ApprovalRow,
         execute: (id) => sql`SELECT * FROM approvals WHERE id = ${id}`
       })
-      const decodeRows = rowDecoder(ApprovalRow)
+      const decodeRows = findRows(ApprovalRow)
       const rows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
         Effect.map(decodeRows(statement), (decoded) => sorted(decoded.map(toApproval)))
 
@@ -179,13 +179,13 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
 
       return ApprovalsRepo.of(repositoryEdge({
         insert: (row) =>
-          orDieOnSchema(Effect.flatMap(insert(row), (o) =>
-            o._tag === "Some" ? Effect.succeed(toApproval(o.value)) : Effect.die(new Error("INSERT … RETURNING returned no row")))),
-        get: (id) => orDieOnSchema(Effect.map(findById(id), (o) => (o._tag === "Some" ? toApproval(o.value) : undefined))),
-        list: (filter) => orDieOnSchema(list(filter)),
-        decide: (id, write) => orDieOnSchema(decide(id, write)),
-        expireDue: (now) => orDieOnSchema(expireDue(now)),
-        cancel: (target, at, reason) => orDieOnSchema(cancel(target, at, reason)),
+          Effect.flatMap(insert(row), (o) =>
+            o._tag === "Some" ? Effect.succeed(toApproval(o.value)) : Effect.die(new Error("INSERT … RETURNING returned no row"))),
+        get: (id) => Effect.map(findById(id), (o) => (o._tag === "Some" ? toApproval(o.value) : undefined)),
+        list: (filter) => list(filter),
+        decide: (id, write) => decide(id, write),
+        expireDue: (now) => expireDue(now),
+        cancel: (target, at, reason) => cancel(target, at, reason),
         nextExpiry,
         transaction: transactionAtEdge(sql.withTransaction)
       }))

@@ -163,7 +163,7 @@ export class AuditLog extends Context.Service<AuditLog, {
         }))
       })
 
-      const moved = yield* carryOverPlannerEvents(appendAt).pipe(Effect.orDie)
+      const moved = yield* carryOverPlannerEvents(appendAt)
       if (moved > 0) yield* Effect.logInfo("planner records moved into the audit chain").pipe(Effect.annotateLogs({ moved }))
 
       return AuditLog.of({

@@ -12,7 +12,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { migrate } from "../../layers/storage/migrations.ts"
-import { rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { auditMigrations } from "./migrations/index.ts"
 import type { ChainHead } from "./verify.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
@@ -83,9 +83,9 @@ export class AuditRepo extends Context.Service<AuditRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("audit", auditMigrations)
-      const slots = rowDecoder(SlotRow)
-      const ids = rowDecoder(IdRow)
-      const events = rowDecoder(AuditEventRow)
+      const slots = findRows(SlotRow)
+      const ids = findRows(IdRow)
+      const events = findRows(AuditEventRow)
 
       const claim = (planId: string) =>
         Effect.map(

@@ -20,7 +20,7 @@ import {
   AuthProfileType,
   type SessionProviderPin
 } from "./schema.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored profile: one column per handle, `labels` as JSON text. */
@@ -155,8 +155,8 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("auth_profiles", authProfilesMigrations)
 
-      const decodeRows = rowDecoder(AuthProfileRow)
-      const decodePins = rowDecoder(PinRow)
+      const decodeRows = findRows(AuthProfileRow)
+      const decodePins = findRows(PinRow)
       const encodeRow = Schema.encodeEffect(AuthProfileRow)
       const profiles = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
         Effect.map(decodeRows(statement), (rows) => sortProfiles(rows.map(toAuthProfile)))
@@ -261,17 +261,17 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
       return AuthProfilesRepo.of(repositoryEdge({
-        insert: (profile) => orDieOnSchema(insert(profile)),
-        get: (id) => orDieOnSchema(Effect.map(findById(id), (o) => (o._tag === "Some" ? toAuthProfile(o.value) : undefined))),
-        list: (filter) => orDieOnSchema(list(filter)),
-        update: (id, write) => orDieOnSchema(update(id, write)),
-        transition: (id, from, at, reason) => orDieOnSchema(transition(id, from, at, reason)),
+        insert: (profile) => insert(profile),
+        get: (id) => Effect.map(findById(id), (o) => (o._tag === "Some" ? toAuthProfile(o.value) : undefined)),
+        list: (filter) => list(filter),
+        update: (id, write) => update(id, write),
+        transition: (id, from, at, reason) => transition(id, from, at, reason),
         repoint,
         disableReferencing,
-        setPin: (pin) => orDieOnSchema(setPin(pin)),
+        setPin: (pin) => setPin(pin),
         clearPin,
-        getPin: (key) => orDieOnSchema(getPin(key)),
-        listPins: (filter) => orDieOnSchema(listPins(filter)),
+        getPin: (key) => getPin(key),
+        listPins: (filter) => listPins(filter),
         transaction: transactionAtEdge(sql.withTransaction)
       }))
     })

@@ -12,7 +12,6 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { authMigrations } from "./migrations/index.ts"
 import { DeviceRole, Scope } from "./schema.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { makeDecoder } from "../shared/decode.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
@@ -85,10 +84,10 @@ export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
       })
 
       return DeviceTokenRepo.of(repositoryEdge({
-        insert: (record) => orDieOnSchema(insert(record)),
+        insert: (record) => insert(record),
         findByDigest,
         revoke: (digest, at) =>
-          orDieOnSchema(Effect.map(revoke({ digest, at }), (o) => o._tag === "Some" ? o.value.token_id : undefined))
+          Effect.map(revoke({ digest, at }), (o) => o._tag === "Some" ? o.value.token_id : undefined)
       }))
     })
   )

@@ -10,7 +10,7 @@
  */
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { AttemptCost } from "../workflow/runs/schema.ts"
 import type { UsageTotals } from "./schema.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
@@ -65,9 +65,9 @@ export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
     DiagnosticsRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const statusCounts = rowDecoder(StatusCount)
-      const counts = rowDecoder(Count)
-      const costs = rowDecoder(CostRow)
+      const statusCounts = findRows(StatusCount)
+      const counts = findRows(Count)
+      const costs = findRows(CostRow)
       const single = (rows: ReadonlyArray<{ readonly n: number }>) => rows[0]?.n ?? 0
 
       const runDepth = Effect.map(

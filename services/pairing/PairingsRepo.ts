@@ -15,7 +15,7 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { pairingMigrations } from "./migrations/index.ts"
 import { type Pairing, PairingResolvedBy, PairingStatus, type TrustLevel, TrustLevel as TrustLevelSchema } from "./schema.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored pairing. JSON columns are text; `token_digest` is the scoped token's SHA-256 hex, set only while approved. */
@@ -137,7 +137,7 @@ export class PairingsRepo extends Context.Service<PairingsRepo, {
         Result: PairingRow,
         execute: (row) => sql`INSERT INTO node_pairings ${sql.insert(row)} ON CONFLICT (node_id) DO NOTHING RETURNING *`
       })
-      const decodeRows = rowDecoder(PairingRow)
+      const decodeRows = findRows(PairingRow)
       const rows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
         Effect.map(decodeRows(statement), (decoded) => decoded.map(toPairing))
       const one = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
@@ -220,19 +220,19 @@ export class PairingsRepo extends Context.Service<PairingsRepo, {
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
       return PairingsRepo.of(repositoryEdge({
-        get: (pairingId) => orDieOnSchema(one(sql`SELECT * FROM node_pairings WHERE pairing_id = ${pairingId}`)),
-        findByNode: (nodeId) => orDieOnSchema(one(sql`SELECT * FROM node_pairings WHERE node_id = ${nodeId}`)),
-        list: (status) => orDieOnSchema(list(status)),
-        refresh: (seen, approvedPairingId) => orDieOnSchema(refresh(seen, approvedPairingId)),
-        reopen: (seen) => orDieOnSchema(reopen(seen)),
-        insertPending: (seen) => orDieOnSchema(insertPending(seen)),
-        approve: (pairingId, write) => orDieOnSchema(approve(pairingId, write)),
-        rotateToken: (pairingId, tokenDigest) => orDieOnSchema(rotateToken(pairingId, tokenDigest)),
-        deny: (pairingId, write) => orDieOnSchema(deny(pairingId, write)),
-        revoke: (pairingId, write) => orDieOnSchema(revoke(pairingId, write)),
+        get: (pairingId) => one(sql`SELECT * FROM node_pairings WHERE pairing_id = ${pairingId}`),
+        findByNode: (nodeId) => one(sql`SELECT * FROM node_pairings WHERE node_id = ${nodeId}`),
+        list: (status) => list(status),
+        refresh: (seen, approvedPairingId) => refresh(seen, approvedPairingId),
+        reopen: (seen) => reopen(seen),
+        insertPending: (seen) => insertPending(seen),
+        approve: (pairingId, write) => approve(pairingId, write),
+        rotateToken: (pairingId, tokenDigest) => rotateToken(pairingId, tokenDigest),
+        deny: (pairingId, write) => deny(pairingId, write),
+        revoke: (pairingId, write) => revoke(pairingId, write),
         findApprovedByTokenDigest: (digest) =>
-          orDieOnSchema(Effect.map(findByDigest(digest), (o) =>
-            o._tag === "Some" ? { pairingId: o.value.pairing_id, nodeId: o.value.node_id, tokenDigest: o.value.token_digest } : undefined))
+          Effect.map(findByDigest(digest), (o) =>
+            o._tag === "Some" ? { pairingId: o.value.pairing_id, nodeId: o.value.node_id, tokenDigest: o.value.token_digest } : undefined)
       }))
     })
   )

@@ -21,7 +21,6 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { PolicyDecision } from "../policy/schema.ts"
 import { plannerMigrations } from "./migrations/index.ts"
 import { PlanResponse, PlanStatus } from "./schema.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /**
@@ -129,12 +128,12 @@ export class PlansRepo extends Context.Service<PlansRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
       const optional = <A>(effect: Effect.Effect<Option.Option<A>, SqlError | Schema.SchemaError>) =>
-        orDieOnSchema(Effect.map(effect, Option.getOrUndefined))
+        Effect.map(effect, Option.getOrUndefined)
 
       return PlansRepo.of(repositoryEdge({
         transaction: transactionAtEdge(sql.withTransaction),
-        claim: (plan) => orDieOnSchema(Effect.map(claim(plan), Option.isSome)),
-        complete: (planId, response) => orDieOnSchema(complete({ plan_id: planId, response_json: response })),
+        claim: (plan) => Effect.map(claim(plan), Option.isSome),
+        complete: (planId, response) => complete({ plan_id: planId, response_json: response }),
         findByRequestId: (requestId) => optional(findByRequestId(requestId)),
         findByPlanId: (planId) => optional(findByPlanId(planId)),
         requestExecution,

@@ -11,7 +11,6 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
 import { type PolicyOverride, PolicyOverrideStatus } from "./schema.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 const JsonText = Schema.NullOr(Schema.fromJsonString(Schema.Unknown))
@@ -175,13 +174,13 @@ export class PolicyOverrideRepo extends Context.Service<PolicyOverrideRepo, {
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
       return PolicyOverrideRepo.of(repositoryEdge({
-        insert: (row) => orDieOnSchema(insert(row)),
-        findById: (id) => orDieOnSchema(Effect.map(findById(id), Option.getOrUndefined)),
-        list: (query) => orDieOnSchema(list(query)),
-        revoke: (r) => orDieOnSchema(Effect.map(revoke({ ...r, revoked_by: r.revoked_by ?? null }), Option.getOrUndefined)),
-        expireDue: (now) => orDieOnSchema(expireDue(now)),
-        nextExpiry: orDieOnSchema(Effect.map(nextExpiry(undefined), (rows) => rows[0]?.expires_at ?? undefined)),
-        activeFor: (q) => orDieOnSchema(activeFor({ ...q, workspace_id: q.workspace_id ?? null }))
+        insert: (row) => insert(row),
+        findById: (id) => Effect.map(findById(id), Option.getOrUndefined),
+        list: (query) => list(query),
+        revoke: (r) => Effect.map(revoke({ ...r, revoked_by: r.revoked_by ?? null }), Option.getOrUndefined),
+        expireDue: (now) => expireDue(now),
+        nextExpiry: Effect.map(nextExpiry(undefined), (rows) => rows[0]?.expires_at ?? undefined),
+        activeFor: (q) => activeFor({ ...q, workspace_id: q.workspace_id ?? null })
       }))
     })
   ).pipe(Layer.provide(PolicyBundleMigrations))

@@ -9,7 +9,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored snapshot: `bundle_json` is the bundle's canonical JSON; `created_at` ISO-8601 UTC. */
@@ -54,12 +53,12 @@ export class PolicySnapshotRepo extends Context.Service<PolicySnapshotRepo, {
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
       return PolicySnapshotRepo.of(repositoryEdge({
         getOrCreate: (row) =>
-          orDieOnSchema(Effect.gen(function*() {
+          Effect.gen(function*() {
             yield* insert(row)
             const stored = yield* findBySha(row.sha256)
             return Option.getOrElse(stored, () => row)
-          })),
-        findById: (id) => orDieOnSchema(Effect.map(findById(id), Option.getOrUndefined))
+          }),
+        findById: (id) => Effect.map(findById(id), Option.getOrUndefined)
       }))
     })
   ).pipe(Layer.provide(PolicyBundleMigrations))

@@ -12,7 +12,6 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { providerOAuthMigrations } from "./migrations/index.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A pending authorization. */
@@ -60,7 +59,7 @@ export class PendingRepo extends Context.Service<PendingRepo, {
       return PendingRepo.of(repositoryEdge({
         insert: (row) => Effect.asVoid(sql`INSERT INTO oauth_pending ${sql.insert({ ...row, consumed: 0 })}`),
         consume: (state, provider, now) =>
-          orDieOnSchema(consume({ state, provider, now })).pipe(
+          consume({ state, provider, now }).pipe(
             Effect.map((found) => {
               if (found._tag === "None") return undefined
               const { consumed: _c, consumed_at: _a, ...row } = found.value

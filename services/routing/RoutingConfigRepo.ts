@@ -11,7 +11,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { migrate } from "../../layers/storage/migrations.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { routingMigrations } from "./migrations/index.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
@@ -62,9 +61,9 @@ export class RoutingConfigRepo extends Context.Service<RoutingConfigRepo, {
       })
 
       return RoutingConfigRepo.of(repositoryEdge({
-        append: (row) => orDieOnSchema(Effect.catchTag(append(row), "NoSuchElementError", Effect.die)),
-        latest: Effect.map(orDieOnSchema(latest(undefined)), Option.getOrUndefined),
-        get: (revision) => Effect.map(orDieOnSchema(get(revision)), Option.getOrUndefined)
+        append: (row) => Effect.catchTag(append(row), "NoSuchElementError", Effect.die),
+        latest: Effect.map(latest(undefined), Option.getOrUndefined),
+        get: (revision) => Effect.map(get(revision), Option.getOrUndefined)
       }))
     })
   )

@@ -11,7 +11,7 @@ import { SqlClient } from "effect/sql"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { secretsMigrations } from "./migrations/index.ts"
 import type { SecretHandle } from "./schema.ts"
-import { rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored handle. */
@@ -79,7 +79,7 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("secrets", secretsMigrations)
-      const rows = rowDecoder(SecretHandleRow)
+      const rows = findRows(SecretHandleRow)
 
       return SecretsRepo.of(repositoryEdge({
         insert: (row) => Effect.asVoid(sql`INSERT INTO secret_handles ${sql.insert(row)}`),

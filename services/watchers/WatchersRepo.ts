@@ -12,7 +12,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { migrate } from "../../layers/storage/migrations.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { watchersMigrations } from "./migrations/index.ts"
 import { TriggerType, type Watcher, WatcherFiring } from "./schema.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
@@ -151,8 +151,8 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
         Result: WatcherRow,
         execute: (row) => sql`INSERT INTO watchers ${sql.insert(row)} RETURNING *`
       })
-      const watchers = rowDecoder(WatcherRow)
-      const firingRows = rowDecoder(FiringRow)
+      const watchers = findRows(WatcherRow)
+      const firingRows = findRows(FiringRow)
       const live = sql`deleted_at IS NULL`
       const firingColumns = sql.literal(
         "f.firing_id, f.watcher_id, w.plan_id, f.trigger_type, f.slot, f.nonce_digest, f.source_run_id, f.status, f.run_id, f.error, f.created_at"
@@ -169,8 +169,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
             updated_at: watcher.created_at
           }).pipe(
             Effect.map(toWatcher),
-            Effect.catchTag("NoSuchElementError", Effect.die),
-            orDieOnSchema
+            Effect.catchTag("NoSuchElementError", Effect.die)
           ),
         get: (id) => Effect.map(watchers(sql`SELECT * FROM watchers WHERE id = ${id} AND ${live}`), (rows) => rows.map(toWatcher)[0]),
         listActive: (type) =>
@@ -216,7 +215,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
               changed++
             }
             return changed
-          }).pipe(orDieOnSchema),
+          }),
         recentFirings: (watcherId, limit) =>
           Effect.map(
             firingRows(sql`SELECT ${firingColumns} FROM watcher_firings f JOIN watchers w ON w.id = f.watcher_id

@@ -14,7 +14,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { migrate } from "../../../layers/storage/migrations.ts"
-import { rowDecoder } from "../../../layers/storage/rows.ts"
+import { findRows } from "../../../layers/storage/rows.ts"
 import { WorkflowStep } from "../runs/schema.ts"
 import { workflowStepInputsMigrations } from "./migrations/index.ts"
 import { repositoryEdge } from "../../../layers/storage/repositoryEdge.ts"
@@ -44,7 +44,7 @@ export class StepInputsRepo extends Context.Service<StepInputsRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("workflow_step_inputs", workflowStepInputsMigrations)
-      const rows = rowDecoder(InputRow)
+      const rows = findRows(InputRow)
       const encode = Schema.encodeSync(Schema.fromJsonString(WorkflowStep))
       return StepInputsRepo.of(repositoryEdge({
         save: (run_id, inputs) =>

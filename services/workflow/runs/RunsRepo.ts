@@ -38,7 +38,7 @@ import {
   WorkflowStep
 } from "./schema.ts"
 import { canTransition, type MachineKind, type StatusOf } from "./states.ts"
-import { rowDecoder } from "../../../layers/storage/rows.ts"
+import { findRows } from "../../../layers/storage/rows.ts"
 import { repositoryEdge, transactionAtEdge } from "../../../layers/storage/repositoryEdge.ts"
 
 // ---------------------------------------------------------------------------
@@ -371,11 +371,11 @@ export class RunsRepo extends Context.Service<RunsRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("workflow_runs", workflowRunsMigrations)
 
-      const jobs = rowDecoder(JobRow)
-      const runs = rowDecoder(RunRow)
-      const steps = rowDecoder(StepRow)
-      const attempts = rowDecoder(AttemptRow)
-      const tokens = rowDecoder(ResumeTokenRow)
+      const jobs = findRows(JobRow)
+      const runs = findRows(RunRow)
+      const steps = findRows(StepRow)
+      const attempts = findRows(AttemptRow)
+      const tokens = findRows(ResumeTokenRow)
       const toStep = (row: typeof StepRow.Type): ExecutionStep => row
       const toAttempt = (row: typeof AttemptRow.Type): ExecutionAttempt => row
       const first = <A>(rows: ReadonlyArray<A>): A | undefined => rows[0]
