@@ -171,7 +171,9 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
           RETURNING *`)
 
       const nextExpiry = Effect.map(
-        sql<{ next: string | null }>`SELECT MIN(expires_at) AS next FROM approvals WHERE status = 'pending'`,
+        findRows(Schema.Struct({ next: Schema.NullOr(Schema.String) }))(
+          sql`SELECT MIN(expires_at) AS next FROM approvals WHERE status = 'pending'`
+        ),
         (result) => result[0]?.next ?? undefined
       )
 

@@ -210,7 +210,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       const repoint = (oldHandle: string, newHandle: string, at: string) =>
         Effect.map(
-          sql<{ auth_profile_id: string }>`UPDATE auth_profiles SET
+          sql`UPDATE auth_profiles SET
             api_key_handle = CASE WHEN api_key_handle = ${oldHandle} THEN ${newHandle} ELSE api_key_handle END,
             access_token_handle = CASE WHEN access_token_handle = ${oldHandle} THEN ${newHandle} ELSE access_token_handle END,
             refresh_token_handle = CASE WHEN refresh_token_handle = ${oldHandle} THEN ${newHandle} ELSE refresh_token_handle END,
@@ -222,7 +222,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       const disableReferencing = (handle: string, reason: string, at: string) =>
         Effect.map(
-          sql<{ auth_profile_id: string }>`UPDATE auth_profiles SET status = 'disabled', disabled_reason = ${reason}, updated_at = ${at}
+          sql`UPDATE auth_profiles SET status = 'disabled', disabled_reason = ${reason}, updated_at = ${at}
             WHERE status = 'active'
               AND (api_key_handle = ${handle} OR access_token_handle = ${handle} OR refresh_token_handle = ${handle})
             RETURNING auth_profile_id`,
@@ -243,7 +243,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       const clearPin = (key: PinKey) =>
         Effect.map(
-          sql<{ agent_id: string }>`DELETE FROM session_provider_pins WHERE ${pinWhere(key)} RETURNING agent_id`,
+          sql`DELETE FROM session_provider_pins WHERE ${pinWhere(key)} RETURNING agent_id`,
           (rows) => rows.length > 0
         )
 

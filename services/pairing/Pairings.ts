@@ -274,8 +274,8 @@ export class Pairings extends Context.Service<Pairings, {
       }
 
       return Pairings.of({
-        findByNode: (nodeId) => Effect.orDie(repo.findByNode(nodeId)),
-        list: (filter) => Effect.orDie(repo.list(filter?.status)),
+        findByNode: (nodeId) => repo.findByNode(nodeId),
+        list: (filter) => repo.list(filter?.status),
         get,
         nodeConnected,
         approve,

@@ -22,6 +22,7 @@ import { PolicyDecision } from "../policy/schema.ts"
 import { plannerMigrations } from "./migrations/index.ts"
 import { PlanResponse, PlanStatus } from "./schema.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 
 /**
  * A stored plan. `request_json` is the canonical JSON of the decoded request
@@ -122,7 +123,9 @@ export class PlansRepo extends Context.Service<PlansRepo, {
         Effect.asVoid(sql`UPDATE plans SET execution_state = 'started', run_id = ${runId}
                           WHERE plan_id = ${planId} AND execution_state = 'starting' AND run_id IS NULL`)
       const requestedExecutions = Effect.map(
-        sql<{ plan_id: string }>`SELECT plan_id FROM plans WHERE execution_state = 'requested' ORDER BY created_at, plan_id`,
+        findRows(Schema.Struct({ plan_id: Schema.String }))(
+          sql`SELECT plan_id FROM plans WHERE execution_state = 'requested' ORDER BY created_at, plan_id`
+        ),
         (rows) => rows.map((row) => row.plan_id)
       )
 

@@ -20,7 +20,6 @@
  * @module
  */
 import { Cause, Clock, Context, Duration, Effect, Layer, Queue, Result } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { AuditLog } from "../audit/AuditLog.ts"
 import { AuditChains } from "../audit/chains.ts"
@@ -139,7 +138,6 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
         Effect.forEach(rows, (row) => audit.append(AuditChains.policyOverrides, auditAction(type, row)), { discard: true })
       const wake = yield* Queue.dropping<void>(1)
       const now = Effect.map(Clock.currentTimeMillis, iso)
-      const die = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A> => Effect.orDie(effect)
 
       const create = Effect.fn("PolicyOverrides.create")(function*(input: PolicyOverrideCreateInput) {
         const decoded = validateCreate(input)
@@ -168,7 +166,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
           revoked_by: null,
           revoked_reason: null
         }
-        yield* die(audit.transaction(Effect.andThen(repo.insert(row), audited("policy_override.created", [row]))))
+        yield* audit.transaction(Effect.andThen(repo.insert(row), audited("policy_override.created", [row])))
         const override = toPolicyOverride(row)
         yield* Effect.logInfo("policy override created").pipe(Effect.annotateLogs({
           policy_override_id: row.policy_override_id,
@@ -190,7 +188,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
           return yield* new InvalidRequest({ message: "cursor: not a cursor of this list (pass next_cursor as it was returned)" })
         }
         const limit = request.limit ?? DEFAULT_OVERRIDE_LIST_LIMIT
-        const rows = yield* die(repo.list({ agent_id: request.agent_id, tool_id: request.tool_id, status: request.status, limit: limit + 1, after: position && { created_at: position.createdAt, policy_override_id: position.id } }))
+        const rows = yield* repo.list({ agent_id: request.agent_id, tool_id: request.tool_id, status: request.status, limit: limit + 1, after: position && { created_at: position.createdAt, policy_override_id: position.id } })
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
         return {
@@ -201,7 +199,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       const revoke = Effect.fn("PolicyOverrides.revoke")(function*(input: PolicyOverrideRevokeInput) {
         const revokedAt = yield* now
-        const row = yield* die(audit.transaction(Effect.tap(
+        const row = yield* audit.transaction(Effect.tap(
           repo.revoke({
             policy_override_id: input.policy_override_id,
             revoked_at: revokedAt,
@@ -209,7 +207,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
             revoked_reason: input.reason ?? null
           }),
           (revoked) => revoked === undefined ? Effect.void : audited("policy_override.revoked", [revoked])
-        )))
+        ))
         if (row === undefined) return yield* new NotFound({ message: "override not found or not active" })
         const override = toPolicyOverride(row)
         yield* Effect.logInfo("policy override revoked").pipe(Effect.annotateLogs({ policy_override_id: row.policy_override_id }))
@@ -219,7 +217,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       const expireDue = Effect.gen(function*() {
         const at = yield* now
-        const rows = yield* die(audit.transaction(Effect.tap(repo.expireDue(at), (expired) => audited("policy_override.expired", expired))))
+        const rows = yield* audit.transaction(Effect.tap(repo.expireDue(at), (expired) => audited("policy_override.expired", expired)))
         const expired = rows.map(toPolicyOverride)
         for (const override of expired) {
           yield* Effect.logInfo("policy override expired").pipe(Effect.annotateLogs({ policy_override_id: override.policy_override_id }))
@@ -232,7 +230,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
       // (at most EXPIRY_RECHECK) or until a create wakes it up.
       const expiryRound = Effect.gen(function*() {
         yield* expireDue
-        const next = yield* die(repo.nextExpiry)
+        const next = yield* repo.nextExpiry
         const current = yield* Clock.currentTimeMillis
         const wait = next === undefined
           ? EXPIRY_RECHECK
@@ -252,17 +250,17 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       return PolicyOverrides.of({
         create,
-        get: (id) => Effect.map(die(repo.findById(id)), (row) => (row === undefined ? undefined : toPolicyOverride(row))),
+        get: (id) => Effect.map(repo.findById(id), (row) => (row === undefined ? undefined : toPolicyOverride(row))),
         list,
         revoke,
         activeFor: (query) =>
           Effect.gen(function*() {
-            const rows = yield* die(repo.activeFor({
+            const rows = yield* repo.activeFor({
               agent_id: query.agent_id,
               tool_id: query.tool_id,
               workspace_id: query.workspace_id,
               now: yield* now
-            }))
+            })
             return rows.map(toPolicyOverride)
           }),
         expireDue

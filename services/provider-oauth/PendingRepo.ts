@@ -68,7 +68,7 @@ export class PendingRepo extends Context.Service<PendingRepo, {
           ),
         deleteExpired: (now) =>
           Effect.map(
-            sql<{ state: string }>`DELETE FROM oauth_pending WHERE expires_at <= ${now} RETURNING state`,
+            sql`DELETE FROM oauth_pending WHERE expires_at <= ${now} RETURNING state`,
             (rows) => rows.length
           )
       }))

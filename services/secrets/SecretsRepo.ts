@@ -80,6 +80,9 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("secrets", secretsMigrations)
       const rows = findRows(SecretHandleRow)
+      // MAX(version): a number on SQLite, a string (BIGINT) or a number on PostgreSQL; null when there is none.
+      const topVersion = findRows(Schema.Struct({ top: Schema.NullOr(Schema.Union([Schema.Number, Schema.String])) }))
+      const resolutions = findRows(SecretResolutionRow.mapFields(({ id: _, ...fields }) => fields))
 
       return SecretsRepo.of(repositoryEdge({
         insert: (row) => Effect.asVoid(sql`INSERT INTO secret_handles ${sql.insert(row)}`),
@@ -88,20 +91,20 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
           rows(sql`SELECT * FROM secret_handles WHERE agent_id = ${agentId} AND revoked_at IS NULL ORDER BY created_at, handle_id`),
         nextVersion: (agentId, provider, scope) =>
           Effect.map(
-            sql<{ top: number | string | null }>`SELECT MAX(version) AS top FROM secret_handles
-              WHERE agent_id = ${agentId} AND provider = ${provider} AND scope = ${scope}`,
+            topVersion(sql`SELECT MAX(version) AS top FROM secret_handles
+              WHERE agent_id = ${agentId} AND provider = ${provider} AND scope = ${scope}`),
             (r) => Number(r[0]?.top ?? 0) + 1
           ),
         revoke: (handleId, at, replacedBy) =>
           Effect.map(
-            sql<{ handle_id: string }>`UPDATE secret_handles SET revoked_at = ${at}, replaced_by = ${replacedBy}
+            sql`UPDATE secret_handles SET revoked_at = ${at}, replaced_by = ${replacedBy}
               WHERE handle_id = ${handleId} AND revoked_at IS NULL RETURNING handle_id`,
             (r) => r.length > 0
           ),
         recordResolution: (record) => Effect.asVoid(sql`INSERT INTO secret_resolutions ${sql.insert({ ...record })}`),
         resolutions: (handleId) =>
-          sql<SecretResolutionRecord>`SELECT handle_id, purpose, outcome, resolved_at FROM secret_resolutions
-            WHERE handle_id = ${handleId} ORDER BY id`,
+          resolutions(sql`SELECT handle_id, purpose, outcome, resolved_at FROM secret_resolutions
+            WHERE handle_id = ${handleId} ORDER BY id`),
         transaction: transactionAtEdge(sql.withTransaction)
       }))
     })

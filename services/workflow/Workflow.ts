@@ -273,7 +273,7 @@ export const WorkflowNoDeps: Layer.Layer<
         )
         // Not open any more: a racing writer ended it first (the engine applying this cancel, a denied pause).
         const cancelled = outcome._tag === "cancelled" ||
-          (outcome._tag === "not_open" && (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled")
+          (outcome._tag === "not_open" && (yield* repo.getRunRecord(run_id))?.status === "cancelled")
         if (cancelled) yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
         yield* lanes.signal({ key: current.key, lane: current.lane })
         return { status: "ok" as const, run_id, cancelled }
@@ -285,7 +285,7 @@ export const WorkflowNoDeps: Layer.Layer<
       cancel,
       onRunEnded: outcomes.onEnded,
       get: (run_id) =>
-        Effect.flatMap(Effect.orDie(repo.getRun(run_id)), (d) =>
+        Effect.flatMap(repo.getRun(run_id), (d) =>
           d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d)),
       list: (query) =>
         repo.listRuns(query).pipe(
