@@ -154,3 +154,24 @@ describe("no folder cycles", () => {
     expect(folderCycles(graph)).toEqual([])
   })
 })
+
+describe("storage conventions (docs/architecture.md \"Errors\", \"Storage\")", () => {
+  const services = all.filter((f) => f.startsWith("services/"))
+  const text = (file: string) => readFileSync(join(ROOT, file), "utf8")
+  /** Repositories (`*Repo.ts`, their edge being layers/storage/repositoryEdge.ts) and the snapshot import's table SQL (it maps rejected rows to 400). */
+  const isStorageEdge = (file: string) => /Repo\.ts$/.test(file) || file.startsWith("services/snapshots/")
+
+  it("SqlError stays at the repository edge: no service outside a repository names it", () => {
+    expect(services.filter((f) => !isStorageEdge(f) && /\bSqlError\b/.test(text(f)))).toEqual([])
+  })
+
+  it("every repository goes through the edge (repositoryEdge), so none of its operations fails with SqlError", () => {
+    const repos = services.filter((f) => /Repo\.ts$/.test(f))
+    expect(repos.length).toBeGreaterThan(10)
+    expect(repos.filter((f) => !text(f).includes("repositoryEdge("))).toEqual([])
+  })
+
+  it("rows are decoded with SqlSchema, never typed by a cast (sql<Row>`…`)", () => {
+    expect(services.filter((f) => !f.startsWith("services/snapshots/") && /\bsql<[^>]/.test(text(f)))).toEqual([])
+  })
+})

@@ -69,7 +69,7 @@ export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
         execute: (row) => sql`INSERT INTO device_tokens ${sql.insert(row)}`
       })
       const findByDigest = (digest: string) =>
-        Effect.map(sql<{ token_id: unknown }>`SELECT * FROM device_tokens WHERE token_digest = ${digest}`, (rows): DeviceTokenLookup => {
+        Effect.map(sql`SELECT * FROM device_tokens WHERE token_digest = ${digest}`, (rows): DeviceTokenLookup => {
           if (rows.length === 0) return undefined
           const decoded = decodeStored(rows[0])
           return Result.isSuccess(decoded)
