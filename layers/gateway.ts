@@ -27,7 +27,7 @@
  *   │     routing   services/routing       RoutingConfigService.layer  src/http/routing.ts
  *   │     diagnostics services/diagnostics Diagnostics.layer (status, metrics, usage)  src/http/runtime.ts
  *   │     audit     services/audit         AuditLog.layer (hash chains, subscribed to every Decision; + DomainEvents)  src/http/audit.ts
- *   │     contracts src/contracts (JSON Schema catalog of the wire schemas)  src/http/contracts.ts
+ *   │     contracts src/contracts (JSON Schema catalog of the wire schemas)  src/contracts/catalogHttp.ts
  *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
  *   │      over DomainEvents (built first, with the audit chain subscribed: AuditLog.layer), the storage and the observability switches (services/diagnostics/observability.ts: SVC_METRICS, OTLP tracing)
@@ -79,7 +79,7 @@ import { AuditHttp } from "../src/http/audit.ts"
 import { AuthHttp } from "../src/http/auth.ts"
 import { AuthProfilesHttp } from "../src/http/authProfiles.ts"
 import { ProviderOAuthHttp } from "../src/http/providerOAuth.ts"
-import { ContractsHttp } from "../src/http/contracts.ts"
+import { ContractsHttp } from "../src/contracts/catalogHttp.ts"
 import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
 import { DocsHttp } from "../src/http/docs.ts"
 import { HealthHttp } from "../src/http/health.ts"

@@ -5,7 +5,9 @@
  * settings, storage and the rate-limit store) only; infrastructure (layers/, but the composition root)
  * imports neither; only the composition root (layers/gateway.ts) and the
  * CLI's serve command import the whole graph; the client SDK and the API
- * declarations load no server code (schemas and pure helpers only).
+ * declarations load no server code (schemas and pure helpers only); and no
+ * two folders import each other, directly or through others (no folder
+ * cycles).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync, statSync } from "node:fs"
@@ -35,7 +37,7 @@ const violations = (files: ReadonlyArray<string>, allowed: (target: string) => b
 const isSchemaOnly = (target: string): boolean =>
   // A subsystem's schema files, also one folder down (services/workflow/runs/schema.ts).
   /^services\/[^/]+(\/[^/]+)?\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
-  /^services\/shared\/(decode|json|errors|schemas|privateFile)\.ts$/.test(target)
+  /^services\/shared\/(decode|json|errors|schemas|privateFile|principal)\.ts$/.test(target)
 
 /**
  * A subsystem's settings declarations (`services/<x>/settings.ts`: data and pure decoders, importing only
@@ -85,5 +87,101 @@ describe("dependency direction", () => {
     const allowed = (t: string) =>
       t.startsWith("src/client/") || t.startsWith("src/http/api/") || t.startsWith("src/ws/api/") || isSchemaOnly(t)
     expect(violations(files, allowed)).toEqual([])
+  })
+})
+
+/**
+ * The folder a file belongs to in the folder graph: `services/<x>`, `src/<x>`,
+ * `layers/<x>` (everything below counts as that folder); a file directly under
+ * `src/` or `layers/` (`layers/config.ts`, `layers/gateway.ts`, `src/main.ts`)
+ * is a node of its own.
+ */
+const folderOf = (file: string): string => {
+  const parts = file.split("/")
+  return parts.length <= 2 ? file : `${parts[0]}/${parts[1]}`
+}
+
+/** The folder graph: an edge `a → b` for every import from a file of folder `a` of a file of folder `b` (a ≠ b). */
+const folderGraph = (files: ReadonlyArray<string>): Map<string, Set<string>> => {
+  const graph = new Map<string, Set<string>>()
+  for (const file of files) {
+    for (const target of importsOf(file)) {
+      const from = folderOf(file)
+      const to = folderOf(target)
+      if (from === to) continue
+      const edges = graph.get(from) ?? new Set<string>()
+      edges.add(to)
+      graph.set(from, edges)
+    }
+  }
+  return graph
+}
+
+/** The strongly connected components of more than one folder (Tarjan), each sorted, as `a ⇄ b ⇄ c`. */
+const folderCycles = (graph: ReadonlyMap<string, ReadonlySet<string>>): Array<string> => {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const cycles: Array<string> = []
+  const visit = (node: string) => {
+    index.set(node, index.size)
+    low.set(node, index.get(node)!)
+    stack.push(node)
+    onStack.add(node)
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!))
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: Array<string> = []
+      let member: string
+      do {
+        member = stack.pop()!
+        onStack.delete(member)
+        component.push(member)
+      } while (member !== node)
+      if (component.length > 1) cycles.push(component.sort().join(" ⇄ "))
+    }
+  }
+  for (const node of graph.keys()) if (!index.has(node)) visit(node)
+  return cycles.sort()
+}
+
+describe("no folder cycles", () => {
+  it("finds a cycle when there is one (the check itself)", () => {
+    const graph = new Map([["a", new Set(["b"])], ["b", new Set(["c"])], ["c", new Set(["a"])], ["d", new Set(["a"])]])
+    expect(folderCycles(graph)).toEqual(["a ⇄ b ⇄ c"])
+    expect(folderOf("services/workflow/runs/RunsRepo.ts")).toBe("services/workflow")
+    expect(folderOf("layers/config.ts")).toBe("layers/config.ts")
+  })
+
+  it("no folder of services/, src/ or layers/ imports, directly or through others, a folder that imports it", () => {
+    const graph = folderGraph(all)
+    expect(graph.size).toBeGreaterThan(20)
+    expect(folderCycles(graph)).toEqual([])
+  })
+})
+
+describe("storage conventions (docs/architecture.md \"Errors\", \"Storage\")", () => {
+  const services = all.filter((f) => f.startsWith("services/"))
+  const text = (file: string) => readFileSync(join(ROOT, file), "utf8")
+  /** Repositories (`*Repo.ts`, their edge being layers/storage/repositoryEdge.ts) and the snapshot import's table SQL (it maps rejected rows to 400). */
+  const isStorageEdge = (file: string) => /Repo\.ts$/.test(file) || file.startsWith("services/snapshots/")
+
+  it("SqlError stays at the repository edge: no service outside a repository names it", () => {
+    expect(services.filter((f) => !isStorageEdge(f) && /\bSqlError\b/.test(text(f)))).toEqual([])
+  })
+
+  it("every repository goes through the edge (repositoryEdge), so none of its operations fails with SqlError", () => {
+    const repos = services.filter((f) => /Repo\.ts$/.test(f))
+    expect(repos.length).toBeGreaterThan(10)
+    expect(repos.filter((f) => !text(f).includes("repositoryEdge("))).toEqual([])
+  })
+
+  it("rows are decoded with SqlSchema, never typed by a cast (sql<Row>`…`)", () => {
+    expect(services.filter((f) => !f.startsWith("services/snapshots/") && /\bsql<[^>]/.test(text(f)))).toEqual([])
   })
 })

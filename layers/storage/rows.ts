@@ -1,29 +1,30 @@
 /**
- * Decoding rows read from the gateway's own database. A row that does not
- * match its schema is corrupt storage, never a client's mistake, so it is a
- * defect (logged as internal), not a typed error.
+ * Decoding rows read from the gateway's own database: one style, `SqlSchema`
+ * (docs/architecture.md "Storage"). A repository declares each query with
+ * `SqlSchema.findAll` / `findOne` / `findOneOption` / `void` and a row schema
+ * when the statement's shape is fixed, and with {@link findRows} (the same
+ * `SqlSchema.findAll`) when the statement is built at call time (optional
+ * filters, `RETURNING` writes). A row that does not match its schema fails
+ * with `SchemaError`, which the repository edge turns into a defect
+ * (layers/storage/repositoryEdge.ts): corrupt storage, never a client's
+ * mistake.
  *
  * @module
  */
-import { Effect, Schema } from "effect"
-
-/** Turns a `SchemaError` from decoding or encoding rows into a defect; other errors stay typed. */
-export const orDieOnSchema = <A, E, R>(
-  effect: Effect.Effect<A, E | Schema.SchemaError, R>
-): Effect.Effect<A, Exclude<E, Schema.SchemaError>, R> =>
-  Effect.catchTag(effect as Effect.Effect<A, Schema.SchemaError, R>, "SchemaError", Effect.die) as Effect.Effect<
-    A,
-    Exclude<E, Schema.SchemaError>,
-    R
-  >
+import { type Effect, Schema } from "effect"
+import { SqlSchema } from "effect/sql"
 
 /**
- * A decoder for the rows of statements returning `row`: compiled once, it
- * decodes every row of a statement's result; a row that does not decode is a
- * defect.
+ * `SqlSchema.findAll` for statements built by the caller: compiled once for
+ * `row`, it runs a statement and decodes every row of its result.
  */
-export const rowDecoder = <S extends Schema.Top>(row: S) => {
-  const decode = Schema.decodeUnknownEffect(Schema.Array(row))
+export const findRows = <S extends Schema.Top>(row: S) => {
+  const find = SqlSchema.findAll({
+    // The request is the statement itself, passed through unchanged.
+    Request: Schema.Any,
+    Result: row,
+    execute: (statement: Effect.Effect<ReadonlyArray<unknown>, unknown, unknown>) => statement
+  })
   return <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-    Effect.flatMap(statement, (rows) => Effect.orDie(decode(rows))) as Effect.Effect<ReadonlyArray<S["Type"]>, E, R>
+    find(statement) as Effect.Effect<Array<S["Type"]>, E | Schema.SchemaError, R | S["DecodingServices"]>
 }

@@ -19,7 +19,6 @@
  * @module
  */
 import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Decision, type DecisionAction } from "../domain-events/decisions.ts"
@@ -106,11 +105,11 @@ export class Approvals extends Context.Service<Approvals, {
    */
   readonly create: (input: ApprovalCreateInput) => Effect.Effect<Approval>
   /** The approval; `NotFound` when unknown. */
-  readonly get: (id: number) => Effect.Effect<Approval, NotFound | SqlError>
+  readonly get: (id: number) => Effect.Effect<Approval, NotFound>
   /** Every approval with `status`, by `created_at` then `id` (`GET /approvals`). */
-  readonly listByStatus: (status: ApprovalStatus) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly listByStatus: (status: ApprovalStatus) => Effect.Effect<ReadonlyArray<Approval>>
   /** One page of `approval.list`; an invalid cursor is `InvalidRequest`. */
-  readonly list: (request: ApprovalListRequest) => Effect.Effect<ApprovalListResult, InvalidRequest | SqlError>
+  readonly list: (request: ApprovalListRequest) => Effect.Effect<ApprovalListResult, InvalidRequest>
   /**
    * Approves or denies a pending approval (with "approve always" overrides
    * when asked). Already terminal: the approval unchanged, nothing else.
@@ -120,11 +119,11 @@ export class Approvals extends Context.Service<Approvals, {
     id: number,
     input: ApprovalRespondInput,
     by: ApprovalResolvedBy
-  ) => Effect.Effect<ApprovalRespondResponse, NotFound | InvalidRequest | SqlError>
+  ) => Effect.Effect<ApprovalRespondResponse, NotFound | InvalidRequest>
   /** Cancels the pending approvals of a plan (the workflow engine's hook); returns them, each announced. */
-  readonly cancelForPlan: (planId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly cancelForPlan: (planId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>>
   /** Cancels the pending approvals of a run; returns them, each announced. */
-  readonly cancelForRun: (runId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly cancelForRun: (runId: string, reason?: string) => Effect.Effect<ReadonlyArray<Approval>>
 }>()("svc-gateway/approvals/Approvals") {
   /**
    * Needs {@link ApprovalsRepo}, {@link ApprovalsConfig}, `PolicyOverrides`, `EventBus`, `ConnectionRegistry`,

@@ -17,8 +17,9 @@ import {
   ApprovalResolvedBy,
   ApprovalStatus
 } from "./schema.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
 import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { findRows } from "../../layers/storage/rows.ts"
+import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored approval. `context` and `resolved_by` are JSON text; the `scope_*` columns make up `scope`. */
 export const ApprovalRow = Schema.Struct({
@@ -96,25 +97,25 @@ export interface ApprovalDecisionWrite {
 /** Repository of approvals over `SqlClient` (SQLite and PostgreSQL alike). */
 export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
   /** Stores a new approval and returns it with its id. */
-  readonly insert: (row: NewApprovalRow) => Effect.Effect<Approval, SqlError>
+  readonly insert: (row: NewApprovalRow) => Effect.Effect<Approval>
   /** The approval, or `undefined` when unknown. */
-  readonly get: (id: number) => Effect.Effect<Approval | undefined, SqlError>
+  readonly get: (id: number) => Effect.Effect<Approval | undefined>
   /** Approvals matching `filter`, by `created_at` then `id`, ascending. */
-  readonly list: (filter: ApprovalFilter) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly list: (filter: ApprovalFilter) => Effect.Effect<ReadonlyArray<Approval>>
   /** Approves or denies `id` if it is pending and not yet expired at `at`; `undefined` when it was not. */
-  readonly decide: (id: number, write: ApprovalDecisionWrite) => Effect.Effect<Approval | undefined, SqlError>
+  readonly decide: (id: number, write: ApprovalDecisionWrite) => Effect.Effect<Approval | undefined>
   /** Moves every pending approval whose `expires_at <= now` to `expired` (resolved at its `expires_at`); returns them. */
-  readonly expireDue: (now: string) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  readonly expireDue: (now: string) => Effect.Effect<ReadonlyArray<Approval>>
   /** Moves the pending approvals of a plan or run to `cancelled`; returns them. */
   readonly cancel: (
     target: { readonly planId: string } | { readonly runId: string },
     at: string,
     reason: string
-  ) => Effect.Effect<ReadonlyArray<Approval>, SqlError>
+  ) => Effect.Effect<ReadonlyArray<Approval>>
   /** The earliest `expires_at` of a pending approval, if any. */
-  readonly nextExpiry: Effect.Effect<string | undefined, SqlError>
+  readonly nextExpiry: Effect.Effect<string | undefined>
   /** Runs `effect` in one transaction (its writes commit together or not at all). */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("svc-gateway/approvals/ApprovalsRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the approvals migrations first. */
   static readonly layer = Layer.effect(
@@ -134,7 +135,7 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
         Result: ApprovalRow,
         execute: (id) => sql`SELECT * FROM approvals WHERE id = ${id}`
       })
-      const decodeRows = rowDecoder(ApprovalRow)
+      const decodeRows = findRows(ApprovalRow)
       const rows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
         Effect.map(decodeRows(statement), (decoded) => sorted(decoded.map(toApproval)))
 
@@ -171,24 +172,26 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
           RETURNING *`)
 
       const nextExpiry = Effect.map(
-        sql<{ next: string | null }>`SELECT MIN(expires_at) AS next FROM approvals WHERE status = 'pending'`,
+        findRows(Schema.Struct({ next: Schema.NullOr(Schema.String) }))(
+          sql`SELECT MIN(expires_at) AS next FROM approvals WHERE status = 'pending'`
+        ),
         (result) => result[0]?.next ?? undefined
       )
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return ApprovalsRepo.of({
+      return ApprovalsRepo.of(repositoryEdge({
         insert: (row) =>
-          orDieOnSchema(Effect.flatMap(insert(row), (o) =>
-            o._tag === "Some" ? Effect.succeed(toApproval(o.value)) : Effect.die(new Error("INSERT … RETURNING returned no row")))),
-        get: (id) => orDieOnSchema(Effect.map(findById(id), (o) => (o._tag === "Some" ? toApproval(o.value) : undefined))),
-        list: (filter) => orDieOnSchema(list(filter)),
-        decide: (id, write) => orDieOnSchema(decide(id, write)),
-        expireDue: (now) => orDieOnSchema(expireDue(now)),
-        cancel: (target, at, reason) => orDieOnSchema(cancel(target, at, reason)),
+          Effect.flatMap(insert(row), (o) =>
+            o._tag === "Some" ? Effect.succeed(toApproval(o.value)) : Effect.die(new Error("INSERT … RETURNING returned no row"))),
+        get: (id) => Effect.map(findById(id), (o) => (o._tag === "Some" ? toApproval(o.value) : undefined)),
+        list: (filter) => list(filter),
+        decide: (id, write) => decide(id, write),
+        expireDue: (now) => expireDue(now),
+        cancel: (target, at, reason) => cancel(target, at, reason),
         nextExpiry,
-        transaction: sql.withTransaction
-      })
+        transaction: transactionAtEdge(sql.withTransaction)
+      }))
     })
   )
 }

@@ -10,7 +10,7 @@
  * its next look, within {@link MAX_IDLE}).
  */
 import { Clock, Duration, Effect, Latch } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
+import { catchStorageDefect } from "../../layers/storage/repositoryEdge.ts"
 
 /** The loop's name as a background job. */
 export const EXPIRY_JOB = "approvals.expiry"
@@ -34,8 +34,8 @@ export interface Expiry {
  * earliest pending `expires_at` (ISO), if any.
  */
 export const makeExpiry = (options: {
-  readonly expireDue: Effect.Effect<unknown, SqlError>
-  readonly nextExpiry: Effect.Effect<string | undefined, SqlError>
+  readonly expireDue: Effect.Effect<unknown>
+  readonly nextExpiry: Effect.Effect<string | undefined>
 }): Expiry => {
   const wake = Latch.makeUnsafe(false)
   let target = Number.POSITIVE_INFINITY
@@ -53,7 +53,8 @@ export const makeExpiry = (options: {
     if (wake.isOpen()) return
     yield* Effect.raceFirst(Effect.sleep(delay), wake.await)
   }).pipe(
-    Effect.catch((error) =>
+    // The database failing (a defect at the repository edge) is retried; any other defect ends the loop.
+    catchStorageDefect((error) =>
       Effect.logWarning("approval expiry round failed; retrying").pipe(
         Effect.annotateLogs({ cause: String(error) }),
         Effect.andThen(Effect.sleep(RETRY_AFTER))

@@ -20,6 +20,7 @@ import type { EventBus } from "../ws-sessions/EventBus.ts"
 import { ErrorEvent } from "../ws-sessions/events.ts"
 import type { GatewayRequests } from "../ws-sessions/GatewayRequests.ts"
 import { formatIssue } from "../shared/decode.ts"
+import { catchStorageDefect } from "../../layers/storage/repositoryEdge.ts"
 import {
   type Approval,
   type ApprovalRequestPayload,
@@ -72,6 +73,11 @@ export const makeRequestFanout = (options: {
   const errorEvent = (connection: ConnectionEntry, message: string) =>
     Effect.asVoid(options.events.sendTo([connection], ErrorEvent, { code: "invalid_approval_decision", message }))
 
+  const endedWithoutDecision = (approval: Approval, connection: ConnectionEntry, error: unknown) =>
+    Effect.logDebug("approval.request ended without a decision").pipe(
+      Effect.annotateLogs({ approval_id: approval.id, connection_id: connection.connectionId, cause: String(error) })
+    )
+
   const askOne = (approval: Approval, connection: ConnectionEntry, timeout: Duration.Input) =>
     options.requests.request(connection.connectionId, "approval.request", requestPayload(approval), {
       requestId: `approval-${approval.id}`,
@@ -89,11 +95,9 @@ export const makeRequestFanout = (options: {
         // Uninterruptible: once an answer is being written, dropping the ask must not cut the write from its event.
         return Effect.uninterruptible(options.decide(approval.id, input, resolvedBy("ws", connection.principal)))
       }),
-      Effect.catch((error) =>
-        Effect.logDebug("approval.request ended without a decision").pipe(
-          Effect.annotateLogs({ approval_id: approval.id, connection_id: connection.connectionId, cause: String(error) })
-        )
-      ),
+      Effect.catch((error) => endedWithoutDecision(approval, connection, error)),
+      // The decision's write failing (the database, a defect at the repository edge) ends this ask only.
+      catchStorageDefect((error) => endedWithoutDecision(approval, connection, error)),
       Effect.asVoid
     )
 

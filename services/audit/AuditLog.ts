@@ -17,8 +17,7 @@
  * @module
  */
 import { Clock, Context, Effect, Layer } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
-import type { Actor } from "../auth/principal.ts"
+import type { Actor } from "../shared/principal.ts"
 import { Decision } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { canonicalJson } from "../shared/canonicalJson.ts"
@@ -55,17 +54,17 @@ export class AuditLog extends Context.Service<AuditLog, {
    * `AuditChains`) at the current time, and returns the event. Joins the
    * caller's transaction when called inside one.
    */
-  readonly append: (chain: string, action: AuditAction) => Effect.Effect<AuditEvent, SqlError>
+  readonly append: (chain: string, action: AuditAction) => Effect.Effect<AuditEvent>
   /** Runs `effect` in one transaction (a savepoint inside another): a decision and its events together. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** The events of a chain, by step_index (empty when it has none). */
-  readonly events: (chain: string) => Effect.Effect<ReadonlyArray<AuditEvent>, SqlError>
+  readonly events: (chain: string) => Effect.Effect<ReadonlyArray<AuditEvent>>
   /**
    * `GET /audit/export/:planId`: the chain with its verification against the
    * stored head (verify.ts check 6: a removed newest event is caught);
    * `NotFound` (404) when the chain never had an event.
    */
-  readonly exportChain: (chain: string) => Effect.Effect<AuditReceiptBundle, NotFound | SqlError>
+  readonly exportChain: (chain: string) => Effect.Effect<AuditReceiptBundle, NotFound>
   /** `POST /audit/verify`: verifies `events` as one whole chain (verify.ts). */
   readonly verify: (events: ReadonlyArray<ChainableEvent>) => AuditVerifyResult
   /**
@@ -77,7 +76,7 @@ export class AuditLog extends Context.Service<AuditLog, {
    * plan's chain): a gateway security chain (`gateway.*`, chains.ts) is
    * refused with `InvalidRequest` (400) and left untouched.
    */
-  readonly forget: (request: AuditForgetRequest, actor: Actor) => Effect.Effect<AuditForgetResponse, InvalidRequest | SqlError>
+  readonly forget: (request: AuditForgetRequest, actor: Actor) => Effect.Effect<AuditForgetResponse, InvalidRequest>
 }>()("svc-gateway/audit/AuditLog") {
   /**
    * Needs {@link AuditRepo}. Moves the planner's old `planner_events` rows
@@ -165,7 +164,7 @@ export class AuditLog extends Context.Service<AuditLog, {
         }))
       })
 
-      const moved = yield* carryOverPlannerEvents(appendAt).pipe(Effect.orDie)
+      const moved = yield* carryOverPlannerEvents(appendAt)
       if (moved > 0) yield* Effect.logInfo("planner records moved into the audit chain").pipe(Effect.annotateLogs({ moved }))
 
       return AuditLog.of({

@@ -11,12 +11,12 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
-import { rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { auditMigrations } from "./migrations/index.ts"
 import type { ChainHead } from "./verify.ts"
 import { HashedTextColumn, serialColumn } from "../../layers/storage/columns.ts"
+import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored event; `action` is the canonical JSON text (null once anonymized). */
 export const AuditEventRow = Schema.Struct({
@@ -53,13 +53,13 @@ export class AuditRepo extends Context.Service<AuditRepo, {
    * a new chain, else the head's index + 1 and its hash. Holds the head
    * until the enclosing transaction ends (call inside one).
    */
-  readonly claim: (planId: string) => Effect.Effect<ChainSlot, SqlError>
+  readonly claim: (planId: string) => Effect.Effect<ChainSlot>
   /** Inserts an event; returns its id. */
-  readonly insert: (row: Omit<AuditEventRow, "id">) => Effect.Effect<number, SqlError>
+  readonly insert: (row: Omit<AuditEventRow, "id">) => Effect.Effect<number>
   /** Records `hash` as the head's last hash (after {@link claim} and {@link insert}). */
-  readonly advance: (planId: string, hash: string) => Effect.Effect<void, SqlError>
+  readonly advance: (planId: string, hash: string) => Effect.Effect<void>
   /** The events of a chain, by step_index. */
-  readonly list: (planId: string) => Effect.Effect<ReadonlyArray<AuditEventRow>, SqlError>
+  readonly list: (planId: string) => Effect.Effect<ReadonlyArray<AuditEventRow>>
   /**
    * The chain's head (`undefined` when the chain never had an event) and its
    * events, read consistently: on PostgreSQL the head row is share-locked
@@ -68,13 +68,13 @@ export class AuditRepo extends Context.Service<AuditRepo, {
   readonly read: (planId: string) => Effect.Effect<{
     readonly head: ChainHead | undefined
     readonly events: ReadonlyArray<AuditEventRow>
-  }, SqlError>
+  }>
   /** Deletes every event of a chain (its head stays); returns how many. */
-  readonly deleteChain: (planId: string) => Effect.Effect<number, SqlError>
+  readonly deleteChain: (planId: string) => Effect.Effect<number>
   /** Sets `action` to NULL on the events `ids`; returns how many changed. */
-  readonly eraseActions: (ids: ReadonlyArray<number>) => Effect.Effect<number, SqlError>
+  readonly eraseActions: (ids: ReadonlyArray<number>) => Effect.Effect<number>
   /** Runs `effect` in one transaction (a savepoint inside another). */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** True when the calling fiber is inside a transaction of this client. */
   readonly inTransaction: Effect.Effect<boolean>
 }>()("svc-gateway/audit/AuditRepo") {
@@ -84,9 +84,9 @@ export class AuditRepo extends Context.Service<AuditRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("audit", auditMigrations)
-      const slots = rowDecoder(SlotRow)
-      const ids = rowDecoder(IdRow)
-      const events = rowDecoder(AuditEventRow)
+      const slots = findRows(SlotRow)
+      const ids = findRows(IdRow)
+      const events = findRows(AuditEventRow)
 
       const claim = (planId: string) =>
         Effect.map(
@@ -124,7 +124,7 @@ export class AuditRepo extends Context.Service<AuditRepo, {
           return { head: heads[0], events: yield* list(planId) }
         }))
 
-      return AuditRepo.of({
+      return AuditRepo.of(repositoryEdge({
         claim,
         insert: (row) => Effect.map(ids(sql`INSERT INTO audit_events ${sql.insert({ ...row })} RETURNING id`), (rows) => rows[0].id),
         advance: (planId, hash) => Effect.asVoid(sql`UPDATE audit_chains SET last_hash = ${hash} WHERE plan_id = ${planId}`),
@@ -133,9 +133,9 @@ export class AuditRepo extends Context.Service<AuditRepo, {
         deleteChain: (planId) =>
           Effect.map(sql`DELETE FROM audit_events WHERE plan_id = ${planId} RETURNING id`, countChanged),
         eraseActions,
-        transaction: sql.withTransaction,
+        transaction: transactionAtEdge(sql.withTransaction),
         inTransaction: Effect.map(Effect.serviceOption(sql.transactionService), (open) => open._tag === "Some")
-      })
+      }))
     })
   )
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Principal } from "../auth/principal.ts"
+import type { Principal } from "../shared/principal.ts"
 import type { AuditAction } from "./schema.ts"
 
 /** Who was refused, without any credential. */

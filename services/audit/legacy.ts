@@ -15,9 +15,9 @@
  */
 import { Effect, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
-import { rowDecoder } from "../../layers/storage/rows.ts"
 import { JsonTextColumn, serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { findRows } from "../../layers/storage/rows.ts"
+import { orDieStorage } from "../../layers/storage/repositoryEdge.ts"
 
 const LegacyRow = Schema.Struct({
   // BIGINT identity on PostgreSQL, INTEGER on SQLite: passed back to the DELETE as read.
@@ -53,18 +53,18 @@ const parseAction = (text: string): unknown => {
 }
 
 /** Appends an action to a chain at a given time (inside the caller's transaction). */
-export type AppendAt = (chain: string, action: unknown, occurredAt: string) => Effect.Effect<unknown, SqlError>
+export type AppendAt = (chain: string, action: unknown, occurredAt: string) => Effect.Effect<unknown>
 
 /** Moves every `planner_events` row into the audit chain; returns how many moved. */
-export const carryOverPlannerEvents = (appendAt: AppendAt): Effect.Effect<number, SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function*() {
+export const carryOverPlannerEvents = (appendAt: AppendAt): Effect.Effect<number, never, SqlClient.SqlClient> =>
+  orDieStorage(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const exists = yield* sql.onDialectOrElse({
-      pg: () => sql<{ present: boolean }>`SELECT to_regclass('planner_events') IS NOT NULL AS present`,
-      orElse: () => sql<{ present: number }>`SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'planner_events'`
-    })
+    const exists = yield* findRows(Present)(sql.onDialectOrElse({
+      pg: () => sql`SELECT to_regclass('planner_events') IS NOT NULL AS present`,
+      orElse: () => sql`SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'planner_events'`
+    }))
     if (exists.length === 0 || !exists[0].present) return 0
-    const rows = rowDecoder(LegacyRow)
+    const rows = findRows(LegacyRow)
     return yield* sql.withTransaction(Effect.gen(function*() {
       const legacy = yield* rows(sql.onDialectOrElse({
         pg: () => sql`SELECT id, plan_id, occurred_at, action FROM planner_events ORDER BY plan_id, step_index, id FOR UPDATE`,
@@ -76,4 +76,7 @@ export const carryOverPlannerEvents = (appendAt: AppendAt): Effect.Effect<number
       }
       return legacy.length
     }))
-  })
+  }))
+
+/** Whether the legacy table exists: a boolean on PostgreSQL, 1 on SQLite. */
+const Present = Schema.Struct({ present: Schema.Union([Schema.Boolean, Schema.Number]) })

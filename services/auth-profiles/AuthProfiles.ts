@@ -124,7 +124,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
       const resolver = yield* SecretResolver
 
       const get = (id: string) =>
-        Effect.flatMap(Effect.orDie(repo.get(id)), (profile) =>
+        Effect.flatMap(repo.get(id), (profile) =>
           profile === undefined
             ? Effect.fail(new NotFound({ message: `auth profile ${id} not found` }))
             : Effect.succeed(profile))
@@ -148,7 +148,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
       const create = Effect.fnUntraced(function*(input: AuthProfileCreateRequest) {
         yield* validate(input.type, input.secret_handles)
         const at = yield* now
-        return yield* Effect.orDie(repo.insert({
+        return yield* repo.insert({
           auth_profile_id: `ap_${randomUUID()}`,
           agent_id: input.agent_id ?? DEFAULT_AGENT_ID,
           provider: input.provider,
@@ -158,7 +158,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
           status: "active",
           created_at: at,
           updated_at: at
-        }))
+        })
       })
 
       const update = Effect.fnUntraced(function*(id: string, patch: AuthProfileUpdateRequest) {
@@ -173,12 +173,12 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
           if (problem !== undefined) return yield* new InvalidRequest({ message: problem })
         }
         if (patch.secret_handles !== undefined) yield* checkHandles(patch.secret_handles)
-        const updated = yield* Effect.orDie(repo.update(id, {
+        const updated = yield* repo.update(id, {
           type,
           secret_handles: handles,
           labels: patch.labels ?? current.labels,
           updated_at: yield* now
-        }))
+        })
         if (updated === undefined) return yield* new NotFound({ message: `auth profile ${id} not found` })
         return updated
       })
@@ -186,7 +186,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
       const disable = Effect.fnUntraced(function*(id: string, reason?: string) {
         const current = yield* get(id)
         if (current.status === "disabled") return current
-        const changed = yield* Effect.orDie(repo.transition(id, "active", yield* now, reason))
+        const changed = yield* repo.transition(id, "active", yield* now, reason)
         return changed ?? (yield* get(id))
       })
 
@@ -194,7 +194,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
         const current = yield* get(id)
         if (current.status === "active") return current
         yield* checkHandles(current.secret_handles)
-        const changed = yield* Effect.orDie(repo.transition(id, "disabled", yield* now))
+        const changed = yield* repo.transition(id, "disabled", yield* now)
         return changed ?? (yield* get(id))
       })
 
@@ -206,7 +206,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
 
       const setPin = Effect.fnUntraced(function*(input: PinSetInput) {
         const key = pinKey(input)
-        const profile = yield* Effect.orDie(repo.get(input.profile_id))
+        const profile = yield* repo.get(input.profile_id)
         if (profile === undefined) {
           return yield* new InvalidRequest({ message: `profile_id: auth profile ${input.profile_id} not found` })
         }
@@ -219,7 +219,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
               `profile_id: auth profile ${input.profile_id} belongs to agent ${profile.agent_id} and provider ${profile.provider}, not ${key.agent_id} and ${key.provider}`
           })
         }
-        return yield* Effect.orDie(repo.setPin({ ...key, auth_profile_id: profile.auth_profile_id, pinned_at: yield* now }))
+        return yield* repo.setPin({ ...key, auth_profile_id: profile.auth_profile_id, pinned_at: yield* now })
       })
 
       const resolveCredential = (profile: AuthProfile) => {
@@ -232,13 +232,13 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
       }
 
       const select = Effect.fnUntraced(function*(agentId: string, sessionId: string, provider: string) {
-        const pin = yield* Effect.orDie(repo.getPin({ agent_id: agentId, session_id: sessionId, provider }))
+        const pin = yield* repo.getPin({ agent_id: agentId, session_id: sessionId, provider })
         const candidates: Array<AuthProfile> = []
         if (pin !== undefined) {
-          const pinned = yield* Effect.orDie(repo.get(pin.auth_profile_id))
+          const pinned = yield* repo.get(pin.auth_profile_id)
           if (pinned !== undefined && pinned.status === "active") candidates.push(pinned)
         }
-        const active = yield* Effect.orDie(repo.list({ agent_id: agentId, provider, status: "active" }))
+        const active = yield* repo.list({ agent_id: agentId, provider, status: "active" })
         for (const profile of active) if (profile.auth_profile_id !== pin?.auth_profile_id) candidates.push(profile)
         for (const candidate of candidates) {
           const selected = yield* resolveCredential(candidate)
@@ -257,7 +257,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
           access_token: input.access_token,
           ...(input.refresh_token !== undefined ? { refresh_token: input.refresh_token } : {})
         }
-        return yield* Effect.orDie(repo.transaction(Effect.gen(function*() {
+        return yield* repo.transaction(Effect.gen(function*() {
           const existing = yield* repo.list({ agent_id: input.agent_id, provider: input.provider, type: "oauth" })
           const at = yield* now
           const current = existing[0]
@@ -278,19 +278,19 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
           if (reactivated !== undefined) return reactivated
           const updated = yield* repo.get(current.auth_profile_id)
           return updated ?? (yield* Effect.die(new Error(`auth profile ${current.auth_profile_id} vanished`)))
-        })))
+        }))
       })
 
       return AuthProfiles.of({
-        list: (filter) => Effect.orDie(repo.list(filter)),
+        list: (filter) => repo.list(filter),
         get,
         create,
         update,
         disable,
         enable,
-        listPins: (filter) => Effect.orDie(repo.listPins(filter)),
+        listPins: (filter) => repo.listPins(filter),
         setPin,
-        clearPin: (key) => Effect.orDie(repo.clearPin(pinKey(key))),
+        clearPin: (key) => repo.clearPin(pinKey(key)),
         select,
         upsertOAuth
       })
@@ -313,9 +313,9 @@ export const makeAuthProfileReferences = Effect.gen(function*() {
   const repo = yield* AuthProfilesRepo
   return SecretReferences.of({
     repoint: (oldHandleId, newHandleId) =>
-      Effect.orDie(Effect.flatMap(now, (at) => repo.repoint(oldHandleId, newHandleId, at))),
+      Effect.flatMap(now, (at) => repo.repoint(oldHandleId, newHandleId, at)),
     handleRevoked: (handleId) =>
-      Effect.orDie(Effect.flatMap(now, (at) => repo.disableReferencing(handleId, `secret ${handleId} revoked`, at)))
+      Effect.flatMap(now, (at) => repo.disableReferencing(handleId, `secret ${handleId} revoked`, at))
   })
 })
 

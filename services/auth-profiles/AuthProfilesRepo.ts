@@ -20,8 +20,9 @@ import {
   AuthProfileType,
   type SessionProviderPin
 } from "./schema.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
 import { TimestampColumn } from "../../layers/storage/columns.ts"
+import { findRows } from "../../layers/storage/rows.ts"
+import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored profile: one column per handle, `labels` as JSON text. */
 export const AuthProfileRow = Schema.Struct({
@@ -116,13 +117,13 @@ export interface AuthProfileWrite {
 /** Repository of auth profiles and session pins over `SqlClient` (SQLite and PostgreSQL alike). */
 export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
   /** Stores a new profile and returns it. */
-  readonly insert: (profile: AuthProfile) => Effect.Effect<AuthProfile, SqlError>
+  readonly insert: (profile: AuthProfile) => Effect.Effect<AuthProfile>
   /** The profile, or `undefined` when unknown. */
-  readonly get: (id: string) => Effect.Effect<AuthProfile | undefined, SqlError>
+  readonly get: (id: string) => Effect.Effect<AuthProfile | undefined>
   /** Profiles matching `filter`, by `created_at` then id. */
-  readonly list: (filter: AuthProfileFilter) => Effect.Effect<ReadonlyArray<AuthProfile>, SqlError>
+  readonly list: (filter: AuthProfileFilter) => Effect.Effect<ReadonlyArray<AuthProfile>>
   /** Replaces type, handles and labels; `undefined` when unknown. */
-  readonly update: (id: string, write: AuthProfileWrite) => Effect.Effect<AuthProfile | undefined, SqlError>
+  readonly update: (id: string, write: AuthProfileWrite) => Effect.Effect<AuthProfile | undefined>
   /**
    * Moves `id` from `from` to the other status (`disabled` with `reason`;
    * `active` clears the reason). `undefined` when it was not in `from`.
@@ -132,21 +133,21 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
     from: AuthProfileStatus,
     at: string,
     reason?: string | undefined
-  ) => Effect.Effect<AuthProfile | undefined, SqlError>
+  ) => Effect.Effect<AuthProfile | undefined>
   /** Points every handle column equal to `oldHandle` at `newHandle`; returns how many profiles changed. */
-  readonly repoint: (oldHandle: string, newHandle: string, at: string) => Effect.Effect<number, SqlError>
+  readonly repoint: (oldHandle: string, newHandle: string, at: string) => Effect.Effect<number>
   /** Disables every active profile referencing `handle` with `reason`; returns how many. */
-  readonly disableReferencing: (handle: string, reason: string, at: string) => Effect.Effect<number, SqlError>
+  readonly disableReferencing: (handle: string, reason: string, at: string) => Effect.Effect<number>
   /** Sets (inserts or replaces) a pin and returns it. */
-  readonly setPin: (pin: SessionProviderPin) => Effect.Effect<SessionProviderPin, SqlError>
+  readonly setPin: (pin: SessionProviderPin) => Effect.Effect<SessionProviderPin>
   /** Deletes a pin; `true` when there was one. */
-  readonly clearPin: (key: PinKey) => Effect.Effect<boolean, SqlError>
+  readonly clearPin: (key: PinKey) => Effect.Effect<boolean>
   /** The pin, or `undefined`. */
-  readonly getPin: (key: PinKey) => Effect.Effect<SessionProviderPin | undefined, SqlError>
+  readonly getPin: (key: PinKey) => Effect.Effect<SessionProviderPin | undefined>
   /** Pins matching `filter`, by agent, session, provider. */
-  readonly listPins: (filter: PinFilter) => Effect.Effect<ReadonlyArray<SessionProviderPin>, SqlError>
+  readonly listPins: (filter: PinFilter) => Effect.Effect<ReadonlyArray<SessionProviderPin>>
   /** Runs `effect` in one transaction. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("svc-gateway/auth-profiles/AuthProfilesRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the auth-profiles migrations first. */
   static readonly layer = Layer.effect(
@@ -155,8 +156,8 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("auth_profiles", authProfilesMigrations)
 
-      const decodeRows = rowDecoder(AuthProfileRow)
-      const decodePins = rowDecoder(PinRow)
+      const decodeRows = findRows(AuthProfileRow)
+      const decodePins = findRows(PinRow)
       const encodeRow = Schema.encodeEffect(AuthProfileRow)
       const profiles = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
         Effect.map(decodeRows(statement), (rows) => sortProfiles(rows.map(toAuthProfile)))
@@ -210,7 +211,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       const repoint = (oldHandle: string, newHandle: string, at: string) =>
         Effect.map(
-          sql<{ auth_profile_id: string }>`UPDATE auth_profiles SET
+          sql`UPDATE auth_profiles SET
             api_key_handle = CASE WHEN api_key_handle = ${oldHandle} THEN ${newHandle} ELSE api_key_handle END,
             access_token_handle = CASE WHEN access_token_handle = ${oldHandle} THEN ${newHandle} ELSE access_token_handle END,
             refresh_token_handle = CASE WHEN refresh_token_handle = ${oldHandle} THEN ${newHandle} ELSE refresh_token_handle END,
@@ -222,7 +223,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       const disableReferencing = (handle: string, reason: string, at: string) =>
         Effect.map(
-          sql<{ auth_profile_id: string }>`UPDATE auth_profiles SET status = 'disabled', disabled_reason = ${reason}, updated_at = ${at}
+          sql`UPDATE auth_profiles SET status = 'disabled', disabled_reason = ${reason}, updated_at = ${at}
             WHERE status = 'active'
               AND (api_key_handle = ${handle} OR access_token_handle = ${handle} OR refresh_token_handle = ${handle})
             RETURNING auth_profile_id`,
@@ -243,7 +244,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       const clearPin = (key: PinKey) =>
         Effect.map(
-          sql<{ agent_id: string }>`DELETE FROM session_provider_pins WHERE ${pinWhere(key)} RETURNING agent_id`,
+          sql`DELETE FROM session_provider_pins WHERE ${pinWhere(key)} RETURNING agent_id`,
           (rows) => rows.length > 0
         )
 
@@ -260,20 +261,20 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return AuthProfilesRepo.of({
-        insert: (profile) => orDieOnSchema(insert(profile)),
-        get: (id) => orDieOnSchema(Effect.map(findById(id), (o) => (o._tag === "Some" ? toAuthProfile(o.value) : undefined))),
-        list: (filter) => orDieOnSchema(list(filter)),
-        update: (id, write) => orDieOnSchema(update(id, write)),
-        transition: (id, from, at, reason) => orDieOnSchema(transition(id, from, at, reason)),
+      return AuthProfilesRepo.of(repositoryEdge({
+        insert: (profile) => insert(profile),
+        get: (id) => Effect.map(findById(id), (o) => (o._tag === "Some" ? toAuthProfile(o.value) : undefined)),
+        list: (filter) => list(filter),
+        update: (id, write) => update(id, write),
+        transition: (id, from, at, reason) => transition(id, from, at, reason),
         repoint,
         disableReferencing,
-        setPin: (pin) => orDieOnSchema(setPin(pin)),
+        setPin: (pin) => setPin(pin),
         clearPin,
-        getPin: (key) => orDieOnSchema(getPin(key)),
-        listPins: (filter) => orDieOnSchema(listPins(filter)),
-        transaction: sql.withTransaction
-      })
+        getPin: (key) => getPin(key),
+        listPins: (filter) => listPins(filter),
+        transaction: transactionAtEdge(sql.withTransaction)
+      }))
     })
   )
 }

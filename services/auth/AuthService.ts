@@ -10,10 +10,10 @@
  *   chain) in the same transaction; a refused credential that counts against
  *   the rate limit publishes `auth.failed` (`gateway.auth`). Never the token.
  */
+import { transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 import { NodeServices } from "@effect/platform-node"
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import {
   DEFAULT_DEVICE_TOKEN_TTL_SECONDS,
   type DeviceTokenIssueRequest,
@@ -75,7 +75,7 @@ export class AuthService extends Context.Service<AuthService, {
    * Resolves a bearer/cookie token to its principal.
    * Fails with `Unauthorized` (401) for unknown, revoked or expired tokens.
    */
-  readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized | SqlError>
+  readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthorized>
   /**
    * `authenticate` for a credential presented by a client at `clientAddress`:
    * a failed attempt counts against that address's rate limit (reference
@@ -86,7 +86,7 @@ export class AuthService extends Context.Service<AuthService, {
   readonly authenticateAttempt: (
     token: string,
     clientAddress: string
-  ) => Effect.Effect<Principal, Unauthorized | TooManyRequests | SqlError>
+  ) => Effect.Effect<Principal, Unauthorized | TooManyRequests>
   /**
    * Counts an `Unauthorized` failure of `attempt` (a credential checked by
    * another authority, e.g. a scoped node token resolved by the pairing
@@ -103,9 +103,9 @@ export class AuthService extends Context.Service<AuthService, {
    * `ttl_seconds` later, both with millisecond precision, so the token is
    * valid for its whole TTL after the response.
    */
-  readonly issueDeviceToken: (request: DeviceTokenIssueRequest) => Effect.Effect<DeviceTokenIssueResponse, SqlError>
+  readonly issueDeviceToken: (request: DeviceTokenIssueRequest) => Effect.Effect<DeviceTokenIssueResponse>
   /** Revokes a device token; `NotFound` (404) when unknown or already revoked. */
-  readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound | SqlError>
+  readonly revokeDeviceToken: (token: string) => Effect.Effect<DeviceTokenRevokeResponse, NotFound>
 }>()("svc-gateway/auth/AuthService") {
   /** Needs {@link AuthConfig}, {@link DeviceTokenRepo}, {@link RateLimiter}, `DomainEvents` and a `SqlClient` (transactions). */
   static readonly layerNoDeps = Layer.effect(
@@ -116,6 +116,7 @@ export class AuthService extends Context.Service<AuthService, {
       const limiter = yield* RateLimiter
       const events = yield* DomainEvents
       const sql = yield* SqlClient.SqlClient
+      const transaction = transactionAtEdge(sql.withTransaction)
       const isAdminToken = makeSecretMatcher(Redacted.value(config.adminToken))
 
       const authenticateDevice = Effect.fnUntraced(function*(token: string) {
@@ -144,7 +145,7 @@ export class AuthService extends Context.Service<AuthService, {
         } satisfies Principal as Principal
       })
 
-      const authenticate = (token: string): Effect.Effect<Principal, Unauthorized | SqlError> => {
+      const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> => {
         if (token.length === 0) return invalidToken
         if (isAdminToken(token)) return Effect.succeed(adminPrincipal)
         if (!token.startsWith(DEVICE_TOKEN_PREFIX)) return invalidToken
@@ -178,7 +179,7 @@ export class AuthService extends Context.Service<AuthService, {
         const expiresAt = ttl === undefined ? null : new Date(now + ttl * 1000).toISOString()
         const scopes = normalizeScopes(request.scopes)
         const tokenId = crypto.randomUUID()
-        yield* sql.withTransaction(Effect.gen(function*() {
+        yield* transaction(Effect.gen(function*() {
           yield* repo.insert({
             token_id: tokenId,
             token_digest: tokenDigest(token),
@@ -218,7 +219,7 @@ export class AuthService extends Context.Service<AuthService, {
 
       const revokeDeviceToken = Effect.fn("AuthService.revokeDeviceToken")(function*(token: string) {
         const now = yield* Clock.currentTimeMillis
-        const tokenId = yield* sql.withTransaction(Effect.gen(function*() {
+        const tokenId = yield* transaction(Effect.gen(function*() {
           const revoked = yield* repo.revoke(tokenDigest(token), new Date(now).toISOString())
           if (revoked !== undefined) {
             yield* events.publish(Decision, { chain: AuditChains.deviceTokens, action: { type: "device_token.revoked", token_id: revoked } })

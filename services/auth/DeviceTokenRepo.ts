@@ -9,13 +9,12 @@
  */
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { authMigrations } from "./migrations/index.ts"
 import { DeviceRole, Scope } from "./schema.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { makeDecoder } from "../shared/decode.ts"
 import { TimestampColumn } from "../../layers/storage/columns.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /**
  * A stored device token. Timestamps are ISO-8601 UTC strings; `scopes` is the
@@ -49,15 +48,15 @@ const decodeStored = makeDecoder(DeviceTokenRow, { label: "row", echoInput: fals
 /** Repository of device tokens over `SqlClient` (SQLite and PostgreSQL alike). */
 export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
   /** Stores a newly issued token. */
-  readonly insert: (record: DeviceTokenRecord) => Effect.Effect<void, SqlError>
+  readonly insert: (record: DeviceTokenRecord) => Effect.Effect<void>
   /** The token whose digest is `digest`, revoked or not (see {@link DeviceTokenLookup}). */
-  readonly findByDigest: (digest: string) => Effect.Effect<DeviceTokenLookup, SqlError>
+  readonly findByDigest: (digest: string) => Effect.Effect<DeviceTokenLookup>
   /**
    * Marks the token revoked at `at` if it exists and is not yet revoked (one
    * conditional write); returns its `token_id`, or `undefined` when unknown or
    * already revoked.
    */
-  readonly revoke: (digest: string, at: string) => Effect.Effect<string | undefined, SqlError>
+  readonly revoke: (digest: string, at: string) => Effect.Effect<string | undefined>
 }>()("svc-gateway/auth/DeviceTokenRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the auth migrations first. */
   static readonly layer = Layer.effect(
@@ -71,7 +70,7 @@ export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
         execute: (row) => sql`INSERT INTO device_tokens ${sql.insert(row)}`
       })
       const findByDigest = (digest: string) =>
-        Effect.map(sql<{ token_id: unknown }>`SELECT * FROM device_tokens WHERE token_digest = ${digest}`, (rows): DeviceTokenLookup => {
+        Effect.map(sql`SELECT * FROM device_tokens WHERE token_digest = ${digest}`, (rows): DeviceTokenLookup => {
           if (rows.length === 0) return undefined
           const decoded = decodeStored(rows[0])
           return Result.isSuccess(decoded)
@@ -85,12 +84,12 @@ export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
           sql`UPDATE device_tokens SET revoked_at = ${at} WHERE token_digest = ${digest} AND revoked_at IS NULL RETURNING token_id`
       })
 
-      return DeviceTokenRepo.of({
-        insert: (record) => orDieOnSchema(insert(record)),
+      return DeviceTokenRepo.of(repositoryEdge({
+        insert: (record) => insert(record),
         findByDigest,
         revoke: (digest, at) =>
-          orDieOnSchema(Effect.map(revoke({ digest, at }), (o) => o._tag === "Some" ? o.value.token_id : undefined))
-      })
+          Effect.map(revoke({ digest, at }), (o) => o._tag === "Some" ? o.value.token_id : undefined)
+      }))
     })
   )
 }

@@ -3,41 +3,15 @@
  * authorization (HTTP route table, WS message table).
  *
  * gateway-api.md "Authentication": the admin token is break-glass and bypasses
- * scope enforcement; device tokens are scoped.
+ * scope enforcement; device tokens are scoped. The types ({@link Principal},
+ * {@link Actor}) live in services/shared/principal.ts so that subsystems below
+ * auth (audit) can name them; they are re-exported here.
  */
 import { Context } from "effect"
-import type { DeviceRole } from "./schema.ts"
+import type { Actor, AdminPrincipal, Principal } from "../shared/principal.ts"
 
 export { KNOWN_SCOPES, type Scope } from "./schema.ts"
-
-/** The admin token's principal: every scope, every route. */
-export interface AdminPrincipal {
-  readonly kind: "admin"
-}
-
-/** A device token's principal; `scopes` is the de-duplicated set it was issued with (spec scopes only). */
-export interface DevicePrincipal {
-  readonly kind: "device"
-  readonly tokenId: string
-  readonly deviceId: string
-  readonly role: DeviceRole
-  readonly scopes: ReadonlySet<string>
-}
-
-/**
- * A scoped node token's principal (docs/pairing.md): the node whose pairing
- * `pairingId` was approved. It authenticates only a WebSocket peer of role
- * `node` whose proven device id is `nodeId`, holds no operator scope, and may
- * send only the requests a node needs (declarations with `nodeToken: true`).
- */
-export interface NodePrincipal {
-  readonly kind: "node"
-  readonly nodeId: string
-  readonly pairingId: number
-}
-
-/** An authenticated caller. */
-export type Principal = AdminPrincipal | DevicePrincipal | NodePrincipal
+export type { Actor, AdminPrincipal, DevicePrincipal, NodePrincipal, Principal } from "../shared/principal.ts"
 
 /** The shared admin principal value (no per-request allocation). */
 export const adminPrincipal: AdminPrincipal = { kind: "admin" }
@@ -92,18 +66,6 @@ export const resolvedBy = (kind: "http" | "ws", principal: Principal | undefined
   const name = principalName(principal)
   return name === undefined ? { kind } : { kind, principal: name }
 }
-
-/**
- * Who asked for an audited operation, as the audit event records it (never a
- * token): `admin` (the admin token), `device` (a device token: its
- * `device_id` and `token_id`), `node` (a scoped node token: its `node_id`),
- * or `unauthenticated` (gateway auth is off, `SVC_AUTH=off`).
- */
-export type Actor =
-  | { readonly kind: "admin" }
-  | { readonly kind: "device"; readonly device_id: string; readonly token_id: string }
-  | { readonly kind: "node"; readonly node_id: string }
-  | { readonly kind: "unauthenticated" }
 
 /** The {@link Actor} of `principal` (`undefined`: auth is off). */
 export const actorOf = (principal: Principal | undefined): Actor => {

@@ -4,6 +4,7 @@
  * OpenAPI document and the client.
  */
 import { Schema } from "effect"
+import { DEVICE_ROLES } from "../shared/principal.ts"
 
 /** Name of the session cookie holding the admin (or a device) token (gateway-api.md "Authentication"). */
 export const ADMIN_COOKIE = "svc_admin_token"
@@ -44,7 +45,7 @@ export const Scope = Schema.Literals(KNOWN_SCOPES).annotate({
 export type Scope = typeof Scope.Type
 
 /** `client` (operator programs) or `node` (capability providers). */
-export const DeviceRole = Schema.Literals(["client", "node"]).annotate({
+export const DeviceRole = Schema.Literals(DEVICE_ROLES).annotate({
   description: "Device role: client (operator program) or node (capability provider)."
 })
 export type DeviceRole = typeof DeviceRole.Type

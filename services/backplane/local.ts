@@ -8,7 +8,7 @@
  * @module
  */
 import { Clock, Deferred, Duration, Effect } from "effect"
-import { GatewayMetrics } from "../diagnostics/metrics.ts"
+import { GatewayMetrics } from "../metrics/GatewayMetrics.ts"
 import type { Backplane } from "./Backplane.ts"
 import { eventEnvelope, inAudience } from "./envelope.ts"
 import { PeerDisconnected, PeerNotConnected, PeerRequestFailed, type PeerRequestError, PeerRequestTimeout } from "./errors.ts"

@@ -18,7 +18,7 @@ import { CliSandbox } from "../workflow/executors/CliSandbox.ts"
 import { ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
 import { PresenceConfig } from "../ws-sessions/Presence.ts"
 import { DiagnosticsRepo, type UsageFilter } from "./DiagnosticsRepo.ts"
-import { GatewayMetrics, renderPrometheus } from "./metrics.ts"
+import { GatewayMetrics, renderPrometheus } from "../metrics/GatewayMetrics.ts"
 import { processSampler } from "./processSample.ts"
 import type { StatusResponse, UsageQuery, UsageResponse } from "./schema.ts"
 

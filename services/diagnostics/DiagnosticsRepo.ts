@@ -10,10 +10,10 @@
  */
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
-import { rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { AttemptCost } from "../workflow/runs/schema.ts"
 import type { UsageTotals } from "./schema.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** Which attempts a usage sum covers. */
 export type UsageFilter =
@@ -53,21 +53,21 @@ const addCost = (sum: { -readonly [K in keyof UsageTotals]: UsageTotals[K] }, co
 /** The queries; needs a `SqlClient`. */
 export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
   /** Queued, running and paused runs. */
-  readonly runDepth: Effect.Effect<RunDepth, SqlError>
+  readonly runDepth: Effect.Effect<RunDepth>
   /** Approvals with status `pending`. */
-  readonly approvalsPending: Effect.Effect<number, SqlError>
+  readonly approvalsPending: Effect.Effect<number>
   /** Watcher firings with status `pending` (claimed; their run not started yet). */
-  readonly watcherFiringsPending: Effect.Effect<number, SqlError>
+  readonly watcherFiringsPending: Effect.Effect<number>
   /** Sums of the attempt costs in `filter`'s scope. */
-  readonly usage: (filter: UsageFilter) => Effect.Effect<UsageSums, SqlError>
+  readonly usage: (filter: UsageFilter) => Effect.Effect<UsageSums>
 }>()("svc-gateway/diagnostics/DiagnosticsRepo") {
   static readonly layer = Layer.effect(
     DiagnosticsRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const statusCounts = rowDecoder(StatusCount)
-      const counts = rowDecoder(Count)
-      const costs = rowDecoder(CostRow)
+      const statusCounts = findRows(StatusCount)
+      const counts = findRows(Count)
+      const costs = findRows(CostRow)
       const single = (rows: ReadonlyArray<{ readonly n: number }>) => rows[0]?.n ?? 0
 
       const runDepth = Effect.map(
@@ -121,7 +121,7 @@ export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
           return { totals: sum, unreadable }
         })
 
-      return DiagnosticsRepo.of({ runDepth, approvalsPending, watcherFiringsPending, usage })
+      return DiagnosticsRepo.of(repositoryEdge({ runDepth, approvalsPending, watcherFiringsPending, usage }))
     })
   )
 }

@@ -12,7 +12,7 @@
  */
 import { Effect, Layer } from "effect"
 import { GatewayConfig } from "../../layers/config.ts"
-import { disabledRecorder, GatewayMetrics } from "./metrics.ts"
+import { disabledRecorder, GatewayMetrics } from "../metrics/GatewayMetrics.ts"
 import { httpSpanNames, otlpTracing } from "./tracing.ts"
 
 /**

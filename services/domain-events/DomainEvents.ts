@@ -25,7 +25,6 @@
  */
 import { Cause, Context, Effect, Layer, PubSub, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 
 /**
  * A declared domain event: its `name` (unique in the gateway, e.g.
@@ -53,7 +52,7 @@ export class DomainEvents extends Context.Service<DomainEvents, {
    * transaction), its after-commit reactions (awaited) and its background
    * subscribers (queued).
    */
-  readonly publish: <A>(event: DomainEvent<A>, payload: A) => Effect.Effect<void, SqlError>
+  readonly publish: <A>(event: DomainEvent<A>, payload: A) => Effect.Effect<void>
   /**
    * {@link publish} for publishers whose answer must not depend on the
    * subscribers (e.g. a 401 for a refused credential): a failure is logged
@@ -61,7 +60,7 @@ export class DomainEvents extends Context.Service<DomainEvents, {
    */
   readonly publishOrLog: <A>(event: DomainEvent<A>, payload: A) => Effect.Effect<void>
   /** Registers a subscriber that runs inside the publisher's transaction (all or nothing with its write). */
-  readonly inTransaction: <A>(event: DomainEvent<A>, subscriber: (payload: A) => Effect.Effect<void, SqlError>) => Effect.Effect<void>
+  readonly inTransaction: <A>(event: DomainEvent<A>, subscriber: (payload: A) => Effect.Effect<void>) => Effect.Effect<void>
   /** Registers a reaction run after the publisher's commit, in its fiber, awaited; a failure is logged. */
   readonly afterCommit: <A>(event: DomainEvent<A>, reaction: (payload: A) => Effect.Effect<void>) => Effect.Effect<void>
   /**
@@ -81,7 +80,7 @@ export class DomainEvents extends Context.Service<DomainEvents, {
     DomainEvents,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const transactional = new Map<string, Array<Handler<SqlError>>>()
+      const transactional = new Map<string, Array<Handler<never>>>()
       const reactions = new Map<string, Array<Handler<never>>>()
       const pubsubs = new Map<string, PubSub.PubSub<unknown>>()
 
@@ -117,7 +116,7 @@ export class DomainEvents extends Context.Service<DomainEvents, {
       return DomainEvents.of({
         publish,
         publishOrLog: (event, payload) => logged(event.name, "domain event publication failed")(publish(event, payload)),
-        inTransaction: (event, subscriber) => register(transactional, event.name, subscriber as Handler<SqlError>),
+        inTransaction: (event, subscriber) => register(transactional, event.name, subscriber as Handler<never>),
         afterCommit: (event, reaction) => register(reactions, event.name, reaction as Handler<never>),
         subscribe: (event, reaction) =>
           Effect.gen(function*() {

@@ -19,9 +19,9 @@
  *
  * @module
  */
+import { transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { AuditChains, Decision } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import type { NodePrincipal } from "../auth/principal.ts"
@@ -98,7 +98,7 @@ export class Pairings extends Context.Service<Pairings, {
   /** Pairings, newest first; every status when `status` is absent. */
   readonly list: (filter?: { readonly status?: PairingStatus | undefined }) => Effect.Effect<ReadonlyArray<Pairing>>
   /** The pairing; `NotFound` when unknown. */
-  readonly get: (pairingId: number) => Effect.Effect<Pairing, NotFound | SqlError>
+  readonly get: (pairingId: number) => Effect.Effect<Pairing, NotFound>
   /**
    * A peer of role `node` completed `connect.proof` (any credential): creates
    * its pending pairing, refreshes it (label, capabilities, metadata,
@@ -119,21 +119,21 @@ export class Pairings extends Context.Service<Pairings, {
     pairingId: number,
     input: PairingApproveInput,
     by: PairingResolvedBy
-  ) => Effect.Effect<Pairing, NotFound | SqlError>
+  ) => Effect.Effect<Pairing, NotFound>
   /** pending → denied; closes the node's live connections (4001 `pairing denied`). `NotFound` when unknown or not pending. */
-  readonly deny: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound | SqlError>
+  readonly deny: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound>
   /**
    * any but revoked → revoked: the token stops working at once and the node's
    * live connections close (4001 `pairing revoked`), whatever credential they
    * used. `NotFound` when unknown or already revoked.
    */
-  readonly revoke: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound | SqlError>
+  readonly revoke: (pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) => Effect.Effect<Pairing, NotFound>
   /**
    * Resolves a scoped node token (`svc-node.v1.…`) to its principal: the
    * token of an approved pairing, compared by digest in constant time.
    * `Unauthorized` otherwise.
    */
-  readonly authenticateToken: (token: string) => Effect.Effect<NodePrincipal, Unauthorized | SqlError>
+  readonly authenticateToken: (token: string) => Effect.Effect<NodePrincipal, Unauthorized>
 }>()("svc-gateway/pairing/Pairings") {
   /** Needs {@link PairingsRepo}, `EventBus`, the `Backplane` (a node's connections), `DomainEvents` and a `SqlClient` (transactions, `afterCommit`). */
   static readonly layerNoDeps = Layer.effect(
@@ -143,11 +143,12 @@ export class Pairings extends Context.Service<Pairings, {
       const events = yield* EventBus
       const backplane = yield* Backplane
       const sql = yield* SqlClient.SqlClient
+      const transaction = transactionAtEdge(sql.withTransaction)
       const domainEvents = yield* DomainEvents
 
       /** `write`, and when it took effect its decision `type` (audited), in one transaction. */
       const audited = <E>(write: Effect.Effect<Pairing | undefined, E>, type: string) =>
-        sql.withTransaction(Effect.tap(write, (pairing) =>
+        transaction(Effect.tap(write, (pairing) =>
           pairing === undefined
             ? Effect.void
             : domainEvents.publish(Decision, { chain: AuditChains.pairing, action: auditAction(type, pairing) })))
@@ -270,7 +271,7 @@ export class Pairings extends Context.Service<Pairings, {
         return won
       })
 
-      const authenticateToken = (token: string): Effect.Effect<NodePrincipal, Unauthorized | SqlError> => {
+      const authenticateToken = (token: string): Effect.Effect<NodePrincipal, Unauthorized> => {
         if (!isNodeToken(token)) return Effect.fail(invalidToken)
         const digest = tokenDigest(token)
         return Effect.flatMap(repo.findApprovedByTokenDigest(digest), (owner) =>
@@ -280,8 +281,8 @@ export class Pairings extends Context.Service<Pairings, {
       }
 
       return Pairings.of({
-        findByNode: (nodeId) => Effect.orDie(repo.findByNode(nodeId)),
-        list: (filter) => Effect.orDie(repo.list(filter?.status)),
+        findByNode: (nodeId) => repo.findByNode(nodeId),
+        list: (filter) => repo.list(filter?.status),
         get,
         nodeConnected,
         approve,

@@ -15,8 +15,9 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { pairingMigrations } from "./migrations/index.ts"
 import { type Pairing, PairingResolvedBy, PairingStatus, type TrustLevel, TrustLevel as TrustLevelSchema } from "./schema.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
 import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { findRows } from "../../layers/storage/rows.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored pairing. JSON columns are text; `token_digest` is the scoped token's SHA-256 hex, set only while approved. */
 export const PairingRow = Schema.Struct({
@@ -94,35 +95,35 @@ export interface TokenOwner {
 /** Repository of pairings over `SqlClient` (SQLite and PostgreSQL alike). */
 export class PairingsRepo extends Context.Service<PairingsRepo, {
   /** The pairing, or `undefined` when unknown. */
-  readonly get: (pairingId: number) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly get: (pairingId: number) => Effect.Effect<Pairing | undefined>
   /** The pairing of `nodeId`, or `undefined`. */
-  readonly findByNode: (nodeId: string) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly findByNode: (nodeId: string) => Effect.Effect<Pairing | undefined>
   /** Pairings (with `status` when given), newest first: `requested_at`, then `pairing_id`, descending. */
-  readonly list: (status?: PairingStatus | undefined) => Effect.Effect<ReadonlyArray<Pairing>, SqlError>
+  readonly list: (status?: PairingStatus | undefined) => Effect.Effect<ReadonlyArray<Pairing>>
   /**
    * Refreshes label, capabilities, metadata and `last_seen_at` of the node's
    * pairing if it is pending or approved (only approved under
    * `approvedPairingId` when given); `undefined` when it was not.
    */
-  readonly refresh: (seen: NodeSeen, approvedPairingId?: number | undefined) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly refresh: (seen: NodeSeen, approvedPairingId?: number | undefined) => Effect.Effect<Pairing | undefined>
   /**
    * Moves the node's denied or revoked pairing back to pending (requested now;
    * trust level, allowlist, resolution and token cleared) and refreshes it;
    * `undefined` when it was not denied or revoked.
    */
-  readonly reopen: (seen: NodeSeen) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly reopen: (seen: NodeSeen) => Effect.Effect<Pairing | undefined>
   /** Creates the node's pending pairing; `undefined` when the node already has one. */
-  readonly insertPending: (seen: NodeSeen) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly insertPending: (seen: NodeSeen) => Effect.Effect<Pairing | undefined>
   /** pending → approved with its terms and token digest; `undefined` when not pending. */
-  readonly approve: (pairingId: number, write: PairingApprovalWrite) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly approve: (pairingId: number, write: PairingApprovalWrite) => Effect.Effect<Pairing | undefined>
   /** Replaces the token digest of an approved pairing; `undefined` when it is not approved. */
-  readonly rotateToken: (pairingId: number, tokenDigest: string) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly rotateToken: (pairingId: number, tokenDigest: string) => Effect.Effect<Pairing | undefined>
   /** pending → denied; `undefined` when not pending. */
-  readonly deny: (pairingId: number, write: PairingDecisionWrite) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly deny: (pairingId: number, write: PairingDecisionWrite) => Effect.Effect<Pairing | undefined>
   /** any but revoked → revoked, token cleared (trust level and allowlist kept); `undefined` when unknown or already revoked. */
-  readonly revoke: (pairingId: number, write: PairingDecisionWrite) => Effect.Effect<Pairing | undefined, SqlError>
+  readonly revoke: (pairingId: number, write: PairingDecisionWrite) => Effect.Effect<Pairing | undefined>
   /** The approved pairing whose token digest is `digest`, or `undefined`. */
-  readonly findApprovedByTokenDigest: (digest: string) => Effect.Effect<TokenOwner | undefined, SqlError>
+  readonly findApprovedByTokenDigest: (digest: string) => Effect.Effect<TokenOwner | undefined>
 }>()("svc-gateway/pairing/PairingsRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the pairing migrations first. */
   static readonly layer = Layer.effect(
@@ -137,7 +138,7 @@ export class PairingsRepo extends Context.Service<PairingsRepo, {
         Result: PairingRow,
         execute: (row) => sql`INSERT INTO node_pairings ${sql.insert(row)} ON CONFLICT (node_id) DO NOTHING RETURNING *`
       })
-      const decodeRows = rowDecoder(PairingRow)
+      const decodeRows = findRows(PairingRow)
       const rows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
         Effect.map(decodeRows(statement), (decoded) => decoded.map(toPairing))
       const one = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
@@ -219,21 +220,21 @@ export class PairingsRepo extends Context.Service<PairingsRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return PairingsRepo.of({
-        get: (pairingId) => orDieOnSchema(one(sql`SELECT * FROM node_pairings WHERE pairing_id = ${pairingId}`)),
-        findByNode: (nodeId) => orDieOnSchema(one(sql`SELECT * FROM node_pairings WHERE node_id = ${nodeId}`)),
-        list: (status) => orDieOnSchema(list(status)),
-        refresh: (seen, approvedPairingId) => orDieOnSchema(refresh(seen, approvedPairingId)),
-        reopen: (seen) => orDieOnSchema(reopen(seen)),
-        insertPending: (seen) => orDieOnSchema(insertPending(seen)),
-        approve: (pairingId, write) => orDieOnSchema(approve(pairingId, write)),
-        rotateToken: (pairingId, tokenDigest) => orDieOnSchema(rotateToken(pairingId, tokenDigest)),
-        deny: (pairingId, write) => orDieOnSchema(deny(pairingId, write)),
-        revoke: (pairingId, write) => orDieOnSchema(revoke(pairingId, write)),
+      return PairingsRepo.of(repositoryEdge({
+        get: (pairingId) => one(sql`SELECT * FROM node_pairings WHERE pairing_id = ${pairingId}`),
+        findByNode: (nodeId) => one(sql`SELECT * FROM node_pairings WHERE node_id = ${nodeId}`),
+        list: (status) => list(status),
+        refresh: (seen, approvedPairingId) => refresh(seen, approvedPairingId),
+        reopen: (seen) => reopen(seen),
+        insertPending: (seen) => insertPending(seen),
+        approve: (pairingId, write) => approve(pairingId, write),
+        rotateToken: (pairingId, tokenDigest) => rotateToken(pairingId, tokenDigest),
+        deny: (pairingId, write) => deny(pairingId, write),
+        revoke: (pairingId, write) => revoke(pairingId, write),
         findApprovedByTokenDigest: (digest) =>
-          orDieOnSchema(Effect.map(findByDigest(digest), (o) =>
-            o._tag === "Some" ? { pairingId: o.value.pairing_id, nodeId: o.value.node_id, tokenDigest: o.value.token_digest } : undefined))
-      })
+          Effect.map(findByDigest(digest), (o) =>
+            o._tag === "Some" ? { pairingId: o.value.pairing_id, nodeId: o.value.node_id, tokenDigest: o.value.token_digest } : undefined)
+      }))
     })
   )
 }

@@ -26,7 +26,6 @@
  */
 import { Clock, Context, Effect, Layer, Result } from "effect"
 import { SecureRandom } from "effect/crypto"
-import type { SqlError } from "effect/sql/SqlError"
 import { Approvals } from "../approvals/Approvals.ts"
 import { ApprovalResolved } from "../approvals/domainEvents.ts"
 import type { ApprovalKind } from "../approvals/schema.ts"
@@ -79,9 +78,9 @@ export class Planner extends Context.Service<Planner, {
    * a malformed tag, and `PlanConflict` (409) when its request_id was used
    * for a different request; the same request again answers the stored plan.
    */
-  readonly plan: (request: PlanRequest) => Effect.Effect<PlanResponse, InvalidRequest | PlanConflict | SqlError>
+  readonly plan: (request: PlanRequest) => Effect.Effect<PlanResponse, InvalidRequest | PlanConflict>
   /** The stored plan with this id, or `undefined`. */
-  readonly find: (planId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
+  readonly find: (planId: string) => Effect.Effect<PlanRecord | undefined>
 }>()("svc-gateway/planner/Planner") {
   /**
    * Needs {@link PolicyService}, {@link Approvals}, {@link PlansRepo},

@@ -21,8 +21,9 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { PolicyDecision } from "../policy/schema.ts"
 import { plannerMigrations } from "./migrations/index.ts"
 import { PlanResponse, PlanStatus } from "./schema.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { JsonTextColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 
 /**
  * A stored plan. `request_json` is the canonical JSON of the decoded request
@@ -54,29 +55,29 @@ export type PlanExecutionRecord = typeof PlanExecutionRow.Type
 /** Repository of plans over `SqlClient`. */
 export class PlansRepo extends Context.Service<PlansRepo, {
   /** Runs `effect` in one transaction (nested calls use savepoints). */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /**
    * Inserts a plan without its response, unless a plan with its request_id
    * exists (then nothing is written). True when this call inserted it.
    */
-  readonly claim: (plan: Omit<PlanRecord, "response_json">) => Effect.Effect<boolean, SqlError>
+  readonly claim: (plan: Omit<PlanRecord, "response_json">) => Effect.Effect<boolean>
   /** Stores the response of a claimed plan. */
-  readonly complete: (planId: string, response: PlanResponse) => Effect.Effect<void, SqlError>
-  readonly findByRequestId: (requestId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
-  readonly findByPlanId: (planId: string) => Effect.Effect<PlanRecord | undefined, SqlError>
+  readonly complete: (planId: string, response: PlanResponse) => Effect.Effect<void>
+  readonly findByRequestId: (requestId: string) => Effect.Effect<PlanRecord | undefined>
+  readonly findByPlanId: (planId: string) => Effect.Effect<PlanRecord | undefined>
   /** Marks a plan as asked to run (`requested`); inside its creating transaction. */
-  readonly requestExecution: (planId: string) => Effect.Effect<void, SqlError>
+  readonly requestExecution: (planId: string) => Effect.Effect<void>
   /** The plan's execution columns, or `undefined` when there is no such plan. */
-  readonly execution: (planId: string) => Effect.Effect<PlanExecutionRecord | undefined, SqlError>
+  readonly execution: (planId: string) => Effect.Effect<PlanExecutionRecord | undefined>
   /**
    * One conditional write: `from` → `to` (e.g. `requested` → `starting`, the
    * claim that lets one caller start the run). True when this call moved it.
    */
-  readonly moveExecution: (planId: string, from: ExecutionState, to: ExecutionState) => Effect.Effect<boolean, SqlError>
+  readonly moveExecution: (planId: string, from: ExecutionState, to: ExecutionState) => Effect.Effect<boolean>
   /** `starting` → `started` with the run's id. */
-  readonly recordRun: (planId: string, runId: string) => Effect.Effect<void, SqlError>
+  readonly recordRun: (planId: string, runId: string) => Effect.Effect<void>
   /** The plans still `requested`, oldest first (checked again at start-up). */
-  readonly requestedExecutions: Effect.Effect<ReadonlyArray<string>, SqlError>
+  readonly requestedExecutions: Effect.Effect<ReadonlyArray<string>>
 }>()("svc-gateway/planner/PlansRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the planner migrations first. */
   static readonly layer = Layer.effect(
@@ -123,18 +124,20 @@ export class PlansRepo extends Context.Service<PlansRepo, {
         Effect.asVoid(sql`UPDATE plans SET execution_state = 'started', run_id = ${runId}
                           WHERE plan_id = ${planId} AND execution_state = 'starting' AND run_id IS NULL`)
       const requestedExecutions = Effect.map(
-        sql<{ plan_id: string }>`SELECT plan_id FROM plans WHERE execution_state = 'requested' ORDER BY created_at, plan_id`,
+        findRows(Schema.Struct({ plan_id: Schema.String }))(
+          sql`SELECT plan_id FROM plans WHERE execution_state = 'requested' ORDER BY created_at, plan_id`
+        ),
         (rows) => rows.map((row) => row.plan_id)
       )
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
       const optional = <A>(effect: Effect.Effect<Option.Option<A>, SqlError | Schema.SchemaError>) =>
-        orDieOnSchema(Effect.map(effect, Option.getOrUndefined))
+        Effect.map(effect, Option.getOrUndefined)
 
-      return PlansRepo.of({
-        transaction: sql.withTransaction,
-        claim: (plan) => orDieOnSchema(Effect.map(claim(plan), Option.isSome)),
-        complete: (planId, response) => orDieOnSchema(complete({ plan_id: planId, response_json: response })),
+      return PlansRepo.of(repositoryEdge({
+        transaction: transactionAtEdge(sql.withTransaction),
+        claim: (plan) => Effect.map(claim(plan), Option.isSome),
+        complete: (planId, response) => complete({ plan_id: planId, response_json: response }),
         findByRequestId: (requestId) => optional(findByRequestId(requestId)),
         findByPlanId: (planId) => optional(findByPlanId(planId)),
         requestExecution,
@@ -142,7 +145,7 @@ export class PlansRepo extends Context.Service<PlansRepo, {
         moveExecution,
         recordRun,
         requestedExecutions
-      })
+      }))
     })
   )
 }

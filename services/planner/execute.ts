@@ -11,7 +11,6 @@
  * @module
  */
 import { Effect, Result, Schema } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
 import type { Approvals } from "../approvals/Approvals.ts"
 import type { PlanExecutionShape } from "./PlanExecution.ts"
 import type { PlansRepo } from "./PlansRepo.ts"
@@ -51,7 +50,7 @@ export const makePlanExecutor = (deps: {
    * Starts the plan's run if it was asked to run, has not started and may run
    * now. The plan's run id (also when it started earlier), else `undefined`.
    */
-  const startIfDue = (planId: string): Effect.Effect<string | undefined, SqlError> =>
+  const startIfDue = (planId: string): Effect.Effect<string | undefined> =>
     Effect.gen(function*() {
       const state = yield* repo.execution(planId)
       if (state?.execution_state !== "requested") return state?.run_id ?? undefined

@@ -93,19 +93,19 @@ export class PolicyBundle extends Context.Service<PolicyBundle, {
       const getOrCreateSnapshot = Effect.fn("PolicyBundle.getOrCreateSnapshot")(function*(bundle: MergedPolicyBundle) {
         const json = canonicalJson(bundle)
         const sha256 = sha256Hex(json)
-        const row = yield* Effect.orDie(snapshots.getOrCreate({
+        const row = yield* snapshots.getOrCreate({
           policy_snapshot_id: crypto.randomUUID(),
           sha256,
           bundle_json: json,
           created_at: new Date(yield* Clock.currentTimeMillis).toISOString()
-        }))
+        })
         return { policy_snapshot_id: row.policy_snapshot_id, sha256: row.sha256 } satisfies PolicySnapshotRef as PolicySnapshotRef
       })
 
       const getSnapshot = Effect.fn("PolicyBundle.getSnapshot")(function*(id: string) {
         const cached = cache.get(id)
         if (cached !== undefined) return cached
-        const row = yield* Effect.orDie(snapshots.findById(id))
+        const row = yield* snapshots.findById(id)
         if (row === undefined) return undefined
         const bundle = decodeStoredBundle(row.bundle_json)
         if (Result.isFailure(bundle)) {

@@ -9,11 +9,10 @@
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
 import { type PolicyOverride, PolicyOverrideStatus } from "./schema.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { TimestampColumn } from "../../layers/storage/columns.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 const JsonText = Schema.NullOr(Schema.fromJsonString(Schema.Unknown))
 
@@ -73,21 +72,21 @@ export interface ListQuery {
 
 /** Repository of policy overrides over `SqlClient`. */
 export class PolicyOverrideRepo extends Context.Service<PolicyOverrideRepo, {
-  readonly insert: (row: PolicyOverrideRow) => Effect.Effect<void, SqlError>
-  readonly findById: (id: string) => Effect.Effect<PolicyOverrideRow | undefined, SqlError>
+  readonly insert: (row: PolicyOverrideRow) => Effect.Effect<void>
+  readonly findById: (id: string) => Effect.Effect<PolicyOverrideRow | undefined>
   /** Rows matching the filters, newest first: `created_at DESC, policy_override_id DESC`, after `after`. */
-  readonly list: (query: ListQuery) => Effect.Effect<ReadonlyArray<PolicyOverrideRow>, SqlError>
+  readonly list: (query: ListQuery) => Effect.Effect<ReadonlyArray<PolicyOverrideRow>>
   /** Revokes the override if it is active (one conditional write); the revoked row, or `undefined`. */
   readonly revoke: (revocation: {
     readonly policy_override_id: string
     readonly revoked_at: string
     readonly revoked_by: unknown
     readonly revoked_reason: string | null
-  }) => Effect.Effect<PolicyOverrideRow | undefined, SqlError>
+  }) => Effect.Effect<PolicyOverrideRow | undefined>
   /** Moves every active override whose `expires_at <= now` to `expired`; the rows moved. */
-  readonly expireDue: (now: string) => Effect.Effect<ReadonlyArray<PolicyOverrideRow>, SqlError>
+  readonly expireDue: (now: string) => Effect.Effect<ReadonlyArray<PolicyOverrideRow>>
   /** The earliest `expires_at` of the active overrides, if any expires. */
-  readonly nextExpiry: Effect.Effect<string | undefined, SqlError>
+  readonly nextExpiry: Effect.Effect<string | undefined>
   /**
    * The active overrides of `agent_id` for `tool_id` that apply in
    * `workspace_id` (theirs, or none) and have not expired at `now`.
@@ -97,7 +96,7 @@ export class PolicyOverrideRepo extends Context.Service<PolicyOverrideRepo, {
     readonly tool_id: string
     readonly workspace_id: string | undefined
     readonly now: string
-  }) => Effect.Effect<ReadonlyArray<PolicyOverrideRow>, SqlError>
+  }) => Effect.Effect<ReadonlyArray<PolicyOverrideRow>>
 }>()("svc-gateway/policy-bundle/PolicyOverrideRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the policy-bundle migrations first. */
   static readonly layer = Layer.effect(
@@ -175,15 +174,15 @@ export class PolicyOverrideRepo extends Context.Service<PolicyOverrideRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return PolicyOverrideRepo.of({
-        insert: (row) => orDieOnSchema(insert(row)),
-        findById: (id) => orDieOnSchema(Effect.map(findById(id), Option.getOrUndefined)),
-        list: (query) => orDieOnSchema(list(query)),
-        revoke: (r) => orDieOnSchema(Effect.map(revoke({ ...r, revoked_by: r.revoked_by ?? null }), Option.getOrUndefined)),
-        expireDue: (now) => orDieOnSchema(expireDue(now)),
-        nextExpiry: orDieOnSchema(Effect.map(nextExpiry(undefined), (rows) => rows[0]?.expires_at ?? undefined)),
-        activeFor: (q) => orDieOnSchema(activeFor({ ...q, workspace_id: q.workspace_id ?? null }))
-      })
+      return PolicyOverrideRepo.of(repositoryEdge({
+        insert: (row) => insert(row),
+        findById: (id) => Effect.map(findById(id), Option.getOrUndefined),
+        list: (query) => list(query),
+        revoke: (r) => Effect.map(revoke({ ...r, revoked_by: r.revoked_by ?? null }), Option.getOrUndefined),
+        expireDue: (now) => expireDue(now),
+        nextExpiry: Effect.map(nextExpiry(undefined), (rows) => rows[0]?.expires_at ?? undefined),
+        activeFor: (q) => activeFor({ ...q, workspace_id: q.workspace_id ?? null })
+      }))
     })
   ).pipe(Layer.provide(PolicyBundleMigrations))
 }

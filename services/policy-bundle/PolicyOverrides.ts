@@ -19,8 +19,8 @@
  *
  * @module
  */
+import { transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 import { Cause, Clock, Context, Duration, Effect, Layer, Queue, Result } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
 import { SqlClient } from "effect/sql"
 import { AuditChains, Decision } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
@@ -138,6 +138,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
       const repo = yield* PolicyOverrideRepo
       const bus = yield* EventBus
       const sql = yield* SqlClient.SqlClient
+      const transaction = transactionAtEdge(sql.withTransaction)
       const events = yield* DomainEvents
       const audited = (type: string, rows: ReadonlyArray<PolicyOverrideRow>) =>
         Effect.forEach(rows, (row) => events.publish(Decision, { chain: AuditChains.policyOverrides, action: auditAction(type, row) }), {
@@ -145,7 +146,6 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
         })
       const wake = yield* Queue.dropping<void>(1)
       const now = Effect.map(Clock.currentTimeMillis, iso)
-      const die = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A> => Effect.orDie(effect)
 
       const create = Effect.fn("PolicyOverrides.create")(function*(input: PolicyOverrideCreateInput) {
         const decoded = validateCreate(input)
@@ -174,7 +174,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
           revoked_by: null,
           revoked_reason: null
         }
-        yield* die(sql.withTransaction(Effect.andThen(repo.insert(row), audited("policy_override.created", [row]))))
+        yield* transaction(Effect.andThen(repo.insert(row), audited("policy_override.created", [row])))
         const override = toPolicyOverride(row)
         yield* Effect.logInfo("policy override created").pipe(Effect.annotateLogs({
           policy_override_id: row.policy_override_id,
@@ -196,7 +196,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
           return yield* new InvalidRequest({ message: "cursor: not a cursor of this list (pass next_cursor as it was returned)" })
         }
         const limit = request.limit ?? DEFAULT_OVERRIDE_LIST_LIMIT
-        const rows = yield* die(repo.list({ agent_id: request.agent_id, tool_id: request.tool_id, status: request.status, limit: limit + 1, after: position && { created_at: position.createdAt, policy_override_id: position.id } }))
+        const rows = yield* repo.list({ agent_id: request.agent_id, tool_id: request.tool_id, status: request.status, limit: limit + 1, after: position && { created_at: position.createdAt, policy_override_id: position.id } })
         const page = rows.slice(0, limit)
         const last = page[page.length - 1]
         return {
@@ -207,7 +207,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       const revoke = Effect.fn("PolicyOverrides.revoke")(function*(input: PolicyOverrideRevokeInput) {
         const revokedAt = yield* now
-        const row = yield* die(sql.withTransaction(Effect.tap(
+        const row = yield* transaction(Effect.tap(
           repo.revoke({
             policy_override_id: input.policy_override_id,
             revoked_at: revokedAt,
@@ -215,7 +215,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
             revoked_reason: input.reason ?? null
           }),
           (revoked) => revoked === undefined ? Effect.void : audited("policy_override.revoked", [revoked])
-        )))
+        ))
         if (row === undefined) return yield* new NotFound({ message: "override not found or not active" })
         const override = toPolicyOverride(row)
         yield* Effect.logInfo("policy override revoked").pipe(Effect.annotateLogs({ policy_override_id: row.policy_override_id }))
@@ -225,7 +225,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       const expireDue = Effect.gen(function*() {
         const at = yield* now
-        const rows = yield* die(sql.withTransaction(Effect.tap(repo.expireDue(at), (expired) => audited("policy_override.expired", expired))))
+        const rows = yield* transaction(Effect.tap(repo.expireDue(at), (expired) => audited("policy_override.expired", expired)))
         const expired = rows.map(toPolicyOverride)
         for (const override of expired) {
           yield* Effect.logInfo("policy override expired").pipe(Effect.annotateLogs({ policy_override_id: override.policy_override_id }))
@@ -238,7 +238,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
       // (at most EXPIRY_RECHECK) or until a create wakes it up.
       const expiryRound = Effect.gen(function*() {
         yield* expireDue
-        const next = yield* die(repo.nextExpiry)
+        const next = yield* repo.nextExpiry
         const current = yield* Clock.currentTimeMillis
         const wait = next === undefined
           ? EXPIRY_RECHECK
@@ -258,17 +258,17 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       return PolicyOverrides.of({
         create,
-        get: (id) => Effect.map(die(repo.findById(id)), (row) => (row === undefined ? undefined : toPolicyOverride(row))),
+        get: (id) => Effect.map(repo.findById(id), (row) => (row === undefined ? undefined : toPolicyOverride(row))),
         list,
         revoke,
         activeFor: (query) =>
           Effect.gen(function*() {
-            const rows = yield* die(repo.activeFor({
+            const rows = yield* repo.activeFor({
               agent_id: query.agent_id,
               tool_id: query.tool_id,
               workspace_id: query.workspace_id,
               now: yield* now
-            }))
+            })
             return rows.map(toPolicyOverride)
           }),
         expireDue

@@ -8,10 +8,9 @@
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { PolicyBundleMigrations } from "./migrations/index.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { JsonTextColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored snapshot: `bundle_json` is the bundle's canonical JSON; `created_at` ISO-8601 UTC. */
 export const PolicySnapshotRow = Schema.Struct({
@@ -29,9 +28,9 @@ export class PolicySnapshotRepo extends Context.Service<PolicySnapshotRepo, {
    * insert, safe under concurrency), then returns the stored snapshot: the
    * existing one on a duplicate.
    */
-  readonly getOrCreate: (row: PolicySnapshotRow) => Effect.Effect<PolicySnapshotRow, SqlError>
+  readonly getOrCreate: (row: PolicySnapshotRow) => Effect.Effect<PolicySnapshotRow>
   /** The snapshot `id`, or `undefined`. */
-  readonly findById: (id: string) => Effect.Effect<PolicySnapshotRow | undefined, SqlError>
+  readonly findById: (id: string) => Effect.Effect<PolicySnapshotRow | undefined>
 }>()("svc-gateway/policy-bundle/PolicySnapshotRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the policy-bundle migrations first. */
   static readonly layer = Layer.effect(
@@ -53,15 +52,15 @@ export class PolicySnapshotRepo extends Context.Service<PolicySnapshotRepo, {
         execute: (id) => sql`SELECT * FROM policy_snapshots WHERE policy_snapshot_id = ${id}`
       })
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      return PolicySnapshotRepo.of({
+      return PolicySnapshotRepo.of(repositoryEdge({
         getOrCreate: (row) =>
-          orDieOnSchema(Effect.gen(function*() {
+          Effect.gen(function*() {
             yield* insert(row)
             const stored = yield* findBySha(row.sha256)
             return Option.getOrElse(stored, () => row)
-          })),
-        findById: (id) => orDieOnSchema(Effect.map(findById(id), Option.getOrUndefined))
-      })
+          }),
+        findById: (id) => Effect.map(findById(id), Option.getOrUndefined)
+      }))
     })
   ).pipe(Layer.provide(PolicyBundleMigrations))
 }

@@ -10,10 +10,9 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { providerOAuthMigrations } from "./migrations/index.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A pending authorization. */
 export const PendingRow = Schema.Struct({
@@ -32,14 +31,14 @@ const StoredRow = Schema.Struct({ ...PendingRow.fields, consumed: Schema.Number,
 /** Repository of pending authorizations over `SqlClient`. */
 export class PendingRepo extends Context.Service<PendingRepo, {
   /** Stores a new pending authorization. */
-  readonly insert: (row: PendingRow) => Effect.Effect<void, SqlError>
+  readonly insert: (row: PendingRow) => Effect.Effect<void>
   /**
    * Takes the pending authorization `state` of `provider` if it is unused and
    * `expires_at > now` (ISO), marking it used; `undefined` otherwise.
    */
-  readonly consume: (state: string, provider: string, now: string) => Effect.Effect<PendingRow | undefined, SqlError>
+  readonly consume: (state: string, provider: string, now: string) => Effect.Effect<PendingRow | undefined>
   /** Deletes every row with `expires_at <= now`, used or not; returns how many. */
-  readonly deleteExpired: (now: string) => Effect.Effect<number, SqlError>
+  readonly deleteExpired: (now: string) => Effect.Effect<number>
 }>()("svc-gateway/provider-oauth/PendingRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the provider-oauth migrations first. */
   static readonly layer = Layer.effect(
@@ -57,10 +56,10 @@ export class PendingRepo extends Context.Service<PendingRepo, {
               RETURNING *`
       })
 
-      return PendingRepo.of({
+      return PendingRepo.of(repositoryEdge({
         insert: (row) => Effect.asVoid(sql`INSERT INTO oauth_pending ${sql.insert({ ...row, consumed: 0 })}`),
         consume: (state, provider, now) =>
-          orDieOnSchema(consume({ state, provider, now })).pipe(
+          consume({ state, provider, now }).pipe(
             Effect.map((found) => {
               if (found._tag === "None") return undefined
               const { consumed: _c, consumed_at: _a, ...row } = found.value
@@ -69,10 +68,10 @@ export class PendingRepo extends Context.Service<PendingRepo, {
           ),
         deleteExpired: (now) =>
           Effect.map(
-            sql<{ state: string }>`DELETE FROM oauth_pending WHERE expires_at <= ${now} RETURNING state`,
+            sql`DELETE FROM oauth_pending WHERE expires_at <= ${now} RETURNING state`,
             (rows) => rows.length
           )
-      })
+      }))
     })
   )
 }

@@ -163,8 +163,8 @@ export class ProviderOAuth extends Context.Service<ProviderOAuth, {
         const agent = request.agent_id ?? DEFAULT_AGENT_ID
         const redirectUri = `${base}/providers/${encodeURIComponent(provider.id)}/oauth/callback`
         const expiresAt = iso(now + Duration.toMillis(config.pendingTtl))
-        yield* Effect.orDie(repo.deleteExpired(iso(now)))
-        yield* Effect.orDie(repo.insert({
+        yield* repo.deleteExpired(iso(now))
+        yield* repo.insert({
           state,
           provider_id: provider.id,
           agent_id: agent,
@@ -172,7 +172,7 @@ export class ProviderOAuth extends Context.Service<ProviderOAuth, {
           redirect_uri: redirectUri,
           created_at: iso(now),
           expires_at: expiresAt
-        }))
+        })
         const url = new URL(provider.authorize_url)
         url.searchParams.set("response_type", "code")
         url.searchParams.set("client_id", provider.client_id)
@@ -281,7 +281,7 @@ export class ProviderOAuth extends Context.Service<ProviderOAuth, {
         const invalidState = new InvalidCallback({ message: "the state is invalid, expired or already used" })
         if (provider === undefined) return yield* invalidState
         const now = iso(yield* Clock.currentTimeMillis)
-        const pending = yield* Effect.orDie(repo.consume(state, provider.id, now))
+        const pending = yield* repo.consume(state, provider.id, now)
         if (pending === undefined) return yield* invalidState
         if (hasError) {
           return failed(provider.id, query.error!, query.error_description)

@@ -10,11 +10,10 @@
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
-import { orDieOnSchema } from "../../layers/storage/rows.ts"
 import { routingMigrations } from "./migrations/index.ts"
 import { JsonTextColumn, serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored revision, as text. */
 export const RoutingConfigRow = Schema.Struct({
@@ -33,11 +32,11 @@ export type NewRoutingConfigRow = Omit<RoutingConfigRow, "revision">
 /** Repository of routing configuration revisions over `SqlClient`. */
 export class RoutingConfigRepo extends Context.Service<RoutingConfigRepo, {
   /** Appends a revision; the stored row, with its new `revision`. */
-  readonly append: (row: NewRoutingConfigRow) => Effect.Effect<RoutingConfigRow, SqlError>
+  readonly append: (row: NewRoutingConfigRow) => Effect.Effect<RoutingConfigRow>
   /** The highest revision, if any. */
-  readonly latest: Effect.Effect<RoutingConfigRow | undefined, SqlError>
+  readonly latest: Effect.Effect<RoutingConfigRow | undefined>
   /** The revision numbered `revision`, if stored. */
-  readonly get: (revision: number) => Effect.Effect<RoutingConfigRow | undefined, SqlError>
+  readonly get: (revision: number) => Effect.Effect<RoutingConfigRow | undefined>
 }>()("svc-gateway/routing/RoutingConfigRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the routing migrations first. */
   static readonly layer = Layer.effect(
@@ -62,11 +61,11 @@ export class RoutingConfigRepo extends Context.Service<RoutingConfigRepo, {
         execute: (revision) => sql`SELECT * FROM routing_configs WHERE revision = ${revision}`
       })
 
-      return RoutingConfigRepo.of({
-        append: (row) => orDieOnSchema(Effect.catchTag(append(row), "NoSuchElementError", Effect.die)),
-        latest: Effect.map(orDieOnSchema(latest(undefined)), Option.getOrUndefined),
-        get: (revision) => Effect.map(orDieOnSchema(get(revision)), Option.getOrUndefined)
-      })
+      return RoutingConfigRepo.of(repositoryEdge({
+        append: (row) => Effect.catchTag(append(row), "NoSuchElementError", Effect.die),
+        latest: Effect.map(latest(undefined), Option.getOrUndefined),
+        get: (revision) => Effect.map(get(revision), Option.getOrUndefined)
+      }))
     })
   )
 }

@@ -92,7 +92,7 @@ export class RoutingConfigService extends Context.Service<RoutingConfigService, 
         return Result.isSuccess(record) ? Effect.succeed(record.success) : Effect.fail(new CorruptState({ message: record.failure }))
       }
 
-      const current = Effect.flatMap(Effect.orDie(repo.latest), (row) =>
+      const current = Effect.flatMap(repo.latest, (row) =>
         row === undefined ? Effect.succeed({ revision: 0, config: EMPTY_ROUTING_CONFIG }) : decoded(row)).pipe(
           Effect.withSpan("RoutingConfigService.current")
         )
@@ -155,7 +155,7 @@ export class RoutingConfigService extends Context.Service<RoutingConfigService, 
       })
 
       const revert = Effect.fn("RoutingConfigService.revert")(function*(input: RoutingConfigRevertInput) {
-        const target = yield* Effect.orDie(repo.get(input.revision))
+        const target = yield* repo.get(input.revision)
         if (target === undefined) return yield* new NotFound({ message: `routing config revision ${input.revision} not found` })
         const { config } = yield* decoded(target)
         return yield* append(config, { reason: input.reason, created_by: input.created_by, reverted_from_revision: target.revision })

@@ -10,7 +10,6 @@
  * @module
  */
 import { Cause, Clock, Context, Effect, Layer, Option, type Redacted, Result } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { SecretProviderFromSettings } from "../../layers/secrets/index.ts"
 import { AuditChains, Decision, type DecisionAction } from "../domain-events/decisions.ts"
@@ -393,11 +392,11 @@ export const selectAgent = (query: string | undefined, header: string | undefine
   return Result.succeed(query ?? header ?? DEFAULT_AGENT_ID)
 }
 
-/** Storage and provider failures are defects (500, logged without any value). */
-const orDie = <A, E, R>(effect: Effect.Effect<A, E | SqlError | SecretProviderError, R>): Effect.Effect<A, Exclude<E, SqlError | SecretProviderError>, R> =>
+/** Provider failures are defects (500, logged without any value), as storage failures are at the repository edge. */
+const orDie = <A, E, R>(effect: Effect.Effect<A, E | SecretProviderError, R>): Effect.Effect<A, Exclude<E, SecretProviderError>, R> =>
   Effect.catchIf(
     effect,
-    (e): e is SqlError | SecretProviderError =>
-      typeof e === "object" && e !== null && ((e as { _tag?: unknown })._tag === "SqlError" || (e as { _tag?: unknown })._tag === "SecretProviderError"),
+    (e): e is SecretProviderError =>
+      typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SecretProviderError",
     Effect.die
-  ) as Effect.Effect<A, Exclude<E, SqlError | SecretProviderError>, R>
+  ) as Effect.Effect<A, Exclude<E, SecretProviderError>, R>

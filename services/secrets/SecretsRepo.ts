@@ -8,12 +8,12 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { secretsMigrations } from "./migrations/index.ts"
 import type { SecretHandle } from "./schema.ts"
-import { rowDecoder } from "../../layers/storage/rows.ts"
 import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { findRows } from "../../layers/storage/rows.ts"
+import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** A stored handle. */
 export const SecretHandleRow = Schema.Struct({
@@ -59,20 +59,20 @@ export const SecretResolutionRow = Schema.Struct({
 
 /** Repository of secret handles over `SqlClient`. */
 export class SecretsRepo extends Context.Service<SecretsRepo, {
-  readonly insert: (row: SecretHandleRow) => Effect.Effect<void, SqlError>
+  readonly insert: (row: SecretHandleRow) => Effect.Effect<void>
   /** The handle in any state, or `undefined`. */
-  readonly get: (handleId: string) => Effect.Effect<SecretHandleRow | undefined, SqlError>
+  readonly get: (handleId: string) => Effect.Effect<SecretHandleRow | undefined>
   /** The active handles of an agent, by `created_at` then `handle_id`. */
-  readonly listActive: (agentId: string) => Effect.Effect<ReadonlyArray<SecretHandleRow>, SqlError>
+  readonly listActive: (agentId: string) => Effect.Effect<ReadonlyArray<SecretHandleRow>>
   /** 1 + the highest version of (agent, provider, scope), revoked handles included. */
-  readonly nextVersion: (agentId: string, provider: string, scope: string) => Effect.Effect<number, SqlError>
+  readonly nextVersion: (agentId: string, provider: string, scope: string) => Effect.Effect<number>
   /** Revokes `handleId` if it is active; true when this call revoked it. */
-  readonly revoke: (handleId: string, at: string, replacedBy: string | null) => Effect.Effect<boolean, SqlError>
-  readonly recordResolution: (record: SecretResolutionRecord) => Effect.Effect<void, SqlError>
+  readonly revoke: (handleId: string, at: string, replacedBy: string | null) => Effect.Effect<boolean>
+  readonly recordResolution: (record: SecretResolutionRecord) => Effect.Effect<void>
   /** The recorded resolutions of a handle, oldest first. */
-  readonly resolutions: (handleId: string) => Effect.Effect<ReadonlyArray<SecretResolutionRecord>, SqlError>
+  readonly resolutions: (handleId: string) => Effect.Effect<ReadonlyArray<SecretResolutionRecord>>
   /** Runs `effect` in one transaction. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("svc-gateway/secrets/SecretsRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the secrets migrations first. */
   static readonly layer = Layer.effect(
@@ -80,31 +80,34 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("secrets", secretsMigrations)
-      const rows = rowDecoder(SecretHandleRow)
+      const rows = findRows(SecretHandleRow)
+      // MAX(version): a number on SQLite, a string (BIGINT) or a number on PostgreSQL; null when there is none.
+      const topVersion = findRows(Schema.Struct({ top: Schema.NullOr(Schema.Union([Schema.Number, Schema.String])) }))
+      const resolutions = findRows(SecretResolutionRow.mapFields(({ id: _, ...fields }) => fields))
 
-      return SecretsRepo.of({
+      return SecretsRepo.of(repositoryEdge({
         insert: (row) => Effect.asVoid(sql`INSERT INTO secret_handles ${sql.insert(row)}`),
         get: (handleId) => Effect.map(rows(sql`SELECT * FROM secret_handles WHERE handle_id = ${handleId}`), (r) => r[0]),
         listActive: (agentId) =>
           rows(sql`SELECT * FROM secret_handles WHERE agent_id = ${agentId} AND revoked_at IS NULL ORDER BY created_at, handle_id`),
         nextVersion: (agentId, provider, scope) =>
           Effect.map(
-            sql<{ top: number | string | null }>`SELECT MAX(version) AS top FROM secret_handles
-              WHERE agent_id = ${agentId} AND provider = ${provider} AND scope = ${scope}`,
+            topVersion(sql`SELECT MAX(version) AS top FROM secret_handles
+              WHERE agent_id = ${agentId} AND provider = ${provider} AND scope = ${scope}`),
             (r) => Number(r[0]?.top ?? 0) + 1
           ),
         revoke: (handleId, at, replacedBy) =>
           Effect.map(
-            sql<{ handle_id: string }>`UPDATE secret_handles SET revoked_at = ${at}, replaced_by = ${replacedBy}
+            sql`UPDATE secret_handles SET revoked_at = ${at}, replaced_by = ${replacedBy}
               WHERE handle_id = ${handleId} AND revoked_at IS NULL RETURNING handle_id`,
             (r) => r.length > 0
           ),
         recordResolution: (record) => Effect.asVoid(sql`INSERT INTO secret_resolutions ${sql.insert({ ...record })}`),
         resolutions: (handleId) =>
-          sql<SecretResolutionRecord>`SELECT handle_id, purpose, outcome, resolved_at FROM secret_resolutions
-            WHERE handle_id = ${handleId} ORDER BY id`,
-        transaction: sql.withTransaction
-      })
+          resolutions(sql`SELECT handle_id, purpose, outcome, resolved_at FROM secret_resolutions
+            WHERE handle_id = ${handleId} ORDER BY id`),
+        transaction: transactionAtEdge(sql.withTransaction)
+      }))
     })
   )
 }

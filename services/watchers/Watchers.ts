@@ -100,12 +100,12 @@ export class Watchers extends Context.Service<Watchers, {
             Effect.catchTag("NotFound", () => invalid(`trigger_config.secret_handle: no secret handle ${handle}`))
           )
         }
-        const watcher = yield* Effect.orDie(repo.insert({
+        const watcher = yield* repo.insert({
           plan_id: input.plan_id,
           trigger_type: input.trigger_type,
           trigger_config: input.trigger_config === undefined ? undefined : config.success,
           created_at: yield* now
-        }))
+        })
         yield* Effect.logInfo("watcher created").pipe(
           Effect.annotateLogs({ watcher_id: watcher.id, plan_id: watcher.plan_id, trigger_type: watcher.trigger_type })
         )
@@ -113,19 +113,19 @@ export class Watchers extends Context.Service<Watchers, {
       })
 
       const get = Effect.fn("Watchers.get")(function*(id: number) {
-        const watcher = yield* Effect.orDie(repo.get(id))
+        const watcher = yield* repo.get(id)
         if (watcher === undefined) return yield* notFound(id)
         return watcher
       })
 
       const setActive = Effect.fn("Watchers.setActive")(function*(id: number, active: boolean | undefined) {
         if (active === undefined) yield* get(id)
-        else if (!(yield* Effect.orDie(repo.setActive(id, active, yield* now)))) return yield* notFound(id)
+        else if (!(yield* repo.setActive(id, active, yield* now))) return yield* notFound(id)
         return { id, updated: true as const }
       })
 
       const remove = Effect.fn("Watchers.remove")(function*(id: number) {
-        if (!(yield* Effect.orDie(repo.softDelete(id, yield* now)))) return yield* notFound(id)
+        if (!(yield* repo.softDelete(id, yield* now))) return yield* notFound(id)
         yield* Effect.logInfo("watcher deleted").pipe(Effect.annotateLogs({ watcher_id: id }))
         return { id, deleted: true as const }
       })
@@ -161,7 +161,7 @@ export class Watchers extends Context.Service<Watchers, {
           source_run_id: trigger.kind === "run" ? trigger.run_id : null
         }
         // The unique (watcher_id, dedupe_key) row decides, across processes, who fires.
-        const inserted = yield* Effect.orDie(repo.insertFiring({
+        const inserted = yield* repo.insertFiring({
           firing_id,
           watcher_id: watcher.id,
           trigger_type: watcher.trigger_type,
@@ -169,10 +169,10 @@ export class Watchers extends Context.Service<Watchers, {
           nonce_key: trigger.kind === "nonce" ? trigger.nonce_key : null,
           ...columns,
           created_at
-        }))
+        })
         if (!inserted) return { fired: false, reason: "duplicate" } as const
         const result = yield* startRun(watcher, firing_id, trigger)
-        yield* Effect.orDie(repo.finishFiring(firing_id, result, yield* now))
+        yield* repo.finishFiring(firing_id, result, yield* now)
         const firing: WatcherFiring = {
           firing_id,
           watcher_id: watcher.id,
@@ -197,7 +197,7 @@ export class Watchers extends Context.Service<Watchers, {
 
       const onRunEnded = (run: ExecutionRun) =>
         run.status !== "succeeded" && run.status !== "failed" ? Effect.void : Effect.gen(function*() {
-          const watchers = yield* Effect.orDie(repo.listPlanComplete(run.plan_id))
+          const watchers = yield* repo.listPlanComplete(run.plan_id)
           yield* Effect.forEach(watchers, (watcher) =>
             fire(watcher, { kind: "run", run_id: run.run_id, status: run.status }).pipe(
               Effect.catchCause((cause) =>
@@ -221,13 +221,13 @@ export class Watchers extends Context.Service<Watchers, {
 
       return Watchers.of({
         create,
-        list: Effect.map(Effect.orDie(repo.listActive()), (watchers) => ({ watchers })),
+        list: Effect.map(repo.listActive(), (watchers) => ({ watchers })),
         setActive,
         remove,
         get,
         firings: (id, limit) =>
           Effect.flatMap(get(id), () =>
-            Effect.map(Effect.orDie(repo.recentFirings(id, limit)), (firings) => ({ firings }))),
+            Effect.map(repo.recentFirings(id, limit), (firings) => ({ firings }))),
         fire
       })
     })

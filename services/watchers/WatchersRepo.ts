@@ -11,12 +11,12 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
-import { orDieOnSchema, rowDecoder } from "../../layers/storage/rows.ts"
+import { findRows } from "../../layers/storage/rows.ts"
 import { watchersMigrations } from "./migrations/index.ts"
 import { TriggerType, type Watcher, WatcherFiring } from "./schema.ts"
 import { serialColumn, TimestampColumn } from "../../layers/storage/columns.ts"
+import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 
 /** An integer column: `bigint` from PostgreSQL's BIGINT, a number from SQLite. */
 const DbInt = Schema.Union([Schema.Number, Schema.BigInt])
@@ -114,33 +114,33 @@ export interface FiringResult {
 /** Repository of watchers and their firings over `SqlClient` (SQLite and PostgreSQL alike). */
 export class WatchersRepo extends Context.Service<WatchersRepo, {
   /** Stores an active watcher and returns it. */
-  readonly insert: (watcher: NewWatcher) => Effect.Effect<Watcher, SqlError>
+  readonly insert: (watcher: NewWatcher) => Effect.Effect<Watcher>
   /** The watcher unless it is unknown or deleted (active or not). */
-  readonly get: (id: number) => Effect.Effect<Watcher | undefined, SqlError>
+  readonly get: (id: number) => Effect.Effect<Watcher | undefined>
   /** The active watchers, by id; only those of `type` when given. */
-  readonly listActive: (type?: TriggerType) => Effect.Effect<ReadonlyArray<Watcher>, SqlError>
+  readonly listActive: (type?: TriggerType) => Effect.Effect<ReadonlyArray<Watcher>>
   /** The active `plan_complete` watchers of `planId`, by id. */
-  readonly listPlanComplete: (planId: string) => Effect.Effect<ReadonlyArray<Watcher>, SqlError>
+  readonly listPlanComplete: (planId: string) => Effect.Effect<ReadonlyArray<Watcher>>
   /** Sets `active` of a watcher that is not deleted; false when there is none. */
-  readonly setActive: (id: number, active: boolean, at: string) => Effect.Effect<boolean, SqlError>
+  readonly setActive: (id: number, active: boolean, at: string) => Effect.Effect<boolean>
   /** Deactivates and marks deleted a watcher that is not deleted yet; false when there is none. */
-  readonly softDelete: (id: number, at: string) => Effect.Effect<boolean, SqlError>
+  readonly softDelete: (id: number, at: string) => Effect.Effect<boolean>
   /**
    * Inserts a `pending` firing unless (watcher_id, dedupe_key) exists, or its
    * `nonce_key` does (for any watcher); true when this call inserted it.
    */
-  readonly insertFiring: (firing: NewFiring) => Effect.Effect<boolean, SqlError>
+  readonly insertFiring: (firing: NewFiring) => Effect.Effect<boolean>
   /** Records how a firing ended. */
-  readonly finishFiring: (firingId: string, result: FiringResult, at: string) => Effect.Effect<void, SqlError>
+  readonly finishFiring: (firingId: string, result: FiringResult, at: string) => Effect.Effect<void>
   /**
    * Points every webhook watcher (not deleted) whose `trigger_config.secret_handle`
    * is `oldHandleId` at `newHandleId` (a rotated secret); returns how many changed.
    */
-  readonly repointSecret: (oldHandleId: string, newHandleId: string, at: string) => Effect.Effect<number, SqlError>
+  readonly repointSecret: (oldHandleId: string, newHandleId: string, at: string) => Effect.Effect<number>
   /** The newest `limit` firings of a watcher, newest first (`GET /watchers/:id/firings`). */
-  readonly recentFirings: (watcherId: number, limit: number) => Effect.Effect<ReadonlyArray<WatcherFiring>, SqlError>
+  readonly recentFirings: (watcherId: number, limit: number) => Effect.Effect<ReadonlyArray<WatcherFiring>>
   /** The firings of a watcher, oldest first (diagnostics and tests). */
-  readonly firings: (watcherId: number) => Effect.Effect<ReadonlyArray<WatcherFiring>, SqlError>
+  readonly firings: (watcherId: number) => Effect.Effect<ReadonlyArray<WatcherFiring>>
 }>()("svc-gateway/watchers/WatchersRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the watchers migrations first. */
   static readonly layer = Layer.effect(
@@ -161,14 +161,14 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
         Result: WatcherRow,
         execute: (row) => sql`INSERT INTO watchers ${sql.insert(row)} RETURNING *`
       })
-      const watchers = rowDecoder(WatcherRow)
-      const firingRows = rowDecoder(FiringRow)
+      const watchers = findRows(WatcherRow)
+      const firingRows = findRows(FiringRow)
       const live = sql`deleted_at IS NULL`
       const firingColumns = sql.literal(
         "f.firing_id, f.watcher_id, w.plan_id, f.trigger_type, f.slot, f.nonce_digest, f.source_run_id, f.status, f.run_id, f.error, f.created_at"
       )
 
-      return WatchersRepo.of({
+      return WatchersRepo.of(repositoryEdge({
         insert: (watcher) =>
           insert({
             plan_id: watcher.plan_id,
@@ -179,8 +179,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
             updated_at: watcher.created_at
           }).pipe(
             Effect.map(toWatcher),
-            Effect.catchTag("NoSuchElementError", Effect.die),
-            orDieOnSchema
+            Effect.catchTag("NoSuchElementError", Effect.die)
           ),
         get: (id) => Effect.map(watchers(sql`SELECT * FROM watchers WHERE id = ${id} AND ${live}`), (rows) => rows.map(toWatcher)[0]),
         listActive: (type) =>
@@ -226,7 +225,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
               changed++
             }
             return changed
-          }).pipe(orDieOnSchema),
+          }),
         recentFirings: (watcherId, limit) =>
           Effect.map(
             firingRows(sql`SELECT ${firingColumns} FROM watcher_firings f JOIN watchers w ON w.id = f.watcher_id
@@ -239,7 +238,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
               WHERE f.watcher_id = ${watcherId} ORDER BY f.created_at, f.firing_id`),
             (rows) => rows.map(toFiring)
           )
-      })
+      }))
     })
   )
 }

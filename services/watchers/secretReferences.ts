@@ -18,7 +18,7 @@ export const makeWatcherSecretReferences = Effect.gen(function*() {
   const repo = yield* WatchersRepo
   return SecretReferences.of({
     repoint: (oldHandleId, newHandleId) =>
-      Effect.orDie(Effect.flatMap(Clock.currentTimeMillis, (at) => repo.repointSecret(oldHandleId, newHandleId, isoTime(at)))),
+      Effect.flatMap(Clock.currentTimeMillis, (at) => repo.repointSecret(oldHandleId, newHandleId, isoTime(at))),
     handleRevoked: () => Effect.succeed(0)
   })
 })

@@ -11,10 +11,9 @@
  */
 import { Context, Data, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
-import { GatewayMetrics } from "../diagnostics/metrics.ts"
 import { Decision } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
+import { GatewayMetrics } from "../metrics/GatewayMetrics.ts"
 import type { AnyGatewayEvent } from "../ws-sessions/GatewayEvent.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import {
@@ -124,7 +123,7 @@ export class RunRecords extends Context.Service<RunRecords, {
     at: string,
     detail: string | null,
     options?: { readonly force?: boolean | undefined }
-  ) => Effect.Effect<CancelOutcome, SqlError | StepStartedDuringCancel>
+  ) => Effect.Effect<CancelOutcome, StepStartedDuringCancel>
   /**
    * Runs `effect` (an operator's cancel of `run_id` being written) with its
    * reason registered, so that the engine, if it applies the same cancel
@@ -138,7 +137,7 @@ export class RunRecords extends Context.Service<RunRecords, {
   /** The reason of a cancel of `run_id` this process is writing; `undefined` when none is. */
   readonly cancelReason: (run_id: string) => Effect.Effect<string | null | undefined>
   /** `RunsRepo.startAttempt`, announced (`attempt.updated`). */
-  readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
+  readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt>
 }>()("svc-gateway/workflow/RunRecords") {
   /**
    * Needs `RunsRepo`, `EventBus`, a `SqlClient` and `DomainEvents` (a run's

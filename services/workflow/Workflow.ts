@@ -274,7 +274,7 @@ export const WorkflowNoDeps: Layer.Layer<
         )
         // Not open any more: a racing writer ended it first (the engine applying this cancel, a denied pause).
         const cancelled = outcome._tag === "cancelled" ||
-          (outcome._tag === "not_open" && (yield* Effect.orDie(repo.getRunRecord(run_id)))?.status === "cancelled")
+          (outcome._tag === "not_open" && (yield* repo.getRunRecord(run_id))?.status === "cancelled")
         if (cancelled) yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
         yield* lanes.signal({ key: current.key, lane: current.lane })
         return { status: "ok" as const, run_id, cancelled }
@@ -285,12 +285,11 @@ export const WorkflowNoDeps: Layer.Layer<
       resume,
       cancel,
       get: (run_id) =>
-        Effect.flatMap(Effect.orDie(repo.getRun(run_id)), (d) =>
+        Effect.flatMap(repo.getRun(run_id), (d) =>
           d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d)),
       list: (query) =>
         repo.listRuns(query).pipe(
-          Effect.catchTag("InvalidRunCursor", (e) => Effect.fail(new InvalidRequest({ message: e.message }))),
-          Effect.catchTag("SqlError", Effect.die)
+          Effect.catchTag("InvalidRunCursor", (e) => Effect.fail(new InvalidRequest({ message: e.message })))
         )
     })
   })

@@ -15,7 +15,7 @@
  */
 import { Cause, Clock, Data, Duration, Effect, FiberSet, Queue, Result, Schedule } from "effect"
 import type { WebSocket } from "ws"
-import { type MetricsRecorder, UNKNOWN_TYPE } from "../../services/diagnostics/metrics.ts"
+import { type MetricsRecorder, UNKNOWN_TYPE } from "../../services/metrics/GatewayMetrics.ts"
 import type { Principal } from "../../services/auth/principal.ts"
 import type { Backplane } from "../../services/backplane/Backplane.ts"
 import { eventEnvelope } from "../../services/backplane/envelope.ts"

@@ -19,6 +19,7 @@ import { type Decoder, makeDecoder } from "../../services/shared/decode.ts"
 import { errorDetails, errorInfo, isClientError } from "../../services/shared/errors.ts"
 import type { ConnectionHandle } from "../../services/backplane/schema.ts"
 import type { WsError, WsRequestEnvelope } from "../../services/ws-sessions/schema.ts"
+import { catchStorageDefect } from "../../layers/storage/repositoryEdge.ts"
 import type { AnyWsMessage } from "./api/message.ts"
 
 /** A handler of one request type: the decoded payload and the connection in, the result (plain JSON) out. */
@@ -172,18 +173,18 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
         }
         const decoded = entry.decode(request.payload === undefined ? {} : request.payload)
         if (Result.isFailure(decoded)) return Effect.succeed(failWith("invalid_request", decoded.failure))
+        const failed = (error: unknown) =>
+          Effect.logError("ws request failed").pipe(
+            Effect.annotateLogs({ type: request.type, connection_id: connection.connectionId, cause: String(error) }),
+            Effect.as<DispatchOutcome>({ ok: false, error: toWsError(error) })
+          )
         return span(entry.handler(decoded.success, connection), request, connection).pipe(
           Effect.map((result): DispatchOutcome => (result === undefined ? { ok: true } : { ok: true, result })),
-          // Typed failures are answers; a non-client one (e.g. the database is down) is logged as internal_error.
-          // Defects are not caught here: the connection logs them and closes 1011.
-          Effect.catch((error) =>
-            isClientError(error)
-              ? Effect.succeed<DispatchOutcome>({ ok: false, error: toWsError(error) })
-              : Effect.logError("ws request failed").pipe(
-                Effect.annotateLogs({ type: request.type, connection_id: connection.connectionId, cause: String(error) }),
-                Effect.as<DispatchOutcome>({ ok: false, error: toWsError(error) })
-              )
-          )
+          // Typed failures are answers; a non-client one is logged as internal_error. The database failing (a
+          // defect at a repository edge) is answered the same way and the connection stays open. Other defects are
+          // not caught here: the connection logs them and closes 1011.
+          Effect.catch((error) => isClientError(error) ? Effect.succeed<DispatchOutcome>({ ok: false, error: toWsError(error) }) : failed(error)),
+          catchStorageDefect(failed)
         )
       }
       return WsDispatch.of({ dispatch, handled: [...bound.keys()] })

@@ -3,7 +3,7 @@
  * a declared type is its own label; anything a peer sends that is not
  * declared counts as `unknown`, so peers cannot grow the label set.
  */
-import { UNKNOWN_TYPE } from "../../services/diagnostics/metrics.ts"
+import { UNKNOWN_TYPE } from "../../services/metrics/GatewayMetrics.ts"
 import { PlannedWsMessages, WsInitiatedRequests, WsMessages } from "./api/index.ts"
 
 /** Request types peers may send: the declared ones and the handshake's. */

@@ -18,13 +18,14 @@ import { type IncomingMessage, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { WebSocketServer } from "ws"
 import { AuthService } from "../../services/auth/AuthService.ts"
-import { GatewayMetrics } from "../../services/diagnostics/metrics.ts"
+import { GatewayMetrics } from "../../services/metrics/GatewayMetrics.ts"
 import { adminPrincipal, type Principal } from "../../services/auth/principal.ts"
 import { Pairings } from "../../services/pairing/Pairings.ts"
 import { isNodeToken } from "../../services/pairing/token.ts"
 import { Backplane } from "../../services/backplane/Backplane.ts"
 import { Presence } from "../../services/ws-sessions/Presence.ts"
 import { NodeServer } from "../../layers/http/NodeServer.ts"
+import { catchStorageDefect } from "../../layers/storage/repositoryEdge.ts"
 import { pathOf } from "../http/path.ts"
 import { WsConfig } from "./config.ts"
 import { runConnection } from "./connection.ts"
@@ -90,27 +91,25 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
       : auth.authenticateAttempt(credential.token, clientAddress)
     return attempt.pipe(
       Effect.matchEffect({
-        onFailure: (error) => {
-          switch (error._tag) {
-            case "TooManyRequests":
-              return Effect.sync(() => {
-                metrics.authFailure("rate_limited")
-                refuse(socket, 429, "too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) })
-              })
-            case "Unauthorized":
-              return Effect.sync(() => {
-                metrics.authFailure("invalid_token")
-                refuse(socket, 401, "unauthorized", "invalid token")
-              })
-            default:
-              return Effect.logError("ws upgrade: authentication failed").pipe(
-                Effect.annotateLogs({ cause: error.message }),
-                Effect.andThen(Effect.sync(() => refuse(socket, 503, "service_unavailable", "authentication is unavailable; try again later")))
-              )
-          }
-        },
+        onFailure: (error) =>
+          error._tag === "TooManyRequests"
+            ? Effect.sync(() => {
+              metrics.authFailure("rate_limited")
+              refuse(socket, 429, "too_many_requests", error.message, { "Retry-After": String(error.retryAfterSeconds) })
+            })
+            : Effect.sync(() => {
+              metrics.authFailure("invalid_token")
+              refuse(socket, 401, "unauthorized", "invalid token")
+            }),
         onSuccess: (principal) => Effect.sync(() => accept(request, socket, head, principal))
-      })
+      }),
+      // The token store failing (a defect at its repository edge) is not the caller's fault: 503, try again later.
+      catchStorageDefect((error) =>
+        Effect.logError("ws upgrade: authentication failed").pipe(
+          Effect.annotateLogs({ cause: error.message }),
+          Effect.andThen(Effect.sync(() => refuse(socket, 503, "service_unavailable", "authentication is unavailable; try again later")))
+        )
+      )
     )
   }
 

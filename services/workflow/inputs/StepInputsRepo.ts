@@ -13,11 +13,11 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../../layers/storage/migrations.ts"
-import { rowDecoder } from "../../../layers/storage/rows.ts"
+import { findRows } from "../../../layers/storage/rows.ts"
 import { WorkflowStep } from "../runs/schema.ts"
 import { workflowStepInputsMigrations } from "./migrations/index.ts"
+import { repositoryEdge } from "../../../layers/storage/repositoryEdge.ts"
 
 /** One step's real action. */
 export interface StepInput {
@@ -30,13 +30,13 @@ const InputRow = Schema.Struct({ step_index: Schema.Int, action: Schema.fromJson
 /** The stored inputs. Errors are storage errors. */
 export class StepInputsRepo extends Context.Service<StepInputsRepo, {
   /** Keeps the real actions of a new run's redacted steps (inside the caller's transaction). */
-  readonly save: (run_id: string, inputs: ReadonlyArray<StepInput>) => Effect.Effect<void, SqlError>
+  readonly save: (run_id: string, inputs: ReadonlyArray<StepInput>) => Effect.Effect<void>
   /** The real actions of `run_id`'s redacted steps, by step index. */
-  readonly forRun: (run_id: string) => Effect.Effect<ReadonlyMap<number, WorkflowStep>, SqlError>
+  readonly forRun: (run_id: string) => Effect.Effect<ReadonlyMap<number, WorkflowStep>>
   /** Forgets `run_id`'s inputs (it ended). */
-  readonly deleteRun: (run_id: string) => Effect.Effect<void, SqlError>
+  readonly deleteRun: (run_id: string) => Effect.Effect<void>
   /** Forgets the inputs of every run that is not queued, running or paused (or no longer exists). */
-  readonly deleteFinished: Effect.Effect<void, SqlError>
+  readonly deleteFinished: Effect.Effect<void>
 }>()("svc-gateway/workflow/StepInputsRepo") {
   /** Over the `SqlClient` (migrates `workflow_step_inputs`). */
   static readonly layer = Layer.effect(
@@ -44,9 +44,9 @@ export class StepInputsRepo extends Context.Service<StepInputsRepo, {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("workflow_step_inputs", workflowStepInputsMigrations)
-      const rows = rowDecoder(InputRow)
+      const rows = findRows(InputRow)
       const encode = Schema.encodeSync(Schema.fromJsonString(WorkflowStep))
-      return StepInputsRepo.of({
+      return StepInputsRepo.of(repositoryEdge({
         save: (run_id, inputs) =>
           Effect.forEach(inputs, (input) =>
             sql`INSERT INTO workflow_step_inputs ${
@@ -60,7 +60,7 @@ export class StepInputsRepo extends Context.Service<StepInputsRepo, {
         deleteRun: (run_id) => Effect.asVoid(sql`DELETE FROM workflow_step_inputs WHERE run_id = ${run_id}`),
         deleteFinished: Effect.asVoid(sql`DELETE FROM workflow_step_inputs WHERE run_id NOT IN (
           SELECT run_id FROM workflow_runs WHERE status IN ('queued', 'running', 'paused'))`)
-      })
+      }))
     })
   )
 }

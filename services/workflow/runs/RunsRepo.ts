@@ -38,8 +38,9 @@ import {
   WorkflowStep
 } from "./schema.ts"
 import { canTransition, type MachineKind, type StatusOf } from "./states.ts"
-import { rowDecoder } from "../../../layers/storage/rows.ts"
 import { serialColumn, TimestampColumn } from "../../../layers/storage/columns.ts"
+import { findRows } from "../../../layers/storage/rows.ts"
+import { repositoryEdge, transactionAtEdge } from "../../../layers/storage/repositoryEdge.ts"
 
 // ---------------------------------------------------------------------------
 // Rows
@@ -325,7 +326,7 @@ const columnsOf = (kind: MachineKind, to: string, write: Record<string, unknown>
 /** Repository of workflow jobs, runs, steps, attempts and resume tokens over `SqlClient`. */
 export class RunsRepo extends Context.Service<RunsRepo, {
   /** Writes the job, the run and its steps, all queued, in one transaction. */
-  readonly createRun: (run: NewRun) => Effect.Effect<CreatedRun, SqlError>
+  readonly createRun: (run: NewRun) => Effect.Effect<CreatedRun>
   /**
    * Moves `id` of machine `kind` from one of `from` to `to` in ONE
    * conditional write, setting the columns of `write`; the new record, or
@@ -339,48 +340,48 @@ export class RunsRepo extends Context.Service<RunsRepo, {
     from: ReadonlyArray<StatusOf[K]>,
     to: StatusOf[K],
     write: TransitionWrite<K>
-  ) => Effect.Effect<RecordOf[K] | undefined, SqlError>
+  ) => Effect.Effect<RecordOf[K] | undefined>
   /** Starts an attempt (status running); fails with a unique violation if that attempt number exists. */
-  readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt, SqlError>
+  readonly startAttempt: (attempt: NewAttempt) => Effect.Effect<ExecutionAttempt>
   /**
    * The run of (key, lane) that may start next: the earliest-arrived queued
    * run, or `undefined` when none is queued or a running or paused run holds
    * the lane.
    */
-  readonly nextQueuedInLane: (key: string, lane: Lane) => Effect.Effect<ExecutionRun | undefined, SqlError>
+  readonly nextQueuedInLane: (key: string, lane: Lane) => Effect.Effect<ExecutionRun | undefined>
   /** The running or paused run that holds (key, lane), if any. */
-  readonly laneHolder: (key: string, lane: Lane) => Effect.Effect<ExecutionRun | undefined, SqlError>
+  readonly laneHolder: (key: string, lane: Lane) => Effect.Effect<ExecutionRun | undefined>
   /** Runs that are not finished (queued, running, paused), in arrival order. */
-  readonly unfinishedRuns: Effect.Effect<ReadonlyArray<ExecutionRun>, SqlError>
+  readonly unfinishedRuns: Effect.Effect<ReadonlyArray<ExecutionRun>>
   /** One page of runs, newest first, with `next_cursor` when more follow. */
-  readonly listRuns: (query: RunListQuery) => Effect.Effect<WorkflowRunListResponse, SqlError | InvalidRunCursor>
+  readonly listRuns: (query: RunListQuery) => Effect.Effect<WorkflowRunListResponse, InvalidRunCursor>
   /** The run with its steps (by index) and their attempts (oldest first), or `undefined`. */
-  readonly getRun: (runId: string) => Effect.Effect<WorkflowRunDetail | undefined, SqlError>
+  readonly getRun: (runId: string) => Effect.Effect<WorkflowRunDetail | undefined>
   /** The run record alone (no steps), or `undefined`: one statement. */
-  readonly getRunRecord: (runId: string) => Effect.Effect<ExecutionRun | undefined, SqlError>
+  readonly getRunRecord: (runId: string) => Effect.Effect<ExecutionRun | undefined>
   /** The step, or `undefined`: one statement. */
-  readonly getStep: (stepId: string) => Effect.Effect<ExecutionStep | undefined, SqlError>
+  readonly getStep: (stepId: string) => Effect.Effect<ExecutionStep | undefined>
   /** The job, or `undefined`. */
-  readonly getJob: (jobId: string) => Effect.Effect<ExecutionJob | undefined, SqlError>
+  readonly getJob: (jobId: string) => Effect.Effect<ExecutionJob | undefined>
   /** The attempt, or `undefined`. */
-  readonly getAttempt: (attemptId: string) => Effect.Effect<ExecutionAttempt | undefined, SqlError>
+  readonly getAttempt: (attemptId: string) => Effect.Effect<ExecutionAttempt | undefined>
   /** The sums of the costs of the run's attempts. */
-  readonly spending: (runId: string) => Effect.Effect<RunSpending, SqlError>
+  readonly spending: (runId: string) => Effect.Effect<RunSpending>
   /** The newest token of an approval (used, revoked or not), or `undefined`. */
-  readonly tokenOfApproval: (approvalId: number) => Effect.Effect<ResumeToken | undefined, SqlError>
+  readonly tokenOfApproval: (approvalId: number) => Effect.Effect<ResumeToken | undefined>
   /** Stores a resume token's digest. */
-  readonly issueToken: (token: NewResumeToken) => Effect.Effect<ResumeToken, SqlError>
+  readonly issueToken: (token: NewResumeToken) => Effect.Effect<ResumeToken>
   /**
    * Uses the token with `digest` if it is unused, unrevoked and not expired at
    * `at` (ONE conditional write): the token, or `undefined`. A token is used at most once.
    */
-  readonly consumeToken: (digest: string, at: string) => Effect.Effect<ResumeToken | undefined, SqlError>
+  readonly consumeToken: (digest: string, at: string) => Effect.Effect<ResumeToken | undefined>
   /** Revokes the run's live tokens; returns them. */
-  readonly revokeTokensForRun: (runId: string, at: string) => Effect.Effect<ReadonlyArray<ResumeToken>, SqlError>
+  readonly revokeTokensForRun: (runId: string, at: string) => Effect.Effect<ReadonlyArray<ResumeToken>>
   /** Revokes the live tokens of an approval (resolved by an operator); returns them. */
-  readonly revokeTokensForApproval: (approvalId: number, at: string) => Effect.Effect<ReadonlyArray<ResumeToken>, SqlError>
+  readonly revokeTokensForApproval: (approvalId: number, at: string) => Effect.Effect<ReadonlyArray<ResumeToken>>
   /** Runs `effect` in one transaction. */
-  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("svc-gateway/workflow/RunsRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the workflow_runs migrations first. */
   static readonly layer = Layer.effect(
@@ -389,11 +390,11 @@ export class RunsRepo extends Context.Service<RunsRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("workflow_runs", workflowRunsMigrations)
 
-      const jobs = rowDecoder(JobRow)
-      const runs = rowDecoder(RunRow)
-      const steps = rowDecoder(StepRow)
-      const attempts = rowDecoder(AttemptRow)
-      const tokens = rowDecoder(ResumeTokenRow)
+      const jobs = findRows(JobRow)
+      const runs = findRows(RunRow)
+      const steps = findRows(StepRow)
+      const attempts = findRows(AttemptRow)
+      const tokens = findRows(ResumeTokenRow)
       const toStep = (row: typeof StepRow.Type): ExecutionStep => row
       const toAttempt = (row: typeof AttemptRow.Type): ExecutionAttempt => row
       const first = <A>(rows: ReadonlyArray<A>): A | undefined => rows[0]
@@ -631,7 +632,7 @@ export class RunsRepo extends Context.Service<RunsRepo, {
         tokens(sql`UPDATE workflow_resume_tokens SET revoked_at = ${at}
           WHERE ${clause} AND used_at IS NULL AND revoked_at IS NULL RETURNING *`)
 
-      return RunsRepo.of({
+      return RunsRepo.of(repositoryEdge({
         createRun,
         transition,
         startAttempt,
@@ -651,8 +652,8 @@ export class RunsRepo extends Context.Service<RunsRepo, {
         consumeToken,
         revokeTokensForRun: (runId, at) => revokeWhere(sql`run_id = ${runId}`, at),
         revokeTokensForApproval: (approvalId, at) => revokeWhere(sql`approval_id = ${approvalId}`, at),
-        transaction: sql.withTransaction
-      })
+        transaction: transactionAtEdge(sql.withTransaction)
+      }))
     })
   )
 }

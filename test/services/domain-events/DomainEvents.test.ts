@@ -33,7 +33,7 @@ for (const db of testDatabases) {
     it.effect("a transactional subscriber writes in the publisher's transaction and rolls back with it", () =>
       Effect.gen(function*() {
         const { sql, events, notes, insert } = yield* setup
-        yield* events.inTransaction(Noted, ({ note }) => Effect.asVoid(insert(`audit:${note}`)))
+        yield* events.inTransaction(Noted, ({ note }) => Effect.orDie(Effect.asVoid(insert(`audit:${note}`))))
 
         yield* sql.withTransaction(Effect.andThen(insert("kept"), events.publish(Noted, { note: "kept" })))
         const failed = yield* sql.withTransaction(Effect.gen(function*() {

@@ -4,14 +4,20 @@
  * a fraction of a second, so a gateway that is never asked does not pay it),
  * and kept for the life of the process; a generation failure is logged once
  * and answered 500 `contracts_unavailable` from then on.
+ *
+ * It lives with the catalog, in the contracts subsystem's folder, rather than
+ * in src/http/: the catalog reads the HTTP and WS declarations, so src/http
+ * importing it would make a folder cycle (test/architecture.test.ts).
+ *
+ * @module
  */
 import { Clock, Context, Effect, Result } from "effect"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
 import { NotFound } from "../../services/shared/errors.ts"
-import { type ContractCatalog, makeContractCatalog } from "../contracts/catalog.ts"
-import { ContractsUnavailable } from "./api/contracts.ts"
-import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { type ContractCatalog, makeContractCatalog } from "./catalog.ts"
+import { ContractsUnavailable } from "../http/api/contracts.ts"
+import { GatewayApi } from "../http/api/index.ts"
+import { handlers } from "../http/router.ts"
 
 /** A file the route may serve: a plain basename ending in `.json` (no path separator, no `%`), not the catalog itself. */
 export const SAFE_CONTRACT_FILE = /^[A-Za-z0-9_.-]+\.json$/

@@ -1,5 +1,5 @@
 /**
- * The metrics catalog and recorder (services/diagnostics/metrics.ts) on an
+ * The metrics catalog and recorder (services/metrics/GatewayMetrics.ts) on an
  * isolated registry: series appear on their first event, label sets are
  * pre-built per route and bounded, the no-op recorder records nothing; and
  * docs/operations.md lists every metric with its type, labels and help
@@ -11,7 +11,7 @@ import { Context, Metric, Option } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { readFileSync } from "node:fs"
 import { DEFAULTS, validateSettings } from "../../../layers/config.ts"
-import { disabledRecorder, makeRecorder, MAX_SERIES_PER_METRIC, METRICS } from "../../../services/diagnostics/metrics.ts"
+import { disabledRecorder, makeRecorder, MAX_SERIES_PER_METRIC, METRICS } from "../../../services/metrics/GatewayMetrics.ts"
 import { tracesUrl } from "../../../services/diagnostics/tracing.ts"
 import { parseExposition } from "../../support/prometheus.ts"
 
