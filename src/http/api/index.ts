@@ -8,6 +8,7 @@
  * load them.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { DIAGNOSTIC_PARSE_OPTIONS } from "../../../services/shared/decode.ts"
 import { ApprovalsApi } from "./approvals.ts"
 import { WorkflowApi } from "./workflow.ts"
 import { AuthApi } from "./auth.ts"
@@ -28,12 +29,18 @@ import { SnapshotsApi } from "./snapshots.ts"
 import { ProviderOAuthApi } from "./providerOAuth.ts"
 import { RuntimeApi } from "./runtime.ts"
 import { RoutingApi } from "./routing.ts"
+import { RequestErrors } from "./security.ts"
 import { UiApi } from "./ui.ts"
 import { WatchersApi } from "./watchers.ts"
 
 export { PlannedApi } from "./planned.ts"
 
-/** The implemented HTTP API. Add a subsystem's group here. */
+/**
+ * The implemented HTTP API. Add a subsystem's group here. Every endpoint
+ * carries {@link RequestErrors}; path and query decode with the parse options
+ * of services/shared/decode.ts (first issue, unknown keys ignored, the input
+ * kept for the message). Successes and errors are encoded by their schemas.
+ */
 export const GatewayApi = HttpApi.make("svc-gateway")
   .add(HealthApi)
   .add(PolicyApi)
@@ -57,6 +64,9 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(AuditApi)
   .add(SnapshotsApi)
   .add(RoutingApi)
+  .middleware(RequestErrors)
+  .annotate(HttpApi.ParamsParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
+  .annotate(HttpApi.QueryParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:
