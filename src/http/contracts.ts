@@ -11,7 +11,7 @@ import { NotFound } from "../../services/shared/errors.ts"
 import { type ContractCatalog, makeContractCatalog } from "../contracts/catalog.ts"
 import { ContractsUnavailable } from "./api/contracts.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** A file the route may serve: a plain basename ending in `.json` (no path separator, no `%`), not the catalog itself. */
 export const SAFE_CONTRACT_FILE = /^[A-Za-z0-9_.-]+\.json$/
@@ -27,7 +27,7 @@ export const ContractCatalogGenerator = Context.Reference<(nowMs: number) => Res
 )
 
 /** Contracts handlers; need nothing (see {@link ContractCatalogGenerator}). */
-export const ContractsHttp = handlers(GatewayApi, "contracts", Effect.gen(function*() {
+export const ContractsHttp = group(GatewayApi, "contracts", (handlers) => Effect.gen(function*() {
   const generate = yield* ContractCatalogGenerator
   let generated: Result.Result<ContractCatalog, string> | undefined
   const catalog = Effect.gen(function*() {
@@ -44,7 +44,7 @@ export const ContractsHttp = handlers(GatewayApi, "contracts", Effect.gen(functi
       : yield* new ContractsUnavailable({ message: `the JSON Schema documents could not be generated: ${generated.failure}` })
   })
   const notFound = new NotFound({ message: "no such contract file (see /contracts/jsonschema/catalog.json)" })
-  return {
+  return handlers.handleAll({
     catalog: () => Effect.map(catalog, (contracts) => contracts.catalog),
     file: ({ params }) =>
       !SAFE_CONTRACT_FILE.test(params.file) || params.file === "catalog.json"
@@ -53,5 +53,5 @@ export const ContractsHttp = handlers(GatewayApi, "contracts", Effect.gen(functi
           const document = contracts.files.get(params.file)
           return document === undefined ? Effect.fail(notFound) : Effect.succeed(document)
         })
-  }
+  })
 }))
