@@ -97,7 +97,7 @@ import { SnapshotsHttp } from "../src/http/snapshots.ts"
 import { RuntimeHttp } from "../src/http/runtime.ts"
 import { accessTable, makeRouteMatcher } from "../src/http/authorization.ts"
 import { AuthenticationLive } from "../src/http/authentication.ts"
-import { RequestErrorsLive } from "../src/http/serve.ts"
+import { RequestErrorsLive, WildcardBasesRouter } from "../src/http/serve.ts"
 import { UiHttp } from "../src/http/ui.ts"
 import { WorkflowHttp } from "../src/http/workflow.ts"
 import { WatchersHttp } from "../src/http/watchers.ts"
@@ -293,7 +293,8 @@ export const GatewayHttpRoutes = Layer.mergeAll(
     Layer.provide(httpHandlers),
     Layer.provide(AuthenticationLive),
     Layer.provide(RequestErrorsLive),
-    Layer.provide(NodeHttpServer.layerHttpServices)
+    Layer.provide(NodeHttpServer.layerHttpServices),
+    Layer.provide(WildcardBasesRouter)
   ),
   gatewayMiddleware({
     routes: accessTable(GatewayApi, PlannedApi),

@@ -13,10 +13,14 @@
  *   `invalid_request` naming the field (`path`, `query` at the root); a success
  *   the handler produced that fails its own schema is a defect (500).
  *
+ * - {@link WildcardBasesRouter}: `GET /ui` and `GET /ui/*` are both declared,
+ *   but `HttpRouter` serves a `X/*` route at `X` too, so they are registered
+ *   as one route.
+ *
  * Everything here answers in the gateway's error format (src/http/respond.ts).
  */
 import { Effect, Layer, Result, type Schema } from "effect"
-import type { HttpServerError } from "effect/http"
+import { HttpRouter, type HttpServerError } from "effect/http"
 import { SqlError } from "effect/sql"
 import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { formatIssue, makeDecoder, parseJsonBody } from "../../services/shared/decode.ts"
@@ -112,3 +116,35 @@ const withJsonBodies = <H>(group: HttpApiGroup.Top, handlers: H): H => {
 export const group: typeof HttpApiBuilder.group = (api, name, build) =>
   HttpApiBuilder.group(api, name, (handlers) =>
     build(withJsonBodies((api.groups as unknown as Record<string, HttpApiGroup.Top>)[name], handlers)))
+
+/**
+ * Merges each pair of routes `X` and `X/*` (same method) into one `X/*`
+ * route that answers with `X`'s handler when the path has no tail, else with
+ * `X/*`'s (`HttpRouter` refuses the pair: it serves `X/*` at `X` already).
+ */
+const mergeWildcardBases = (routes: ReadonlyArray<HttpRouter.Route<any, any>>): Array<HttpRouter.Route<any, any>> => {
+  const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]))
+  const out: Array<HttpRouter.Route<any, any>> = []
+  for (const route of routes) {
+    if (byKey.has(`${route.method} ${route.path}/*`)) continue
+    const base = route.path.endsWith("/*") ? byKey.get(`${route.method} ${route.path.slice(0, -2)}`) : undefined
+    out.push(
+      base === undefined ? route : HttpRouter.route(
+        route.method,
+        route.path,
+        Effect.flatMap(HttpRouter.params, (params) => (params["*"] ?? "") === "" ? base.handler : route.handler),
+        { uninterruptible: route.uninterruptible }
+      )
+    )
+  }
+  return out
+}
+
+/** The `HttpRouter` for `HttpApiBuilder.layer`, registering `X` and `X/*` as one route (see {@link mergeWildcardBases}). */
+export const WildcardBasesRouter: Layer.Layer<HttpRouter.HttpRouter, never, HttpRouter.HttpRouter> = Layer.effect(
+  HttpRouter.HttpRouter,
+  Effect.map(HttpRouter.HttpRouter, (router): HttpRouter.HttpRouter => ({
+    ...router,
+    addAll: (routes) => router.addAll(mergeWildcardBases(routes)) as any
+  }))
+)
