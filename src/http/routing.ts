@@ -11,23 +11,32 @@ import { Effect } from "effect"
 import type { GatewaySettings } from "../../layers/config.ts"
 import { CurrentPrincipal } from "../../services/auth/principal.ts"
 import { actorOf, RoutingConfigService } from "../../services/routing/RoutingConfigService.ts"
+import type { RoutingConfigRecord } from "../../services/routing/schema.ts"
 import { GatewayApi } from "./api/index.ts"
 import type { HttpGroupSwitch } from "./middleware.ts"
+import { json } from "./respond.ts"
 import { group } from "./serve.ts"
 
 /** The routing routes are served only with gateway auth on. */
 export const RoutingSwitch: HttpGroupSwitch = { group: "routing", served: (settings: GatewaySettings) => settings.authEnabled }
 
+/**
+ * The record as stored, in the configuration's canonical key order (so an
+ * update's answer and a later GET are the same JSON): written as is, not
+ * re-encoded by the `RoutingConfigRecord` schema, whose field order differs.
+ */
+const asStored = (status: number) => (record: RoutingConfigRecord) => json(record, status)
+
 /** Routing handlers; need {@link RoutingConfigService}. */
 export const RoutingHttp = group(GatewayApi, "routing", (handlers) => Effect.gen(function*() {
   const routing = yield* RoutingConfigService
   return handlers.handleAll({
-    get: () => routing.current,
+    get: () => Effect.map(routing.current, asStored(200)),
     update: ({ payload }) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
-        routing.update({ config: payload.config, reason: payload.reason, created_by: actorOf(principal) })),
+        Effect.map(routing.update({ config: payload.config, reason: payload.reason, created_by: actorOf(principal) }), asStored(201))),
     revert: ({ payload }) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
-        routing.revert({ revision: payload.revision, reason: payload.reason, created_by: actorOf(principal) }))
+        Effect.map(routing.revert({ revision: payload.revision, reason: payload.reason, created_by: actorOf(principal) }), asStored(201)))
   })
 }))

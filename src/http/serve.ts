@@ -2,7 +2,9 @@
  * Serving `GatewayApi` with Effect's `HttpApiBuilder`, with the gateway's
  * request rules where they differ from the builder's defaults:
  *
- * - {@link group} is `HttpApiBuilder.group` whose handlers read a JSON body
+ * - {@link group} is `HttpApiBuilder.group` whose handlers' successes drop
+ *   `undefined` fields before the schema encodes them (as `JSON.stringify`
+ *   did), and whose handlers read a JSON body
  *   the gateway's way (src/http/api/): whatever the `content-type`, an empty
  *   body is 400 "request body is empty", malformed JSON 400 "malformed JSON:
  *   <reason>" (never quoting the body), a schema failure 400 naming the field
@@ -65,6 +67,45 @@ const jsonPayloadSchema = (endpoint: HttpApiEndpoint.Top): Schema.Top | undefine
 
 type AnyHandler = (request: any) => Effect.Effect<any, any, any>
 
+const isPlainObject = (u: unknown): u is Record<string, unknown> => {
+  if (typeof u !== "object" || u === null) return false
+  const proto = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * `value` without its `undefined` fields, at any depth (plain objects and
+ * arrays only), as `JSON.stringify` would write it: a field typed
+ * `optionalKey` may hold `undefined` in a handler's answer, which the
+ * success schema refuses. The value itself when it has none (no copy).
+ */
+export const dropUndefined = <A>(value: A): A => {
+  if (Array.isArray(value)) {
+    let out: Array<unknown> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item = dropUndefined(value[i])
+      if (item !== value[i]) (out ??= value.slice())[i] = item
+    }
+    return (out ?? value) as A
+  }
+  if (!isPlainObject(value)) return value
+  let out: Record<string, unknown> | undefined
+  for (const key in value) {
+    const field = value[key]
+    if (field === undefined) {
+      out ??= { ...value }
+      delete out[key]
+      continue
+    }
+    const cleaned = dropUndefined(field)
+    if (cleaned !== field) (out ??= { ...value })[key] = cleaned
+  }
+  return (out ?? value) as A
+}
+
+/** `handler` whose success has no `undefined` fields ({@link dropUndefined}). */
+const withoutUndefined = (handler: AnyHandler): AnyHandler => (request) => Effect.map(handler(request), dropUndefined)
+
 /** Wraps `handler` so that it receives `payload` decoded from the raw body, or answers the body's 400. */
 const withJsonBody = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top, handler: AnyHandler): AnyHandler | undefined => {
   const schema = jsonPayloadSchema(endpoint)
@@ -93,7 +134,8 @@ interface RegisteringHandlers {
 const withJsonBodies = <H>(group: HttpApiGroup.Top, handlers: H): H => {
   const target = handlers as unknown as RegisteringHandlers
   const self: RegisteringHandlers & { handleAll(impls: Record<string, AnyHandler>): unknown } = Object.create(handlers as object)
-  self.handle = (name, handler, options) => {
+  self.handle = (name, impl, options) => {
+    const handler = withoutUndefined(impl)
     const endpoint = group.endpoints[name] as HttpApiEndpoint.Top | undefined
     const raw = endpoint === undefined ? undefined : withJsonBody(endpoint, group, handler)
     if (raw === undefined) target.handle(name, handler, options)
