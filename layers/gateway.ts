@@ -32,7 +32,7 @@
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
  *   │      over the storage and the observability switches (services/diagnostics/observability.ts: SVC_METRICS, OTLP tracing)
  *   │
- *   ├─ HTTP: GatewayHttpRoutes = routes of GatewayApi (handlers of every row) + the global middleware
+ *   ├─ HTTP: GatewayHttpRoutes = HttpApiBuilder.layer(GatewayApi) (the handler group of every row) + the global middleware
  *   ├─ WS:   WsDispatchLive (handlers of every row) ─► WsServerLive (the /ws upgrade, one actor per connection)
  *   └─ infrastructure: NodeServer (node:http: timeouts, cap, drain), HTTP adapter (LeanNodeHttpServer | platform-node), LoggingLive
  *
