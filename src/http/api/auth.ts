@@ -14,7 +14,7 @@ import {
 import { InvalidRequest, NotFound, TooManyRequests, Unauthorized } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, ADMIN_TOKEN, PUBLIC } from "./access.ts"
-import { Authentication } from "./security.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** Authentication routes. */
@@ -62,3 +62,4 @@ export const AuthApi = HttpApiGroup.make("auth")
     ))
   )
   .annotate(Access, ADMIN_TOKEN)
+  .middleware(RequestErrors)

@@ -24,7 +24,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
-import { Authentication } from "./security.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: AuthProfileId }
@@ -120,3 +120,4 @@ export const AuthProfilesApi = HttpApiGroup.make("authProfiles")
   )
   .annotate(Access, scope("operator.admin"))
   .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
-import { Authentication } from "./security.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS } from "./errors.ts"
 
 /** API documentation. */
@@ -18,3 +18,4 @@ export const DocsApi = HttpApiGroup.make("docs")
   )))
   .annotate(Access, scope("operator.read"))
   .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -29,19 +29,19 @@ import { SnapshotsApi } from "./snapshots.ts"
 import { ProviderOAuthApi } from "./providerOAuth.ts"
 import { RuntimeApi } from "./runtime.ts"
 import { RoutingApi } from "./routing.ts"
-import { RequestErrors } from "./security.ts"
 import { UiApi } from "./ui.ts"
 import { WatchersApi } from "./watchers.ts"
 
 export { PlannedApi } from "./planned.ts"
 
 /**
- * The implemented HTTP API. Add a subsystem's group here. Every endpoint
- * carries {@link RequestErrors}; path and query decode with the parse options
+ * The implemented HTTP API. Add a subsystem's group here (and to
+ * {@link GatewayGroups}). Every group carries `RequestErrors`
+ * (src/http/api/security.ts); path and query decode with the parse options
  * of services/shared/decode.ts (first issue, unknown keys ignored, the input
  * kept for the message). Successes and errors are encoded by their schemas.
  */
-export const GatewayApi = HttpApi.make("svc-gateway")
+export const GatewayApi: HttpApi.HttpApi<"svc-gateway", GatewayGroups> = HttpApi.make("svc-gateway")
   .add(HealthApi)
   .add(PolicyApi)
   .add(PolicyBundleApi)
@@ -64,7 +64,6 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(AuditApi)
   .add(SnapshotsApi)
   .add(RoutingApi)
-  .middleware(RequestErrors)
   .annotate(HttpApi.ParamsParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
   .annotate(HttpApi.QueryParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
   .annotateMerge(OpenApi.annotations({
@@ -74,6 +73,34 @@ export const GatewayApi = HttpApi.make("svc-gateway")
       "(cookie requests that change state must come from the gateway's own origin). Device tokens need the scope " +
       "each route names (`x-svc-access`)."
   }))
+
+/**
+ * The groups of {@link GatewayApi}, named so that declaration files refer to
+ * each group's own type instead of repeating every endpoint.
+ */
+export type GatewayGroups =
+  | typeof HealthApi
+  | typeof PolicyApi
+  | typeof PolicyBundleApi
+  | typeof AuthApi
+  | typeof DiagnosticsApi
+  | typeof RuntimeApi
+  | typeof ContractsApi
+  | typeof ApprovalsApi
+  | typeof WorkflowApi
+  | typeof PairingApi
+  | typeof NodesApi
+  | typeof DocsApi
+  | typeof UiApi
+  | typeof PlanApi
+  | typeof SecretsApi
+  | typeof ProviderOAuthApi
+  | typeof AuthProfilesApi
+  | typeof PlaybooksApi
+  | typeof WatchersApi
+  | typeof AuditApi
+  | typeof SnapshotsApi
+  | typeof RoutingApi
 
 /** The type of {@link GatewayApi}, for clients and handler builders. */
 export type GatewayApi = typeof GatewayApi

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { PolicyCheckRequest, PolicyDecision } from "../../../services/policy/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
-import { Authentication } from "./security.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS } from "./errors.ts"
 
 /** Policy evaluation. */
@@ -32,3 +32,4 @@ export const PolicyApi = HttpApiGroup.make("policy")
   )))
   .annotate(Access, scope("operator.admin"))
   .middleware(Authentication)
+  .middleware(RequestErrors)

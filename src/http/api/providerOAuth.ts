@@ -15,7 +15,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, PUBLIC, scope } from "./access.ts"
-import { Authentication } from "./security.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const HtmlPage = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" }))
@@ -57,3 +57,4 @@ export const ProviderOAuthApi = HttpApiGroup.make("providerOAuth")
       }
     ))
   )
+  .middleware(RequestErrors)

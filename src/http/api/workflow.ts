@@ -20,7 +20,7 @@ import {
 } from "../../../services/workflow/runs/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, OPERATOR } from "./access.ts"
-import { Authentication } from "./security.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const errors = [...REQUEST_ERRORS, wire(NotFound)]
@@ -98,3 +98,4 @@ export const WorkflowApi = HttpApiGroup.make("workflow")
   )
   .annotate(Access, OPERATOR)
   .middleware(Authentication)
+  .middleware(RequestErrors)
