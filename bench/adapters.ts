@@ -13,6 +13,9 @@
  * - `baseline`      the plain `node:http` server (bench/baseline-server.ts)
  * - `gateway-lean-aa` (only when named in BENCH_TARGETS) a second, identical `gateway-lean` process:
  *                   an A/A control whose ratio to `gateway-lean` shows how much two equal servers differ
+ * - `before-lean`, `before-node` (only when named in BENCH_TARGETS) `gateway-lean` and `gateway-node`
+ *                   of another build, whose `dist/` is BENCH_BEFORE_DIST (e.g. a checkout of main),
+ *                   to measure a change before and after in the same run
  *
  * Before measuring, the answers are checked (bench/http-bench.ts `verifyTargets`):
  * byte-identical sample decisions, 401 without and with a wrong token, the
@@ -40,6 +43,7 @@
  * - BENCH_CPU_PROF=1    run the servers under `node --cpu-prof` and summarise, per target, self
  *                       time per request by category and the top frames, counting only samples taken
  *                       during the load runs (profiles in bench/results/profiles/adapters/, git-ignored)
+ * - BENCH_BEFORE_DIST   the `dist/` of the build the `before-*` targets run
  * - BENCH_OUT           also write the markdown report to this file
  * - BENCH_JSON          also write every run (kept and discarded) as JSON to this file
  *
@@ -64,7 +68,16 @@ const numberEnv = (name: string, fallback: number, min: number): number => {
   return value
 }
 
-const ALL_TARGETS = ["gateway-lean", "gateway-node", "httpapi-node", "httpapi-lean", "baseline", "gateway-lean-aa"] as const
+const ALL_TARGETS = [
+  "gateway-lean",
+  "gateway-node",
+  "httpapi-node",
+  "httpapi-lean",
+  "baseline",
+  "gateway-lean-aa",
+  "before-lean",
+  "before-node"
+] as const
 type TargetName = (typeof ALL_TARGETS)[number]
 /** Measured unless BENCH_TARGETS says otherwise; `gateway-lean-aa` (an A/A control) only on request. */
 const DEFAULT_TARGETS: ReadonlyArray<TargetName> = ["gateway-lean", "gateway-node", "httpapi-node", "httpapi-lean", "baseline"]
@@ -92,6 +105,12 @@ const selected: ReadonlyArray<TargetName> = (() => {
 // This file runs as dist/bench/adapters.js.
 const distRoot = fileURLToPath(new URL("../", import.meta.url))
 const profileRoot = fileURLToPath(new URL("../../bench/results/profiles/adapters/", import.meta.url))
+
+const beforeDist = (): string => {
+  const dir = process.env.BENCH_BEFORE_DIST
+  if (dir === undefined || dir.trim() === "") throw new Error("BENCH_BEFORE_DIST must name the dist/ of the before build")
+  return dir
+}
 
 const log = (message: string) => console.error(`[adapters] ${message}`)
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -137,6 +156,10 @@ const startTarget = async (name: TargetName, home: string, profileDir: string | 
       return startServer({ name, script: join(distRoot, "src/main.js"), args: ["serve"], nodeArgs, env, port })
     case "gateway-node":
       return startServer({ name, script: join(distRoot, "bench/gateway-node-adapter.js"), nodeArgs, env, port })
+    case "before-lean":
+      return startServer({ name, script: join(beforeDist(), "src/main.js"), args: ["serve"], nodeArgs, env, port })
+    case "before-node":
+      return startServer({ name, script: join(beforeDist(), "bench/gateway-node-adapter.js"), nodeArgs, env, port })
     case "httpapi-node":
       return startServer({ name, script: join(distRoot, "bench/httpapi-server.js"), nodeArgs, env: httpapiEnv("node"), port })
     case "httpapi-lean":
@@ -169,6 +192,8 @@ const verify = async (targets: ReadonlyMap<TargetName, ServerProcess>): Promise<
     .map((n) => targets.get(n))
     .filter((t): t is ServerProcess => t !== undefined && t !== reference)
   if (plainPeers.length > 0) await verifyTargets(reference, plainPeers)
+  const before = (["before-lean", "before-node"] as const).map((n) => targets.get(n)).filter((t): t is ServerProcess => t !== undefined)
+  if (before.length > 0) await verifyTargets(reference, before)
   const gatewayNode = targets.get("gateway-node")
   if (gatewayNode !== undefined && gatewayNode !== reference) {
     await verifyTargets(reference, [gatewayNode])
@@ -455,7 +480,10 @@ const main = async (): Promise<void> => {
     ["httpapi-lean", "httpapi-node"],
     ["httpapi-node", "gateway-node"],
     ["httpapi-lean", "gateway-lean"],
-    ["gateway-lean-aa", "gateway-lean"]
+    ["gateway-lean-aa", "gateway-lean"],
+    ["gateway-lean", "before-lean"],
+    ["gateway-node", "before-node"],
+    ["before-lean", "before-node"]
   ]
   const presentPairs = pairs.filter(([a, b]) => selected.includes(a) && selected.includes(b))
   if (presentPairs.length > 0) {

@@ -32,7 +32,7 @@
  *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
  *   │      over DomainEvents (built first, with the audit chain subscribed: AuditLog.layer), the storage and the observability switches (services/diagnostics/observability.ts: SVC_METRICS, OTLP tracing)
  *   │
- *   ├─ HTTP: GatewayHttpRoutes = routes of GatewayApi (handlers of every row) + the global middleware
+ *   ├─ HTTP: GatewayHttpRoutes = HttpApiBuilder.layer(GatewayApi) (the handler group of every row) + the global middleware
  *   ├─ WS:   WsDispatchLive (handlers of every row) ─► WsServerLive (the /ws upgrade, one actor per connection)
  *   └─ infrastructure: NodeServer (node:http: timeouts, cap, drain), HTTP adapter (LeanNodeHttpServer | platform-node), LoggingLive
  *
@@ -47,6 +47,7 @@
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { Effect, FileSystem, Layer, Logger, References } from "effect"
 import { HttpRouter } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
 import { Approvals } from "../services/approvals/Approvals.ts"
@@ -76,8 +77,8 @@ import { WebhookTrigger } from "../services/watchers/webhook/WebhookTrigger.ts"
 import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
 import { ApprovalsHttp } from "../src/http/approvals.ts"
 import { AuditHttp } from "../src/http/audit.ts"
-import { AuthHttp } from "../src/http/auth.ts"
-import { AuthProfilesHttp } from "../src/http/authProfiles.ts"
+import { AuthHttp, AuthSwitch } from "../src/http/auth.ts"
+import { AuthProfilesHttp, AuthProfilesSwitch } from "../src/http/authProfiles.ts"
 import { ProviderOAuthHttp } from "../src/http/providerOAuth.ts"
 import { ContractsHttp } from "../src/contracts/catalogHttp.ts"
 import { DiagnosticsHttp } from "../src/http/diagnostics.ts"
@@ -90,12 +91,13 @@ import { PlanHttp } from "../src/http/plan.ts"
 import { PlaybooksHttp } from "../src/http/playbooks.ts"
 import { PolicyHttp } from "../src/http/policy.ts"
 import { PolicyBundleHttp } from "../src/http/policyBundle.ts"
-import { RoutingHttp } from "../src/http/routing.ts"
+import { RoutingHttp, RoutingSwitch } from "../src/http/routing.ts"
 import { SecretsHttp } from "../src/http/secrets.ts"
 import { SnapshotsHttp } from "../src/http/snapshots.ts"
-import * as HttpRoutes from "../src/http/router.ts"
 import { RuntimeHttp } from "../src/http/runtime.ts"
-import { makeRouteMatcher } from "../src/http/authorization.ts"
+import { accessTable, makeRouteMatcher } from "../src/http/authorization.ts"
+import { AuthenticationLive } from "../src/http/authentication.ts"
+import { RequestErrorsLive, WildcardBasesRouter } from "../src/http/serve.ts"
 import { UiHttp } from "../src/http/ui.ts"
 import { WorkflowHttp } from "../src/http/workflow.ts"
 import { WatchersHttp } from "../src/http/watchers.ts"
@@ -219,16 +221,22 @@ export const Subsystems = [
 ] as const
 
 type Row = (typeof Subsystems)[number]
-type GroupServices<G> = G extends HttpRoutes.HttpHandlerGroup<infer R> ? R : G extends WsDispatch.WsHandlerGroup<infer R> ? R : never
+type WsGroupServices<G> = G extends WsDispatch.WsHandlerGroup<infer R> ? R : never
 /** The subsystem layers, merged: every service, their errors, and what they need (storage and settings). */
 type SubsystemsLayer = Layer.Layer<Layer.Success<Row["layer"]>, Layer.Error<Row["layer"]>, Layer.Services<Row["layer"]>>
+/** The HTTP handler layers (one `HttpApiBuilder.group` per group of `GatewayApi`), merged. */
+type HttpHandlersLayer = Layer.Layer<
+  Layer.Success<Row["http"][number]>,
+  Layer.Error<Row["http"][number]>,
+  Layer.Services<Row["http"][number]>
+>
 
 const subsystemLayers = Layer.mergeAll(...(Subsystems.map((s) => s.layer) as unknown as [SubsystemsLayer]))
-const httpHandlers: ReadonlyArray<HttpRoutes.HttpHandlerGroup<GroupServices<Row["http"][number]>>> = Subsystems.flatMap(
-  (s): ReadonlyArray<HttpRoutes.HttpHandlerGroup<GroupServices<Row["http"][number]>>> => s.http
+const httpHandlers = Layer.mergeAll(
+  ...(Subsystems.flatMap((s): ReadonlyArray<Row["http"][number]> => s.http) as unknown as [HttpHandlersLayer])
 )
-const wsHandlers: ReadonlyArray<WsDispatch.WsHandlerGroup<GroupServices<Row["ws"][number]>>> = Subsystems.flatMap(
-  (s): ReadonlyArray<WsDispatch.WsHandlerGroup<GroupServices<Row["ws"][number]>>> => s.ws
+const wsHandlers: ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<Row["ws"][number]>>> = Subsystems.flatMap(
+  (s): ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<Row["ws"][number]>>> => s.ws
 )
 
 /**
@@ -264,7 +272,7 @@ export const gatewayServices = <E = never>(
  * declared route templates.
  */
 export const ObservabilityLive = observabilityFromSettings(
-  makeRouteMatcher(HttpRoutes.accessTable(GatewayApi, PlannedApi), (entry) => entry.path)
+  makeRouteMatcher(accessTable(GatewayApi, PlannedApi), (entry) => entry.path)
 )
 
 /** Every domain service, on the storage the settings ask for. Needs {@link GatewayConfig}. */
@@ -274,14 +282,27 @@ export const GatewayServicesLive = gatewayServices()
 export const WsDispatchLive = WsDispatch.layer({ handled: WsMessages, planned: PlannedWsMessages }, wsHandlers)
 
 /**
- * All HTTP routes of {@link GatewayApi} (the handlers of every subsystem)
- * plus the global middleware, for an `HttpRouter` (compose with your own
- * routes). Authorization covers the declared routes and the spec's planned
- * ones; anything else is forbidden to device tokens.
+ * All HTTP routes of {@link GatewayApi}, served by Effect's `HttpApiBuilder`
+ * (the handler group of every row, the `Authentication` and `RequestErrors`
+ * middleware of the declaration), plus the global middleware, for an
+ * `HttpRouter` (compose with your own routes). Authorization covers the
+ * declared routes and the spec's planned ones; anything else is forbidden to
+ * device tokens. The groups a setting switches off answer 404 after
+ * authorization.
  */
 export const GatewayHttpRoutes = Layer.mergeAll(
-  HttpRoutes.layer(GatewayApi, httpHandlers),
-  gatewayMiddleware(HttpRoutes.accessTable(GatewayApi, PlannedApi))
+  HttpApiBuilder.layer(GatewayApi).pipe(
+    Layer.provide(httpHandlers),
+    Layer.provide(AuthenticationLive),
+    Layer.provide(RequestErrorsLive),
+    Layer.provide(NodeHttpServer.layerHttpServices),
+    Layer.provide(WildcardBasesRouter)
+  ),
+  gatewayMiddleware({
+    routes: accessTable(GatewayApi, PlannedApi),
+    served: new Set(Object.keys(GatewayApi.groups)),
+    switches: [AuthSwitch, AuthProfilesSwitch, RoutingSwitch]
+  })
 )
 
 /**

@@ -55,11 +55,19 @@ export interface DecoderOptions {
 /** Default parse options plus `errors: "first"` (stop at the first problem): the fast path. */
 const FAST_OPTIONS: SchemaAST.ParseOptions = { errors: "first" }
 
-const PARSE_OPTIONS: SchemaAST.ParseOptions = {
+/**
+ * The diagnostic parse options: the first issue, unknown keys ignored, the
+ * input kept in the issue (for `got …`). HTTP path and query decoding uses
+ * them directly (src/http/api/index.ts), so its failures format like
+ * {@link makeDecoder}'s.
+ */
+export const DIAGNOSTIC_PARSE_OPTIONS: SchemaAST.ParseOptions = {
   errors: "first",
   onExcessProperty: "ignore",
   reportInput: true
 }
+
+const PARSE_OPTIONS = DIAGNOSTIC_PARSE_OPTIONS
 
 const QUIET_OPTIONS: SchemaAST.ParseOptions = { ...PARSE_OPTIONS, reportInput: false }
 

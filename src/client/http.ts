@@ -21,6 +21,7 @@
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { GatewayApi } from "../http/api/index.ts"
+import type { Effect } from "effect"
 
 /** Options of {@link makeGatewayHttpClient}. */
 export interface GatewayHttpClientOptions {
@@ -34,7 +35,12 @@ export interface GatewayHttpClientOptions {
  * A typed client of {@link GatewayApi} over the `HttpClient` in context
  * (e.g. `FetchHttpClient.layer`).
  */
-export const makeGatewayHttpClient = (options: GatewayHttpClientOptions) =>
+/** The typed client of `GatewayApi`: one method per endpoint, by group. */
+export type GatewayHttpClient = HttpApiClient.ForApi<GatewayApi>
+
+export const makeGatewayHttpClient = (
+  options: GatewayHttpClientOptions
+): Effect.Effect<GatewayHttpClient, never, HttpClient.HttpClient> =>
   HttpApiClient.make(GatewayApi, {
     baseUrl: options.baseUrl,
     transformClient: options.token === undefined

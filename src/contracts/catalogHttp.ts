@@ -17,7 +17,7 @@ import { NotFound } from "../../services/shared/errors.ts"
 import { type ContractCatalog, makeContractCatalog } from "./catalog.ts"
 import { ContractsUnavailable } from "../http/api/contracts.ts"
 import { GatewayApi } from "../http/api/index.ts"
-import { handlers } from "../http/router.ts"
+import { group } from "../http/serve.ts"
 
 /** A file the route may serve: a plain basename ending in `.json` (no path separator, no `%`), not the catalog itself. */
 export const SAFE_CONTRACT_FILE = /^[A-Za-z0-9_.-]+\.json$/
@@ -33,7 +33,7 @@ export const ContractCatalogGenerator = Context.Reference<(nowMs: number) => Res
 )
 
 /** Contracts handlers; need nothing (see {@link ContractCatalogGenerator}). */
-export const ContractsHttp = handlers(GatewayApi, "contracts", Effect.gen(function*() {
+export const ContractsHttp = group(GatewayApi, "contracts", (handlers) => Effect.gen(function*() {
   const generate = yield* ContractCatalogGenerator
   let generated: Result.Result<ContractCatalog, string> | undefined
   const catalog = Effect.gen(function*() {
@@ -50,7 +50,7 @@ export const ContractsHttp = handlers(GatewayApi, "contracts", Effect.gen(functi
       : yield* new ContractsUnavailable({ message: `the JSON Schema documents could not be generated: ${generated.failure}` })
   })
   const notFound = new NotFound({ message: "no such contract file (see /contracts/jsonschema/catalog.json)" })
-  return {
+  return handlers.handleAll({
     catalog: () => Effect.map(catalog, (contracts) => contracts.catalog),
     file: ({ params }) =>
       !SAFE_CONTRACT_FILE.test(params.file) || params.file === "catalog.json"
@@ -59,5 +59,5 @@ export const ContractsHttp = handlers(GatewayApi, "contracts", Effect.gen(functi
           const document = contracts.files.get(params.file)
           return document === undefined ? Effect.fail(notFound) : Effect.succeed(document)
         })
-  }
+  })
 }))

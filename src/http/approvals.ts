@@ -9,23 +9,23 @@ import { fromRespondRequest } from "../../services/approvals/decisions.ts"
 import { CurrentPrincipal } from "../../services/auth/principal.ts"
 import { InvalidRequest } from "../../services/shared/errors.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group, orDieSql } from "./serve.ts"
 
 /** Approvals handlers; need {@link Approvals}. */
-export const ApprovalsHttp = handlers(GatewayApi, "approvals", Effect.gen(function*() {
+export const ApprovalsHttp = group(GatewayApi, "approvals", (handlers) => Effect.gen(function*() {
   const approvals = yield* Approvals
-  return {
-    list: ({ query }) => Effect.map(approvals.listByStatus(query.status ?? "pending"), (list) => ({ approvals: list })),
-    get: ({ params }) => Effect.map(approvals.get(params.id), (approval) => ({ approval })),
+  return handlers.handleAll({
+    list: ({ query }) => Effect.map(orDieSql(approvals.listByStatus(query.status ?? "pending")), (list) => ({ approvals: list })),
+    get: ({ params }) => Effect.map(orDieSql(approvals.get(params.id)), (approval) => ({ approval })),
     respond: ({ params, payload }) =>
       Effect.gen(function*() {
         const input = fromRespondRequest(payload)
         if (Result.isFailure(input)) return yield* new InvalidRequest({ message: input.failure })
         const principal = yield* CurrentPrincipal
-        return yield* approvals.respond(params.id, input.success, resolvedBy("http", principal))
+        return yield* orDieSql(approvals.respond(params.id, input.success, resolvedBy("http", principal)))
       }),
     preview: ({ params }) =>
-      Effect.map(approvals.get(params.id), (a) => ({
+      Effect.map(orDieSql(approvals.get(params.id)), (a) => ({
         id: a.id,
         plan_id: a.plan_id,
         step_index: a.step_index,
@@ -34,5 +34,5 @@ export const ApprovalsHttp = handlers(GatewayApi, "approvals", Effect.gen(functi
         status: a.status,
         expires_at: a.expires_at
       }))
-  }
+  })
 }))

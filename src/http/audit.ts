@@ -7,14 +7,14 @@ import { Effect } from "effect"
 import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { actorOf, CurrentPrincipal } from "../../services/auth/principal.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group, orDieSql } from "./serve.ts"
 
 /** Audit handlers; need {@link AuditLog}. */
-export const AuditHttp = handlers(GatewayApi, "audit", Effect.gen(function*() {
+export const AuditHttp = group(GatewayApi, "audit", (handlers) => Effect.gen(function*() {
   const audit = yield* AuditLog
-  return {
-    export: ({ params }) => audit.exportChain(params.planId),
+  return handlers.handleAll({
+    export: ({ params }) => orDieSql(audit.exportChain(params.planId)),
     verify: ({ payload }) => Effect.sync(() => audit.verify(payload.events)),
-    forget: ({ payload }) => Effect.flatMap(CurrentPrincipal, (principal) => audit.forget(payload, actorOf(principal)))
-  }
+    forget: ({ payload }) => Effect.flatMap(CurrentPrincipal, (principal) => orDieSql(audit.forget(payload, actorOf(principal))))
+  })
 }))

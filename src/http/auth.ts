@@ -4,16 +4,20 @@
  * device-token routes (admin token only); `/auth/session` checks the token
  * in its body, and a failed check counts against the client's rate limit like
  * any other. gateway-api.md: these routes exist "only when gateway auth is
- * enabled", so with `SVC_AUTH=off` they answer 404.
+ * enabled", so with `SVC_AUTH=off` the group is switched off ({@link AuthSwitch}:
+ * 404 `not_found` "route not found", src/http/middleware.ts).
  */
 import { Effect, Option } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AuthService } from "../../services/auth/AuthService.ts"
 import { ADMIN_COOKIE } from "../../services/auth/schema.ts"
-import { InvalidRequest, NotFound } from "../../services/shared/errors.ts"
+import type { GatewaySettings } from "../../layers/config.ts"
+import { InvalidRequest } from "../../services/shared/errors.ts"
 import { GatewayApi } from "./api/index.ts"
 import { requestScheme } from "./origin.ts"
-import { handlers } from "./router.ts"
+import type { HttpGroupSwitch } from "./middleware.ts"
+import { clientErrorResponse } from "./respond.ts"
+import { group, orDieSql } from "./serve.ts"
 
 /** Lifetime of the session cookie: 7 days (reference §2.6). */
 const SESSION_COOKIE_MAX_AGE = "7 days"
@@ -23,28 +27,30 @@ const isHttps = (request: HttpServerRequest.HttpServerRequest): boolean =>
 
 const cookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: "strict", path: "/", secure }) as const
 
-const routeNotFound = new NotFound({ message: "route not found" })
+/** The auth routes are served only with gateway auth on (gateway-api.md: they exist "only when gateway auth is enabled"). */
+export const AuthSwitch: HttpGroupSwitch = { group: "auth", served: (settings: GatewaySettings) => settings.authEnabled }
 
 /** Auth handlers; need {@link AuthService}. */
-export const AuthHttp = handlers(GatewayApi, "auth", Effect.gen(function*() {
+export const AuthHttp = group(GatewayApi, "auth", (handlers) => Effect.gen(function*() {
   const auth = yield* AuthService
-  const enabled = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | NotFound> =>
-    auth.enabled ? effect : Effect.fail(routeNotFound)
-  return {
+  return handlers.handleAll({
     session: ({ payload, request }) =>
-      enabled(Effect.gen(function*() {
+      Effect.gen(function*() {
         const token = payload.token.trim()
         if (token.length === 0) return yield* new InvalidRequest({ message: "token is required" })
-        yield* auth.authenticateAttempt(token, Option.getOrElse(request.remoteAddress, () => "unknown"))
+        yield* orDieSql(auth.authenticateAttempt(token, Option.getOrElse(request.remoteAddress, () => "unknown")))
         return HttpServerResponse.empty({ status: 204 }).pipe(
           HttpServerResponse.setCookieUnsafe(ADMIN_COOKIE, token, { ...cookieOptions(isHttps(request)), maxAge: SESSION_COOKIE_MAX_AGE })
         )
-      })),
+      }).pipe(
+        // A 429 carries Retry-After, which only the gateway's error response writes.
+        Effect.catchTag("TooManyRequests", (e) => Effect.succeed(clientErrorResponse(e)!))
+      ),
     logout: ({ request }) =>
-      enabled(Effect.succeed(
+      Effect.succeed(
         HttpServerResponse.empty({ status: 204 }).pipe(HttpServerResponse.expireCookieUnsafe(ADMIN_COOKIE, cookieOptions(isHttps(request))))
-      )),
-    issueDeviceToken: ({ payload }) => enabled(auth.issueDeviceToken(payload)),
-    revokeDeviceToken: ({ payload }) => enabled(auth.revokeDeviceToken(payload.token.trim()))
-  }
+      ),
+    issueDeviceToken: ({ payload }) => orDieSql(auth.issueDeviceToken(payload)),
+    revokeDeviceToken: ({ payload }) => orDieSql(auth.revokeDeviceToken(payload.token.trim()))
+  })
 }))

@@ -6,10 +6,49 @@
  * token bypasses scopes.
  */
 import { FindMyWay } from "effect/http"
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
 import { hasScope, type Principal } from "../../services/auth/principal.ts"
 import { Forbidden } from "../../services/shared/errors.ts"
-import { requiredScope, type RouteAccess } from "./api/access.ts"
-import type { RouteEntry } from "./router.ts"
+import { Access, requiredScope, type RouteAccess } from "./api/access.ts"
+
+/** Any HTTP API declaration. */
+export type AnyApi = HttpApi.HttpApi<string, any>
+
+/** One declared route and its access rule, for authorization. */
+export interface RouteEntry {
+  readonly method: string
+  readonly path: string
+  readonly access: RouteAccess
+  /** The declaring group's identifier. */
+  readonly group: string
+  /** `group.endpoint` */
+  readonly name: string
+}
+
+/**
+ * Every endpoint of `apis` with its resolved access (endpoint annotation,
+ * else its group's, else the API's). An endpoint without any is a
+ * declaration error (thrown).
+ */
+export const accessTable = (...apis: ReadonlyArray<AnyApi>): ReadonlyArray<RouteEntry> => {
+  const entries: Array<RouteEntry> = []
+  for (const api of apis) {
+    HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.Constraint>, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint, group, mergedAnnotations }) => {
+        const access = mergedAnnotations.mapUnsafe.get(Access.key) as RouteAccess | undefined
+        const name = `${group.identifier}.${endpoint.identifier}`
+        if (access === undefined) throw new Error(`HTTP endpoint ${name} (${endpoint.method} ${endpoint.path}) declares no Access`)
+        entries.push({ method: endpoint.method, path: endpoint.path, access, group: group.identifier, name })
+      }
+    })
+  }
+  return entries
+}
+
+/** The access of one served endpoint (endpoint annotation, else its group's); `undefined` when it declares none. */
+export const endpointAccess = (endpoint: HttpApiEndpoint.Top, group: HttpApiGroup.Top): RouteAccess | undefined =>
+  (endpoint.annotations.mapUnsafe.get(Access.key) ?? group.annotations.mapUnsafe.get(Access.key)) as RouteAccess | undefined
 
 /** The declared access of a request's route; `undefined` when the route is not declared. */
 export type AccessMatcher = (method: string, path: string) => RouteAccess | undefined

@@ -4,13 +4,13 @@ import { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistr
 import { Presence } from "../../services/ws-sessions/Presence.ts"
 import type { ConnectionSummary } from "./api/diagnostics.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** Diagnostics handlers; need {@link ConnectionRegistry} and {@link Presence}. */
-export const DiagnosticsHttp = handlers(GatewayApi, "diagnostics", Effect.gen(function*() {
+export const DiagnosticsHttp = group(GatewayApi, "diagnostics", (handlers) => Effect.gen(function*() {
   const registry = yield* ConnectionRegistry
   const presence = yield* Presence
-  return {
+  return handlers.handleAll({
     connections: () =>
       Effect.sync(() => {
         const all = registry.all()
@@ -39,5 +39,5 @@ export const DiagnosticsHttp = handlers(GatewayApi, "diagnostics", Effect.gen(fu
       }),
     presence: () =>
       Effect.map(presence.snapshot, (snapshot) => ({ status: "ok", generated_at: snapshot.generatedAt, entries: snapshot.entries }) as const)
-  }
+  })
 }))

@@ -2,10 +2,10 @@
 import { Effect } from "effect"
 import { GatewayApi } from "./api/index.ts"
 import { openApiDocument } from "./openapi.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** Docs handlers; need nothing. */
-export const DocsHttp = handlers(GatewayApi, "docs", Effect.sync(() => {
+export const DocsHttp = group(GatewayApi, "docs", (handlers) => Effect.sync(() => {
   let document: Record<string, unknown> | undefined
-  return { openapi: () => Effect.sync(() => (document ??= openApiDocument())) }
+  return handlers.handleAll({ openapi: () => Effect.sync(() => (document ??= openApiDocument())) })
 }))

@@ -2,11 +2,11 @@
 import { Effect } from "effect"
 import { GatewayConfig } from "../../layers/config.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** Health handlers; need {@link GatewayConfig}. */
-export const HealthHttp = handlers(GatewayApi, "health", Effect.gen(function*() {
+export const HealthHttp = group(GatewayApi, "health", (handlers) => Effect.gen(function*() {
   const settings = yield* GatewayConfig
   const body = { status: "ok", is_exposed: settings.isExposed } as const
-  return { healthz: () => Effect.succeed(body) }
+  return handlers.handleAll({ healthz: () => Effect.succeed(body) })
 }))

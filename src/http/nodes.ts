@@ -8,13 +8,13 @@ import { Duration, Effect } from "effect"
 import { NodeDispatch } from "../../services/nodes/NodeDispatch.ts"
 import { Nodes } from "../../services/nodes/Nodes.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** Nodes handlers; need {@link Nodes} and {@link NodeDispatch}. */
-export const NodesHttp = handlers(GatewayApi, "nodes", Effect.gen(function*() {
+export const NodesHttp = group(GatewayApi, "nodes", (handlers) => Effect.gen(function*() {
   const nodes = yield* Nodes
   const dispatch = yield* NodeDispatch
-  return {
+  return handlers.handleAll({
     list: () => nodes.list,
     dispatch: ({ params, payload }) =>
       dispatch.dispatch({
@@ -23,5 +23,5 @@ export const NodesHttp = handlers(GatewayApi, "nodes", Effect.gen(function*() {
         action: payload.action,
         ...(payload.timeout_ms !== undefined ? { timeout: Duration.millis(payload.timeout_ms) } : {})
       })
-  }
+  })
 }))

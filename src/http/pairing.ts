@@ -7,20 +7,20 @@ import { Effect } from "effect"
 import { CurrentPrincipal, resolvedBy } from "../../services/auth/principal.ts"
 import { Pairings } from "../../services/pairing/Pairings.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group, orDieSql } from "./serve.ts"
 
 const ok = <A>(pairing: A) => ({ status: "ok", pairing }) as const
 
 /** Pairing handlers; need {@link Pairings}. */
-export const PairingHttp = handlers(GatewayApi, "pairing", Effect.gen(function*() {
+export const PairingHttp = group(GatewayApi, "pairing", (handlers) => Effect.gen(function*() {
   const pairings = yield* Pairings
   const by = Effect.gen(function*() {
     return resolvedBy("http", yield* CurrentPrincipal)
   })
-  return {
+  return handlers.handleAll({
     list: ({ query }) => Effect.map(pairings.list({ status: query.status }), (list) => ({ status: "ok", pairings: list }) as const),
-    approve: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(pairings.approve(params.id, payload, who), ok)),
-    deny: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(pairings.deny(params.id, payload, who), ok)),
-    revoke: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(pairings.revoke(params.id, payload, who), ok))
-  }
+    approve: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(orDieSql(pairings.approve(params.id, payload, who)), ok)),
+    deny: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(orDieSql(pairings.deny(params.id, payload, who)), ok)),
+    revoke: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(orDieSql(pairings.revoke(params.id, payload, who)), ok))
+  })
 }))

@@ -2,10 +2,10 @@
 import { Effect } from "effect"
 import { Planner } from "../../services/planner/Planner.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group, orDieSql } from "./serve.ts"
 
 /** Plan handlers; need {@link Planner}. */
-export const PlanHttp = handlers(GatewayApi, "plan", Effect.gen(function*() {
+export const PlanHttp = group(GatewayApi, "plan", (handlers) => Effect.gen(function*() {
   const planner = yield* Planner
-  return { plan: ({ payload }) => planner.plan(payload) }
+  return handlers.handleAll({ plan: ({ payload }) => orDieSql(planner.plan(payload)) })
 }))

@@ -14,7 +14,7 @@ import {
 import { InvalidRequest, type NotFound } from "../../services/shared/errors.ts"
 import { Workflow } from "../../services/workflow/Workflow.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** The answer when the engine is off (gateway-api.md "Playbooks": 400 unsupported). */
 export const ENGINE_DISABLED_MESSAGE = "unsupported: the workflow engine is not enabled (SVC_ENGINE_API_ENABLED=1)"
@@ -25,13 +25,13 @@ type PlaybookRuntimeRun = Extract<PlaybookRuntimeRequest, { readonly action: "ru
 const requestOf = ({ action: _action, playbook_id: _id, ...request }: PlaybookRuntimeRun): PlaybookExecuteRequest => request
 
 /** Playbook handlers; need {@link Playbooks}, {@link Workflow} and `GatewayConfig`. */
-export const PlaybooksHttp = handlers(GatewayApi, "playbooks", Effect.gen(function*() {
+export const PlaybooksHttp = group(GatewayApi, "playbooks", (handlers) => Effect.gen(function*() {
   const playbooks = yield* Playbooks
   const workflow = yield* Workflow
   const settings = yield* GatewayConfig
   const engine = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     settings.engineApiEnabled ? effect : Effect.fail(new InvalidRequest({ message: ENGINE_DISABLED_MESSAGE }))
-  return {
+  return handlers.handleAll({
     list: () => playbooks.list,
     get: ({ params }) => playbooks.get(params.id),
     run: ({ params }) => playbooks.dryRun(params.id),
@@ -42,5 +42,5 @@ export const PlaybooksHttp = handlers(GatewayApi, "playbooks", Effect.gen(functi
           ? Effect.map(workflow.resume(payload.token), (resumed) => ({ ...resumed, action: "resume" as const }))
           : Effect.map(playbooks.execute(payload.playbook_id, requestOf(payload)), (run) => ({ ...run, action: "run" as const }))
       )
-  }
+  })
 }))

@@ -2,10 +2,10 @@
 import { Effect } from "effect"
 import { PolicyService } from "../../services/policy/PolicyService.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** Policy handlers; need {@link PolicyService}. */
-export const PolicyHttp = handlers(GatewayApi, "policy", Effect.gen(function*() {
+export const PolicyHttp = group(GatewayApi, "policy", (handlers) => Effect.gen(function*() {
   const policy = yield* PolicyService
-  return { check: ({ payload }) => policy.check(payload) }
+  return handlers.handleAll({ check: ({ payload }) => policy.check(payload) })
 }))

@@ -8,15 +8,15 @@ import { Clock, Effect } from "effect"
 import { PolicyBundle } from "../../services/policy-bundle/PolicyBundle.ts"
 import { PolicyOverrides } from "../../services/policy-bundle/PolicyOverrides.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 const HTTP_ACTOR = { kind: "http" } as const
 
 /** Policy-bundle handlers; need {@link PolicyBundle} and {@link PolicyOverrides}. */
-export const PolicyBundleHttp = handlers(GatewayApi, "policyBundle", Effect.gen(function*() {
+export const PolicyBundleHttp = group(GatewayApi, "policyBundle", (handlers) => Effect.gen(function*() {
   const policy = yield* PolicyBundle
   const overrides = yield* PolicyOverrides
-  return {
+  return handlers.handleAll({
     bundle: () =>
       Effect.gen(function*() {
         const { bundle, sha256, sources } = yield* policy.effective
@@ -28,5 +28,5 @@ export const PolicyBundleHttp = handlers(GatewayApi, "policyBundle", Effect.gen(
       Effect.map(overrides.create({ ...payload, created_by: payload.created_by ?? HTTP_ACTOR }), (override) => ({ override })),
     revokeOverride: ({ payload }) =>
       Effect.map(overrides.revoke({ ...payload, revoked_by: HTTP_ACTOR }), (override) => ({ override }))
-  }
+  })
 }))

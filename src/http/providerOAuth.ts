@@ -10,7 +10,7 @@ import { HttpServerResponse } from "effect/http"
 import { failurePage, invalidPage, successPage } from "../../services/provider-oauth/html.ts"
 import { ProviderOAuth } from "../../services/provider-oauth/ProviderOAuth.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 const PAGE_HEADERS = {
   "cache-control": "no-store",
@@ -23,9 +23,9 @@ const page = (body: string, status: number) =>
   HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: PAGE_HEADERS })
 
 /** Provider OAuth handlers; need {@link ProviderOAuth}. */
-export const ProviderOAuthHttp = handlers(GatewayApi, "providerOAuth", Effect.gen(function*() {
+export const ProviderOAuthHttp = group(GatewayApi, "providerOAuth", (handlers) => Effect.gen(function*() {
   const oauth = yield* ProviderOAuth
-  return {
+  return handlers.handleAll({
     authorize: ({ params, payload }) => oauth.authorize(params.provider, payload),
     callback: ({ params, query }) =>
       oauth.callback(params.provider, query).pipe(
@@ -36,5 +36,5 @@ export const ProviderOAuthHttp = handlers(GatewayApi, "providerOAuth", Effect.ge
         ),
         Effect.catchTag("InvalidCallback", (error) => Effect.succeed(page(invalidPage(error.message), 400)))
       )
-  }
+  })
 }))

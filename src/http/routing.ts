@@ -4,27 +4,39 @@
  * change is attributed to the request's principal (`created_by`: `{kind:
  * "admin"}` or `{kind: "device", token_id, device_id}`; never a token).
  * gateway-api.md: these routes exist "only when gateway auth is enabled", so
- * with `SVC_AUTH=off` they are not served (`NotServed`: 404 `not_found`).
+ * with `SVC_AUTH=off` the group is switched off ({@link RoutingSwitch}: 404
+ * `not_found` after authorization, src/http/middleware.ts).
  */
 import { Effect } from "effect"
-import { GatewayConfig } from "../../layers/config.ts"
+import type { GatewaySettings } from "../../layers/config.ts"
 import { CurrentPrincipal } from "../../services/auth/principal.ts"
 import { actorOf, RoutingConfigService } from "../../services/routing/RoutingConfigService.ts"
+import type { RoutingConfigRecord } from "../../services/routing/schema.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers, NotServed } from "./router.ts"
+import type { HttpGroupSwitch } from "./middleware.ts"
+import { json } from "./respond.ts"
+import { group } from "./serve.ts"
 
-/** Routing handlers; need {@link RoutingConfigService} and `GatewayConfig`. */
-export const RoutingHttp = handlers(GatewayApi, "routing", Effect.gen(function*() {
-  const settings = yield* GatewayConfig
-  if (!settings.authEnabled) return NotServed
+/** The routing routes are served only with gateway auth on. */
+export const RoutingSwitch: HttpGroupSwitch = { group: "routing", served: (settings: GatewaySettings) => settings.authEnabled }
+
+/**
+ * The record as stored, in the configuration's canonical key order (so an
+ * update's answer and a later GET are the same JSON): written as is, not
+ * re-encoded by the `RoutingConfigRecord` schema, whose field order differs.
+ */
+const asStored = (status: number) => (record: RoutingConfigRecord) => json(record, status)
+
+/** Routing handlers; need {@link RoutingConfigService}. */
+export const RoutingHttp = group(GatewayApi, "routing", (handlers) => Effect.gen(function*() {
   const routing = yield* RoutingConfigService
-  return {
-    get: () => routing.current,
+  return handlers.handleAll({
+    get: () => Effect.map(routing.current, asStored(200)),
     update: ({ payload }) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
-        routing.update({ config: payload.config, reason: payload.reason, created_by: actorOf(principal) })),
+        Effect.map(routing.update({ config: payload.config, reason: payload.reason, created_by: actorOf(principal) }), asStored(201))),
     revert: ({ payload }) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
-        routing.revert({ revision: payload.revision, reason: payload.reason, created_by: actorOf(principal) }))
-  }
+        Effect.map(routing.revert({ revision: payload.revision, reason: payload.reason, created_by: actorOf(principal) }), asStored(201)))
+  })
 }))

@@ -3,14 +3,14 @@ import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { Diagnostics, PROMETHEUS_CONTENT_TYPE } from "../../services/diagnostics/Diagnostics.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** Runtime handlers; need {@link Diagnostics}. */
-export const RuntimeHttp = handlers(GatewayApi, "runtime", Effect.gen(function*() {
+export const RuntimeHttp = group(GatewayApi, "runtime", (handlers) => Effect.gen(function*() {
   const diagnostics = yield* Diagnostics
-  return {
+  return handlers.handleAll({
     status: () => diagnostics.status,
     metrics: () => Effect.map(diagnostics.metrics, (text) => HttpServerResponse.text(text, { contentType: PROMETHEUS_CONTENT_TYPE })),
     usage: ({ query }) => diagnostics.usage(query)
-  }
+  })
 }))

@@ -9,7 +9,7 @@ import type { HttpServerRequest } from "effect/http"
 import { Secrets, selectAgent } from "../../services/secrets/SecretStore.ts"
 import { InvalidRequest } from "../../services/shared/errors.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 const agentOf = (query: { readonly agent_id?: string }, request: HttpServerRequest.HttpServerRequest) => {
   const selected = selectAgent(query.agent_id, request.headers["x-svc-agent-id"])
@@ -17,9 +17,9 @@ const agentOf = (query: { readonly agent_id?: string }, request: HttpServerReque
 }
 
 /** Secrets handlers; need {@link Secrets}. */
-export const SecretsHttp = handlers(GatewayApi, "secrets", Effect.gen(function*() {
+export const SecretsHttp = group(GatewayApi, "secrets", (handlers) => Effect.gen(function*() {
   const secrets = yield* Secrets
-  return {
+  return handlers.handleAll({
     store: ({ query, payload, request }) =>
       Effect.gen(function*() {
         const agentId = yield* agentOf(query, request)
@@ -30,5 +30,5 @@ export const SecretsHttp = handlers(GatewayApi, "secrets", Effect.gen(function*(
       Effect.flatMap(agentOf(query, request), (agentId) => Effect.map(secrets.list(agentId), (handles) => ({ handles }))),
     revoke: ({ params }) => Effect.as(secrets.revoke(params.id), { revoked: true as const }),
     rotate: ({ params, payload }) => secrets.rotate(params.id, payload.value)
-  }
+  })
 }))

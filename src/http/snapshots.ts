@@ -11,15 +11,15 @@ import { InvalidRequest, SnapshotImportDisabled } from "../../services/snapshots
 import { SnapshotImportRequest } from "../../services/snapshots/schema.ts"
 import { parseTableList, Snapshots } from "../../services/snapshots/Snapshots.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group, readBody } from "./serve.ts"
 
 const decodeImport = makeDecoder(SnapshotImportRequest)
 
 /** Snapshot handlers; need {@link Snapshots} and `GatewayConfig`. */
-export const SnapshotsHttp = handlers(GatewayApi, "snapshots", Effect.gen(function*() {
+export const SnapshotsHttp = group(GatewayApi, "snapshots", (handlers) => Effect.gen(function*() {
   const snapshots = yield* Snapshots
   const settings = yield* GatewayConfig
-  return {
+  return handlers.handleAll({
     export: ({ query }) =>
       Effect.flatMap(
         Effect.mapError(Effect.fromResult(parseTableList(query.tables)), (message) => new InvalidRequest({ message })),
@@ -30,11 +30,11 @@ export const SnapshotsHttp = handlers(GatewayApi, "snapshots", Effect.gen(functi
         if (!settings.snapshotImportEnabled) {
           return yield* new SnapshotImportDisabled({ message: "snapshot import is disabled (set SVC_SNAPSHOT_IMPORT_ENABLED=1)" })
         }
-        const parsed = parseJsonBody(yield* request.text)
+        const parsed = parseJsonBody(yield* readBody(request.text))
         if (Result.isFailure(parsed)) return yield* new InvalidRequest({ message: parsed.failure })
         const decoded = decodeImport(parsed.success)
         if (Result.isFailure(decoded)) return yield* new InvalidRequest({ message: decoded.failure })
         return yield* snapshots.importBundle(decoded.success)
       })
-  }
+  })
 }))

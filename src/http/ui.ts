@@ -7,11 +7,11 @@ import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { GatewayApi } from "./api/index.ts"
 import { UI_ASSETS_UNAVAILABLE, UI_NOT_FOUND } from "./api/ui.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 const notFound = (body: string) => HttpServerResponse.text(body, { status: 404, contentType: "text/plain; charset=utf-8" })
 const shell = Effect.succeed(notFound(UI_ASSETS_UNAVAILABLE))
 const asset = Effect.succeed(notFound(UI_NOT_FOUND))
 
 /** UI handlers; need nothing. */
-export const UiHttp = handlers(GatewayApi, "ui", Effect.succeed({ shell: () => shell, asset: () => asset }))
+export const UiHttp = group(GatewayApi, "ui", (handlers) => handlers.handleAll({ shell: () => shell, asset: () => asset }))

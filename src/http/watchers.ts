@@ -10,7 +10,7 @@ import { DEFAULT_FIRINGS_LIMIT, parseWatcherId } from "../../services/watchers/s
 import { Watchers } from "../../services/watchers/Watchers.ts"
 import { WebhookTrigger } from "../../services/watchers/webhook/WebhookTrigger.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group, readBody } from "./serve.ts"
 
 const watcherId = (raw: string) => {
   const id = parseWatcherId(raw)
@@ -18,10 +18,10 @@ const watcherId = (raw: string) => {
 }
 
 /** Watchers handlers; need {@link Watchers} and {@link WebhookTrigger}. */
-export const WatchersHttp = handlers(GatewayApi, "watchers", Effect.gen(function*() {
+export const WatchersHttp = group(GatewayApi, "watchers", (handlers) => Effect.gen(function*() {
   const watchers = yield* Watchers
   const webhook = yield* WebhookTrigger
-  return {
+  return handlers.handleAll({
     create: ({ payload }) => watchers.create(payload),
     list: () => watchers.list,
     update: ({ params, payload }) => Effect.flatMap(watcherId(params.id), (id) => watchers.setActive(id, payload.active)),
@@ -31,8 +31,8 @@ export const WatchersHttp = handlers(GatewayApi, "watchers", Effect.gen(function
     triggerWebhook: ({ params, request }) =>
       Effect.gen(function*() {
         const id = yield* watcherId(params.id)
-        const body = new Uint8Array(yield* request.arrayBuffer)
+        const body = new Uint8Array(yield* readBody(request.arrayBuffer))
         return yield* webhook.trigger({ watcher_id: id, headers: request.headers, body })
       })
-  }
+  })
 }))

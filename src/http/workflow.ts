@@ -8,21 +8,21 @@ import { CurrentPrincipal } from "../../services/auth/principal.ts"
 import { NotFound } from "../../services/shared/errors.ts"
 import { Workflow } from "../../services/workflow/Workflow.ts"
 import { GatewayApi } from "./api/index.ts"
-import { handlers } from "./router.ts"
+import { group } from "./serve.ts"
 
 /** Workflow handlers; need {@link Workflow}. */
-export const WorkflowHttp = handlers(GatewayApi, "workflow", Effect.gen(function*() {
+export const WorkflowHttp = group(GatewayApi, "workflow", (handlers) => Effect.gen(function*() {
   const workflow = yield* Workflow
   const settings = yield* GatewayConfig
   const enabled = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     settings.engineApiEnabled
       ? effect
       : Effect.fail(new NotFound({ message: "the workflow engine API is disabled (SVC_ENGINE_API_ENABLED=1 enables it)" }))
-  return {
+  return handlers.handleAll({
     run: ({ payload }) => enabled(Effect.flatMap(CurrentPrincipal, (principal) => workflow.run(payload, principal))),
     resume: ({ payload }) => enabled(workflow.resume(payload.token)),
     cancel: ({ payload }) => enabled(workflow.cancel(payload.run_id, payload.reason)),
     list: ({ query }) => enabled(workflow.list(query)),
     get: ({ params }) => enabled(workflow.get(params.run_id))
-  }
+  })
 }))

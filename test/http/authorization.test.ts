@@ -7,7 +7,7 @@ import { OpenApi } from "effect/http-api"
 import { requiredScope } from "../../src/http/api/access.ts"
 import { GatewayApi, PlannedApi } from "../../src/http/api/index.ts"
 import { makeAccessMatcher } from "../../src/http/authorization.ts"
-import { accessTable } from "../../src/http/router.ts"
+import { accessTable } from "../../src/http/authorization.ts"
 
 const routeTable = accessTable(GatewayApi, PlannedApi)
 const match = makeAccessMatcher(routeTable)

@@ -17,6 +17,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: ApprovalIdFromString }
@@ -60,3 +61,5 @@ export const ApprovalsApi = HttpApiGroup.make("approvals")
     ))
   )
   .annotate(Access, scope("operator.approvals"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

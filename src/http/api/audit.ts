@@ -15,6 +15,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** `GET /audit/export/:planId`, `POST /audit/verify`, `POST /audit/forget`. */
@@ -56,3 +57,5 @@ export const AuditApi = HttpApiGroup.make("audit")
       ))
   )
   .annotate(Access, scope("operator.admin"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

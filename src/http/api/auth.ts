@@ -14,6 +14,7 @@ import {
 import { InvalidRequest, NotFound, TooManyRequests, Unauthorized } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, ADMIN_TOKEN, PUBLIC } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** Authentication routes. */
@@ -37,7 +38,7 @@ export const AuthApi = HttpApiGroup.make("auth")
       payload: DeviceTokenIssueRequest,
       success: DeviceTokenIssueResponse.pipe(HttpApiSchema.status(201)),
       error: REQUEST_ERRORS
-    }).annotateMerge(documented(
+    }).middleware(Authentication).annotateMerge(documented(
       "Issues a scoped device token (`svc-device.v1.…`) for `device_id` and `role` with `scopes` (at most 32). It " +
         "expires after `ttl_seconds` (default 900, at most 30 days) unless `persistent: true`. Only the token's " +
         "digest is stored: the token is in this answer and nowhere else.",
@@ -50,7 +51,7 @@ export const AuthApi = HttpApiGroup.make("auth")
       payload: DeviceTokenRevokeRequest,
       success: DeviceTokenRevokeResponse,
       error: [...REQUEST_ERRORS, wire(NotFound)]
-    }).annotateMerge(documented(
+    }).middleware(Authentication).annotateMerge(documented(
       "Revokes a device token (given as the token itself); it is refused from then on, also on open WebSocket " +
         "connections. 404 for a token the gateway never issued.",
       {
@@ -61,3 +62,4 @@ export const AuthApi = HttpApiGroup.make("auth")
     ))
   )
   .annotate(Access, ADMIN_TOKEN)
+  .middleware(RequestErrors)

@@ -24,6 +24,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: AuthProfileId }
@@ -118,3 +119,5 @@ export const AuthProfilesApi = HttpApiGroup.make("authProfiles")
     ))
   )
   .annotate(Access, scope("operator.admin"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -10,6 +10,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS, wire } from "./errors.ts"
 
 /** 500 `contracts_unavailable`: the documents could not be generated (a declaration error; `message` names the schema). */
@@ -76,3 +77,5 @@ export const ContractsApi = HttpApiGroup.make("contracts")
     ))
   )
   .annotate(Access, scope("operator.read"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -9,6 +9,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { CapabilityDescriptor, PresenceEntry, WsPeerRole } from "../../../services/ws-sessions/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS } from "./errors.ts"
 
 /** One live connection in `GET /connections`. */
@@ -63,3 +64,5 @@ export const DiagnosticsApi = HttpApiGroup.make("diagnostics")
     ))
   )
   .annotate(Access, scope("operator.read"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

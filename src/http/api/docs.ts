@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS } from "./errors.ts"
 
 /** API documentation. */
@@ -16,3 +17,5 @@ export const DocsApi = HttpApiGroup.make("docs")
     { response: { openapi: "3.1.0", info: { title: "svc-gateway", version: "0.1.0" } } }
   )))
   .annotate(Access, scope("operator.read"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { documented } from "./examples.ts"
 import { Access, PUBLIC } from "./access.ts"
+import { RequestErrors } from "./security.ts"
 
 /** `{status: "ok", is_exposed}`: `is_exposed` is true when bound to a non-loopback address. */
 export const HealthResponse = Schema.Struct({
@@ -18,3 +19,4 @@ export const HealthApi = HttpApiGroup.make("health")
     { response: { status: "ok", is_exposed: false } }
   )))
   .annotate(Access, PUBLIC)
+  .middleware(RequestErrors)

@@ -8,6 +8,7 @@
  * load them.
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { DIAGNOSTIC_PARSE_OPTIONS } from "../../../services/shared/decode.ts"
 import { ApprovalsApi } from "./approvals.ts"
 import { WorkflowApi } from "./workflow.ts"
 import { AuthApi } from "./auth.ts"
@@ -33,8 +34,14 @@ import { WatchersApi } from "./watchers.ts"
 
 export { PlannedApi } from "./planned.ts"
 
-/** The implemented HTTP API. Add a subsystem's group here. */
-export const GatewayApi = HttpApi.make("svc-gateway")
+/**
+ * The implemented HTTP API. Add a subsystem's group here (and to
+ * {@link GatewayGroups}). Every group carries `RequestErrors`
+ * (src/http/api/security.ts); path and query decode with the parse options
+ * of services/shared/decode.ts (first issue, unknown keys ignored, the input
+ * kept for the message). Successes and errors are encoded by their schemas.
+ */
+export const GatewayApi: HttpApi.HttpApi<"svc-gateway", GatewayGroups> = HttpApi.make("svc-gateway")
   .add(HealthApi)
   .add(PolicyApi)
   .add(PolicyBundleApi)
@@ -57,6 +64,11 @@ export const GatewayApi = HttpApi.make("svc-gateway")
   .add(AuditApi)
   .add(SnapshotsApi)
   .add(RoutingApi)
+  .annotate(HttpApi.ParamsParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
+  .annotate(HttpApi.QueryParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
+  // Successes are encoded by their schema; a field a handler answers beyond its declaration is kept, as the
+  // JSON.stringify of the serving before HttpApiBuilder kept it (issue 21: same bodies after the move).
+  .annotate(HttpApi.SuccessParseOptions, { onExcessProperty: "preserve" })
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:
@@ -64,6 +76,34 @@ export const GatewayApi = HttpApi.make("svc-gateway")
       "(cookie requests that change state must come from the gateway's own origin). Device tokens need the scope " +
       "each route names (`x-svc-access`)."
   }))
+
+/**
+ * The groups of {@link GatewayApi}, named so that declaration files refer to
+ * each group's own type instead of repeating every endpoint.
+ */
+export type GatewayGroups =
+  | typeof HealthApi
+  | typeof PolicyApi
+  | typeof PolicyBundleApi
+  | typeof AuthApi
+  | typeof DiagnosticsApi
+  | typeof RuntimeApi
+  | typeof ContractsApi
+  | typeof ApprovalsApi
+  | typeof WorkflowApi
+  | typeof PairingApi
+  | typeof NodesApi
+  | typeof DocsApi
+  | typeof UiApi
+  | typeof PlanApi
+  | typeof SecretsApi
+  | typeof ProviderOAuthApi
+  | typeof AuthProfilesApi
+  | typeof PlaybooksApi
+  | typeof WatchersApi
+  | typeof AuditApi
+  | typeof SnapshotsApi
+  | typeof RoutingApi
 
 /** The type of {@link GatewayApi}, for clients and handler builders. */
 export type GatewayApi = typeof GatewayApi

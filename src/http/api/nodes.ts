@@ -14,6 +14,7 @@ import {
 } from "../../../services/nodes/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** `GET /nodes`, `POST /nodes/:node_id/dispatch`. */
@@ -51,3 +52,5 @@ export const NodesApi = HttpApiGroup.make("nodes")
       }
     ))
   )
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -17,6 +17,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: PairingIdFromString }
@@ -87,3 +88,5 @@ export const PairingApi = HttpApiGroup.make("pairing")
     ))
   )
   .annotate(Access, scope("operator.pairing"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -7,6 +7,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { PlanConflict, PlanRequest, PlanResponse } from "../../../services/planner/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** The plan runner. */
@@ -30,3 +31,5 @@ export const PlanApi = HttpApiGroup.make("plan")
     }
   )))
   .annotate(Access, scope("operator.write"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -24,6 +24,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, OPERATOR, OptionalBody } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: Schema.String }
@@ -73,3 +74,5 @@ export const PlaybooksApi = HttpApiGroup.make("playbooks")
     ))
   )
   .annotate(Access, OPERATOR)
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { PolicyCheckRequest, PolicyDecision } from "../../../services/policy/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS } from "./errors.ts"
 
 /** Policy evaluation. */
@@ -30,3 +31,5 @@ export const PolicyApi = HttpApiGroup.make("policy")
     }
   )))
   .annotate(Access, scope("operator.admin"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -15,6 +15,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** Policy bundle and overrides. */
@@ -63,3 +64,5 @@ export const PolicyBundleApi = HttpApiGroup.make("policyBundle")
     ))
   )
   .annotate(Access, scope("operator.admin"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -15,6 +15,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, PUBLIC, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const HtmlPage = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/html" }))
@@ -27,7 +28,7 @@ export const ProviderOAuthApi = HttpApiGroup.make("providerOAuth")
       payload: OAuthAuthorizeRequest,
       success: OAuthAuthorizeResponse,
       error: [...REQUEST_ERRORS, wire(NotFound)]
-    }).annotate(Access, scope("operator.admin")).annotateMerge(documented(
+    }).annotate(Access, scope("operator.admin")).middleware(Authentication).annotateMerge(documented(
       "Starts an OAuth authorization with PKCE for a provider of the providers file: answers the provider's " +
         "`authorize_url` (with `state`, the S256 code challenge and the redirect URI of this gateway's callback) for " +
         "the operator's browser; the pending authorization lives 10 minutes. 404 for an unconfigured provider.",
@@ -56,3 +57,4 @@ export const ProviderOAuthApi = HttpApiGroup.make("providerOAuth")
       }
     ))
   )
+  .middleware(RequestErrors)

@@ -13,6 +13,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** `GET /routing/config`, `PUT /routing/config`, `POST /routing/config/revert`. */
@@ -49,3 +50,5 @@ export const RoutingApi = HttpApiGroup.make("routing")
     ))
   )
   .annotate(Access, scope("operator.admin"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

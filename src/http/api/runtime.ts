@@ -10,6 +10,7 @@ import { StatusResponse, UsageQuery, UsageResponse } from "../../../services/dia
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** The Prometheus text exposition (format 0.0.4). */
@@ -38,3 +39,5 @@ export const RuntimeApi = HttpApiGroup.make("runtime")
     ))
   )
   .annotate(Access, scope("operator.read"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -18,6 +18,7 @@ import {
 import { NotFound } from "../../../services/shared/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: Schema.String }
@@ -74,3 +75,5 @@ export const SecretsApi = HttpApiGroup.make("secrets")
     ))
   )
   .annotate(Access, scope("operator.admin"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

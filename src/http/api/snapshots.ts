@@ -13,6 +13,7 @@ import { ImportRefused, SnapshotExportFailed, SnapshotImportDisabled } from "../
 import { SnapshotBundle, SnapshotImportResponse } from "../../../services/snapshots/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, scope } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 /** `GET /snapshot/export?tables=a,b`, `POST /snapshot/import`. */
@@ -80,3 +81,5 @@ export const SnapshotsApi = HttpApiGroup.make("snapshots")
     ))
   )
   .annotate(Access, scope("operator.admin"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

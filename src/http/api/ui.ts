@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { documented } from "./examples.ts"
 import { Access, PUBLIC } from "./access.ts"
+import { RequestErrors } from "./security.ts"
 
 /** The body of `GET /ui` without assets (gateway-api.md: "404 text operator_ui_assets_unavailable"). */
 export const UI_ASSETS_UNAVAILABLE = "operator_ui_assets_unavailable"
@@ -39,3 +40,4 @@ export const UiApi = HttpApiGroup.make("ui")
     ))
   )
   .annotate(Access, PUBLIC)
+  .middleware(RequestErrors)

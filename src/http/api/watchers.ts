@@ -27,6 +27,7 @@ import {
 import { ReplayDetected, WebhookMisconfigured, WebhookRejected } from "../../../services/watchers/webhook/errors.ts"
 import { documented } from "./examples.ts"
 import { Access, OPERATOR } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const params = { id: Schema.String.annotate({ description: "The watcher id: a positive integer." }) }
@@ -104,3 +105,5 @@ export const WatchersApi = HttpApiGroup.make("watchers")
     ))
   )
   .annotate(Access, OPERATOR)
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -20,6 +20,7 @@ import {
 } from "../../../services/workflow/runs/schema.ts"
 import { documented } from "./examples.ts"
 import { Access, OPERATOR } from "./access.ts"
+import { Authentication, RequestErrors } from "./security.ts"
 import { REQUEST_ERRORS, wire } from "./errors.ts"
 
 const errors = [...REQUEST_ERRORS, wire(NotFound)]
@@ -96,3 +97,5 @@ export const WorkflowApi = HttpApiGroup.make("workflow")
     ))
   )
   .annotate(Access, OPERATOR)
+  .middleware(Authentication)
+  .middleware(RequestErrors)
