@@ -66,9 +66,6 @@ export const GatewayApi: HttpApi.HttpApi<"svc-gateway", GatewayGroups> = HttpApi
   .add(RoutingApi)
   .annotate(HttpApi.ParamsParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
   .annotate(HttpApi.QueryParseOptions, DIAGNOSTIC_PARSE_OPTIONS)
-  // Successes are encoded by their schema; a field a handler answers beyond its declaration is kept, as the
-  // JSON.stringify of the serving before HttpApiBuilder kept it (issue 21: same bodies after the move).
-  .annotate(HttpApi.SuccessParseOptions, { onExcessProperty: "preserve" })
   .annotateMerge(OpenApi.annotations({
     title: "svc-gateway",
     description:
