@@ -3,7 +3,7 @@
  * transports (src/) import services and infrastructure; services
  * (services/) import other services and shared infrastructure (the
  * settings, storage and the rate-limit store) only; infrastructure (layers/, but the composition root)
- * imports neither; only the composition root (layers/gateway.ts) and the
+ * imports neither; only the composition root (src/app/gateway.ts) and the
  * CLI's serve command import the whole graph; the client SDK and the API
  * declarations load no server code (schemas and pure helpers only); and no
  * two folders import each other, directly or through others (no folder
@@ -60,7 +60,7 @@ describe("dependency direction", () => {
   })
 
   it("infrastructure (layers/, not the composition root) imports neither services nor transports", () => {
-    const files = all.filter((f) => f.startsWith("layers/") && f !== "layers/gateway.ts")
+    const files = all.filter((f) => f.startsWith("layers/") && f !== "src/app/gateway.ts")
     expect(violations(files, (t) => t.startsWith("layers/") || isPureHelper(t) || isSettingsDeclaration(t))).toEqual([])
     // The declarations themselves load nothing but the declaration helper (and effect).
     const declarations = all.filter(isSettingsDeclaration)
@@ -69,7 +69,7 @@ describe("dependency direction", () => {
   })
 
   it("only the composition root and the serve command import the whole graph", () => {
-    const importers = all.filter((f) => importsOf(f).includes("layers/gateway.ts"))
+    const importers = all.filter((f) => importsOf(f).includes("src/app/gateway.ts"))
     expect(importers).toEqual(["src/serve.ts"])
   })
 
@@ -93,7 +93,7 @@ describe("dependency direction", () => {
 /**
  * The folder a file belongs to in the folder graph: `services/<x>`, `src/<x>`,
  * `layers/<x>` (everything below counts as that folder); a file directly under
- * `src/` or `layers/` (`layers/config.ts`, `layers/gateway.ts`, `src/main.ts`)
+ * `src/` or `layers/` (`layers/config.ts`, `src/app/gateway.ts`, `src/main.ts`)
  * is a node of its own.
  */
 const folderOf = (file: string): string => {

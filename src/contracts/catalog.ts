@@ -23,7 +23,7 @@
  */
 import { type JsonSchema, Result, Schema, SchemaAST } from "effect"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
-import type { ContractsCatalog } from "../http/api/contracts.ts"
+import type { ContractsCatalog } from "./httpApi.ts"
 import { GatewayApi } from "../http/api/index.ts"
 import { WsInitiatedRequests, WsMessages } from "../ws/api/index.ts"
 import * as Contracts from "./index.ts"

@@ -11,13 +11,13 @@
  *
  * @module
  */
+import { ContractsApi } from "./httpApi.ts"
 import { Clock, Context, Effect, Result } from "effect"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
 import { NotFound } from "../../services/shared/errors.ts"
 import { type ContractCatalog, makeContractCatalog } from "./catalog.ts"
-import { ContractsUnavailable } from "../http/api/contracts.ts"
-import { GatewayApi } from "../http/api/index.ts"
-import { group } from "../http/serve.ts"
+import { ContractsUnavailable } from "./httpApi.ts"
+import { apiOf, group } from "../http/serve.ts"
 
 /** A file the route may serve: a plain basename ending in `.json` (no path separator, no `%`), not the catalog itself. */
 export const SAFE_CONTRACT_FILE = /^[A-Za-z0-9_.-]+\.json$/
@@ -33,7 +33,7 @@ export const ContractCatalogGenerator = Context.Reference<(nowMs: number) => Res
 )
 
 /** Contracts handlers; need nothing (see {@link ContractCatalogGenerator}). */
-export const ContractsHttp = group(GatewayApi, "contracts", (handlers) => Effect.gen(function*() {
+export const ContractsHttp = group(apiOf(ContractsApi), "contracts", (handlers) => Effect.gen(function*() {
   const generate = yield* ContractCatalogGenerator
   let generated: Result.Result<ContractCatalog, string> | undefined
   const catalog = Effect.gen(function*() {

@@ -1,11 +1,11 @@
 /** `GET /healthz` (src/http/api/health.ts): `{status: "ok", is_exposed}`. */
+import { HealthApi } from "./api/health.ts"
 import { Effect } from "effect"
 import { GatewayConfig } from "../../layers/config.ts"
-import { GatewayApi } from "./api/index.ts"
-import { group } from "./serve.ts"
+import { apiOf, group } from "./serve.ts"
 
 /** Health handlers; need {@link GatewayConfig}. */
-export const HealthHttp = group(GatewayApi, "health", (handlers) => Effect.gen(function*() {
+export const HealthHttp = group(apiOf(HealthApi), "health", (handlers) => Effect.gen(function*() {
   const settings = yield* GatewayConfig
   const body = { status: "ok", is_exposed: settings.isExposed } as const
   return handlers.handleAll({ healthz: () => Effect.succeed(body) })

@@ -3,15 +3,15 @@
  * this build, so the shell answers 404 text `operator_ui_assets_unavailable`
  * and every path below it 404 text `not_found` (gateway-api.md "Public routes").
  */
+import { UiApi } from "./api/ui.ts"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { GatewayApi } from "./api/index.ts"
 import { UI_ASSETS_UNAVAILABLE, UI_NOT_FOUND } from "./api/ui.ts"
-import { group } from "./serve.ts"
+import { apiOf, group } from "./serve.ts"
 
 const notFound = (body: string) => HttpServerResponse.text(body, { status: 404, contentType: "text/plain; charset=utf-8" })
 const shell = Effect.succeed(notFound(UI_ASSETS_UNAVAILABLE))
 const asset = Effect.succeed(notFound(UI_NOT_FOUND))
 
 /** UI handlers; need nothing. */
-export const UiHttp = group(GatewayApi, "ui", (handlers) => handlers.handleAll({ shell: () => shell, asset: () => asset }))
+export const UiHttp = group(apiOf(UiApi), "ui", (handlers) => handlers.handleAll({ shell: () => shell, asset: () => asset }))

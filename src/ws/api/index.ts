@@ -6,13 +6,13 @@
  * maps (src/client/types.ts) derive from these lists. Schemas only: clients
  * can load this module.
  */
-import { ApprovalList, ApprovalResolve } from "./approvals.ts"
+import { ApprovalList, ApprovalResolve } from "../../../services/approvals/transport/wsApi.ts"
 import { ApprovalRequest, PingPeer, TaskExecute } from "./initiated.ts"
-import { WorkflowCancel, WorkflowResume, WorkflowRun } from "./workflow.ts"
+import { WorkflowCancel, WorkflowResume, WorkflowRun } from "../../../services/workflow/transport/wsApi.ts"
 import type { InitiatedMap, RequestMap } from "./message.ts"
-import { PairingApprove, PairingDeny, PairingRevoke } from "./pairing.ts"
-import { AttemptEvidence, CapabilityReady } from "./nodes.ts"
-import { Ping, PresenceBeacon } from "./sessions.ts"
+import { PairingApprove, PairingDeny, PairingRevoke } from "../../../services/pairing/transport/wsApi.ts"
+import { AttemptEvidence, CapabilityReady } from "../../../services/nodes/transport/wsApi.ts"
+import { Ping, PresenceBeacon } from "../../../services/ws-sessions/transport/wsApi.ts"
 
 export { PlannedWsMessages } from "./planned.ts"
 

@@ -1,0 +1,375 @@
+/**
+ * The whole dependency graph in one visible place (design.md "One dependency
+ * graph"; docs/architecture.md). Settings enter once, as `GatewayConfig`
+ * ({@link GatewayConfigLive}); every layer reads what it needs from there.
+ *
+ * ```
+ * GatewayConfigLive(settings) ─► GatewayConfig
+ *   │
+ *   ├─ storage: StorageFromSettings (SQLite $SVC_HOME/gateway.db | PostgreSQL) ─► SqlClient, DatabaseInfo
+ *   │
+ *   ├─ Subsystems (one row each: its service layer, its HTTP and WS handlers)
+ *   │     sessions  services/ws-sessions  WsSessionsLive         src/http/diagnostics.ts  src/ws/sessions.ts
+ *   │     auth      services/auth         AuthService.layer      src/http/auth.ts
+ *   │     policy    services/policy       PolicyService.layer    src/http/policy.ts
+ *   │     policy-bundle services/policy-bundle PolicyBundle.layer (+ PolicyOverrides)  src/http/policyBundle.ts
+ *   │     approvals services/approvals     Approvals.layer        src/http/approvals.ts    src/ws/approvals.ts
+ *   │     pairing   services/pairing       Pairings.layer         src/http/pairing.ts      src/ws/pairing.ts
+ *   │     nodes     services/nodes         NodesLive (capabilities, dispatch, listing)  src/http/nodes.ts  src/ws/nodes.ts
+ *   │     planner   services/planner       Planner.layer (+ PlanExecutionLive: runs over the workflow subsystem)  src/http/plan.ts
+ *   │     secrets   services/secrets       SecretStore.layer (+ Secrets, SecretResolver; provider layers/secrets)  src/http/secrets.ts
+ *   │     auth-profiles services/auth-profiles AuthProfiles.layer (+ SecretStore, SecretResolver)  src/http/authProfiles.ts
+ *   │     provider-oauth services/provider-oauth ProviderOAuth.layer (+ AuthProfiles, SecretStore, SecretResolver)  src/http/providerOAuth.ts
+ *   │     workflow  services/workflow      WorkflowLive (engine, executors, run records, approvals)  src/http/workflow.ts  src/ws/workflow.ts
+ *   │     playbooks services/playbooks     PlaybooksLive ($SVC_HOME/playbooks, watched; runs over WorkflowLive)  src/http/playbooks.ts
+ *   │     watchers  services/watchers      WatchersLive (Watchers + WebhookTrigger, over SecretsLive)  src/http/watchers.ts
+ *   │     snapshots services/snapshots     Snapshots.layer (export, import of every stateful table)  src/http/snapshots.ts
+ *   │     routing   services/routing       RoutingConfigService.layer  src/http/routing.ts
+ *   │     diagnostics services/diagnostics Diagnostics.layer (status, metrics, usage)  src/http/runtime.ts
+ *   │     audit     services/audit         AuditLog.layer (hash chains, subscribed to every Decision; + DomainEvents)  src/http/audit.ts
+ *   │     contracts src/contracts (JSON Schema catalog of the wire schemas)  src/contracts/catalogHttp.ts
+ *   │     gateway   (none)                                       src/http/{health,docs,ui}.ts
+ *   │   ─► GatewayServicesLive = every subsystem layer (each wires its own dependencies; shared ones are built once)
+ *   │      over DomainEvents (built first, with the audit chain subscribed: AuditLog.layer), the storage and the observability switches (services/diagnostics/observability.ts: SVC_METRICS, OTLP tracing)
+ *   │
+ *   ├─ HTTP: GatewayHttpRoutes = HttpApiBuilder.layer(GatewayApi) (the handler group of every row) + the global middleware
+ *   ├─ WS:   WsDispatchLive (handlers of every row) ─► WsServerLive (the /ws upgrade, one actor per connection)
+ *   └─ infrastructure: NodeServer (node:http: timeouts, cap, drain), HTTP adapter (LeanNodeHttpServer | platform-node), LoggingLive
+ *
+ * gatewayHttp(adapter) = HTTP + WS on one node:http server; GatewayHttpLive = gatewayHttp("lean")
+ * GatewayLive     = GatewayHttpLive + GatewayServicesLive + LoggingLive + GatewayConfigLive(settings)
+ * ```
+ *
+ * Adding a subsystem adds one row to {@link Subsystems}. Tests swap layers
+ * rather than patching: `gatewayServices({ storage })` takes any `SqlClient`
+ * layer (e.g. `StorageMemoryTest`).
+ */
+import { NodeHttpServer, NodeServices } from "@effect/platform-node"
+import { Effect, FileSystem, Layer, Logger, References } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { SqlClient } from "effect/sql"
+import { join } from "node:path"
+import { Approvals } from "../../services/approvals/Approvals.ts"
+import { AuditLog } from "../../services/audit/AuditLog.ts"
+import { AuthService } from "../../services/auth/AuthService.ts"
+import { AuthProfiles, makeAuthProfileReferences } from "../../services/auth-profiles/AuthProfiles.ts"
+import { AuthProfilesRepo } from "../../services/auth-profiles/AuthProfilesRepo.ts"
+import { ProviderOAuth } from "../../services/provider-oauth/ProviderOAuth.ts"
+import { NodesLive } from "../../services/nodes/Nodes.ts"
+import { Pairings } from "../../services/pairing/Pairings.ts"
+import { Planner } from "../../services/planner/Planner.ts"
+import { PolicyService } from "../../services/policy/PolicyService.ts"
+import { PolicyBundle } from "../../services/policy-bundle/PolicyBundle.ts"
+import { Diagnostics } from "../../services/diagnostics/Diagnostics.ts"
+import { observabilityFromSettings } from "../../services/diagnostics/observability.ts"
+import { RoutingConfigService } from "../../services/routing/RoutingConfigService.ts"
+import { allSecretReferences, SecretReferences, SecretStore } from "../../services/secrets/SecretStore.ts"
+import { Snapshots } from "../../services/snapshots/Snapshots.ts"
+import { WsSessionsLive } from "../../services/ws-sessions/WsSessions.ts"
+import { PlanExecutionLive } from "../../services/workflow/planExecution.ts"
+import { WorkflowLive } from "../../services/workflow/Workflow.ts"
+import { PlaybooksLive } from "../../services/playbooks/Playbooks.ts"
+import { makeWatcherSecretReferences } from "../../services/watchers/secretReferences.ts"
+import { Watchers } from "../../services/watchers/Watchers.ts"
+import { WatchersRepo } from "../../services/watchers/WatchersRepo.ts"
+import { WebhookTrigger } from "../../services/watchers/webhook/WebhookTrigger.ts"
+import { GatewayApi, PlannedApi } from "../http/api/index.ts"
+import { ApprovalsHttp } from "../../services/approvals/transport/http.ts"
+import { AuditHttp } from "../../services/audit/transport/http.ts"
+import { AuthHttp, AuthSwitch } from "../../services/auth/transport/http.ts"
+import { AuthProfilesHttp, AuthProfilesSwitch } from "../../services/auth-profiles/transport/http.ts"
+import { ProviderOAuthHttp } from "../../services/provider-oauth/transport/http.ts"
+import { ContractsHttp } from "../contracts/catalogHttp.ts"
+import { DiagnosticsHttp } from "../../services/ws-sessions/transport/http.ts"
+import { DocsHttp } from "../http/docs.ts"
+import { HealthHttp } from "../http/health.ts"
+import { NodesHttp } from "../../services/nodes/transport/http.ts"
+import { PairingHttp } from "../../services/pairing/transport/http.ts"
+import { gatewayMiddleware } from "../http/middleware.ts"
+import { PlanHttp } from "../../services/planner/transport/http.ts"
+import { PlaybooksHttp } from "../../services/playbooks/transport/http.ts"
+import { PolicyHttp } from "../../services/policy/transport/http.ts"
+import { PolicyBundleHttp } from "../../services/policy-bundle/transport/http.ts"
+import { RoutingHttp, RoutingSwitch } from "../../services/routing/transport/http.ts"
+import { SecretsHttp } from "../../services/secrets/transport/http.ts"
+import { SnapshotsHttp } from "../../services/snapshots/transport/http.ts"
+import { RuntimeHttp } from "../../services/diagnostics/transport/http.ts"
+import { accessTable, makeRouteMatcher } from "../http/authorization.ts"
+import { AuthenticationLive } from "../http/authentication.ts"
+import { RequestErrorsLive, WildcardBasesRouter } from "../http/serve.ts"
+import { UiHttp } from "../http/ui.ts"
+import { WorkflowHttp } from "../../services/workflow/transport/http.ts"
+import { WatchersHttp } from "../../services/watchers/transport/http.ts"
+import { PlannedWsMessages, WsMessages } from "../ws/api/index.ts"
+import { WsConfig } from "../ws/config.ts"
+import * as WsDispatch from "../ws/dispatch.ts"
+import { ApprovalsWs } from "../../services/approvals/transport/ws.ts"
+import { NodesWs } from "../../services/nodes/transport/ws.ts"
+import { PairingWs } from "../../services/pairing/transport/ws.ts"
+import { WsServerLive } from "../ws/server.ts"
+import { SessionsWs } from "../../services/ws-sessions/transport/ws.ts"
+import { WorkflowWs } from "../../services/workflow/transport/ws.ts"
+import { GatewayConfig, type GatewaySettings } from "../../layers/config.ts"
+import * as LeanNodeHttpServer from "../../layers/http/LeanNodeHttpServer.ts"
+import * as NodeServer from "../../layers/http/NodeServer.ts"
+import { type DatabaseInfo, StorageLive } from "../../layers/storage/Storage.ts"
+
+export { Approvals, ApprovalsConfig } from "../../services/approvals/Approvals.ts"
+export { AuditLog } from "../../services/audit/AuditLog.ts"
+export { AuthConfig, AuthService } from "../../services/auth/AuthService.ts"
+export { AuthProfileReferences, AuthProfileReferencesLive, AuthProfiles } from "../../services/auth-profiles/AuthProfiles.ts"
+export { DeviceTokenRepo } from "../../services/auth/DeviceTokenRepo.ts"
+export { RateLimiter } from "../../services/auth/RateLimiter.ts"
+export { Pairings } from "../../services/pairing/Pairings.ts"
+export { Playbooks, PlaybooksLive } from "../../services/playbooks/Playbooks.ts"
+export { Watchers } from "../../services/watchers/Watchers.ts"
+export { WebhookTrigger } from "../../services/watchers/webhook/WebhookTrigger.ts"
+export { PolicyService } from "../../services/policy/PolicyService.ts"
+export { PolicyBundle } from "../../services/policy-bundle/PolicyBundle.ts"
+export { PolicyOverrides } from "../../services/policy-bundle/PolicyOverrides.ts"
+export { PolicySources } from "../../services/policy-bundle/PolicySources.ts"
+export { Capabilities } from "../../services/nodes/Capabilities.ts"
+export { NodeDispatch } from "../../services/nodes/NodeDispatch.ts"
+export { Nodes, NodesLive } from "../../services/nodes/Nodes.ts"
+export { Backplane } from "../../services/backplane/Backplane.ts"
+export { ConnectionRegistry } from "../../services/ws-sessions/ConnectionRegistry.ts"
+export { EventBus } from "../../services/ws-sessions/EventBus.ts"
+export { GatewayRequests } from "../../services/ws-sessions/GatewayRequests.ts"
+export { Presence } from "../../services/ws-sessions/Presence.ts"
+export { WsSessionsLive } from "../../services/ws-sessions/WsSessions.ts"
+export { GatewayApi, PlannedApi } from "../http/api/index.ts"
+export { WsServerLive } from "../ws/server.ts"
+export {
+  defaultSettings,
+  GATEWAY_VERSION,
+  GatewayConfig,
+  type GatewaySettings,
+  type RawSettings,
+  type SettingsOverrides,
+  validateSettings
+} from "../../layers/config.ts"
+export { DatabaseInfo, StorageLive, StorageMemoryTest } from "../../layers/storage/Storage.ts"
+
+/** `GatewayConfig` from already validated settings: where settings enter the graph. */
+export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> => Layer.succeed(GatewayConfig, settings)
+
+/** What references secret handles: auth profiles and webhook watchers, told in turn (`allSecretReferences`). */
+const SecretReferencesLive = Layer.effect(
+  SecretReferences,
+  Effect.map(Effect.all([makeAuthProfileReferences, makeWatcherSecretReferences]), allSecretReferences)
+).pipe(Layer.provide(AuthProfilesRepo.layer), Layer.provide(WatchersRepo.layer))
+
+/**
+ * The secrets subsystem (docs/secrets.md): `Secrets`, `SecretStore` and
+ * `SecretResolver` over the provider the settings choose, told about
+ * rotation and revocation by the auth profiles and the webhook watchers (`SecretReferencesLive`,
+ * inside the same transaction). Secrets and auth profiles use each other (a
+ * profile references handles; rotating a handle repoints profiles), so the
+ * two are wired here rather than inside either folder. Layer values are built
+ * once per graph, so every row that names one shares one instance.
+ */
+export const SecretsLive = SecretStore.layer.pipe(Layer.provide(SecretReferencesLive))
+
+/** Auth profiles and session pins (docs/auth-profiles.md) over {@link SecretsLive}. */
+export const AuthProfilesLive = AuthProfiles.layer.pipe(Layer.provide(SecretsLive))
+
+/**
+ * Provider OAuth (docs/provider-oauth.md): with auth profiles on,
+ * `ProviderOAuth.layer` over the auth profiles and the secret store; off,
+ * authorize answers 404 for every provider.
+ */
+const ProviderOAuthLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
+  settings.authProfilesEnabled
+    ? ProviderOAuth.layer.pipe(Layer.provide(AuthProfilesLive), Layer.provide(SecretsLive))
+    : ProviderOAuth.disabled("auth profiles are disabled (SVC_AUTH_PROFILES=off)")))
+
+/**
+ * Watchers and their signed webhook trigger (docs/watchers.md,
+ * docs/automation.md) over {@link SecretsLive}: a webhook watcher's secret
+ * handle is checked when it is created and resolved at each call.
+ */
+export const WatchersLive = WebhookTrigger.layer.pipe(Layer.provideMerge(Watchers.layer), Layer.provide(SecretsLive))
+
+/**
+ * Every subsystem, in one row each: its service layer (wired for production:
+ * it provides its own dependencies and needs only `GatewayConfig` and the
+ * storage) and the handlers it serves over HTTP and WebSocket. Adding a
+ * subsystem adds one row.
+ */
+export const Subsystems = [
+  { name: "sessions", layer: WsSessionsLive, http: [DiagnosticsHttp], ws: [SessionsWs] },
+  { name: "auth", layer: AuthService.layer, http: [AuthHttp], ws: [] },
+  { name: "policy", layer: PolicyService.layer, http: [PolicyHttp], ws: [] },
+  { name: "policy-bundle", layer: PolicyBundle.layer, http: [PolicyBundleHttp], ws: [] },
+  { name: "approvals", layer: Approvals.layer, http: [ApprovalsHttp], ws: [ApprovalsWs] },
+  { name: "pairing", layer: Pairings.layer, http: [PairingHttp], ws: [PairingWs] },
+  { name: "nodes", layer: NodesLive, http: [NodesHttp], ws: [NodesWs] },
+  { name: "planner", layer: Planner.layer.pipe(Layer.provide(PlanExecutionLive)), http: [PlanHttp], ws: [] },
+  { name: "secrets", layer: SecretsLive, http: [SecretsHttp], ws: [] },
+  { name: "auth-profiles", layer: AuthProfilesLive, http: [AuthProfilesHttp], ws: [] },
+  { name: "provider-oauth", layer: ProviderOAuthLive, http: [ProviderOAuthHttp], ws: [] },
+  { name: "workflow", layer: WorkflowLive, http: [WorkflowHttp], ws: [WorkflowWs] },
+  { name: "playbooks", layer: PlaybooksLive, http: [PlaybooksHttp], ws: [] },
+  { name: "watchers", layer: WatchersLive, http: [WatchersHttp], ws: [] },
+  { name: "snapshots", layer: Snapshots.layer, http: [SnapshotsHttp], ws: [] },
+  { name: "routing", layer: RoutingConfigService.layer, http: [RoutingHttp], ws: [] },
+  { name: "diagnostics", layer: Diagnostics.layer, http: [RuntimeHttp], ws: [] },
+  { name: "audit", layer: AuditLog.layer, http: [AuditHttp], ws: [] },
+  { name: "contracts", layer: Layer.empty, http: [ContractsHttp], ws: [] },
+  { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
+] as const
+
+type Row = (typeof Subsystems)[number]
+type WsGroupServices<G> = G extends WsDispatch.WsHandlerGroup<infer R> ? R : never
+/** The subsystem layers, merged: every service, their errors, and what they need (storage and settings). */
+type SubsystemsLayer = Layer.Layer<Layer.Success<Row["layer"]>, Layer.Error<Row["layer"]>, Layer.Services<Row["layer"]>>
+/** The HTTP handler layers (one `HttpApiBuilder.group` per group of `GatewayApi`), merged. */
+type HttpHandlersLayer = Layer.Layer<
+  Layer.Success<Row["http"][number]>,
+  Layer.Error<Row["http"][number]>,
+  Layer.Services<Row["http"][number]>
+>
+
+const subsystemLayers = Layer.mergeAll(...(Subsystems.map((s) => s.layer) as unknown as [SubsystemsLayer]))
+const httpHandlers = Layer.mergeAll(
+  ...(Subsystems.flatMap((s): ReadonlyArray<Row["http"][number]> => s.http) as unknown as [HttpHandlersLayer])
+)
+const wsHandlers: ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<Row["ws"][number]>>> = Subsystems.flatMap(
+  (s): ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<Row["ws"][number]>>> => s.ws
+)
+
+/**
+ * The SQL storage the settings ask for: `databaseUrl`, else SQLite at
+ * `$SVC_HOME/gateway.db` (the directory is created, mode 0700, if missing).
+ */
+export const StorageFromSettings = Layer.unwrap(Effect.gen(function*() {
+  const settings = yield* GatewayConfig
+  if (settings.databaseUrl === undefined) {
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.makeDirectory(settings.home, { recursive: true, mode: 0o700 })
+  }
+  return StorageLive({ databaseUrl: settings.databaseUrl, sqlitePath: join(settings.home, "gateway.db") })
+})).pipe(Layer.provide(NodeServices.layer))
+
+/**
+ * Every domain service of {@link Subsystems}. `options.storage` replaces the
+ * database (any layer providing a `SqlClient` and `DatabaseInfo`;
+ * repositories create their tables). Needs {@link GatewayConfig}.
+ */
+export const gatewayServices = <E = never>(
+  options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
+) => {
+  const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
+    options?.storage ?? StorageFromSettings
+  // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized).
+  return subsystemLayers.pipe(Layer.provideMerge(AuditLog.layer), Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
+}
+
+/**
+ * The metrics and tracing switches of the settings (services/diagnostics/observability.ts),
+ * beneath every subsystem and transport; HTTP spans are named by the
+ * declared route templates.
+ */
+export const ObservabilityLive = observabilityFromSettings(
+  makeRouteMatcher(accessTable(GatewayApi, PlannedApi), (entry) => entry.path)
+)
+
+/** Every domain service, on the storage the settings ask for. Needs {@link GatewayConfig}. */
+export const GatewayServicesLive = gatewayServices()
+
+/** WS request dispatch: every declared type, with the handlers of every subsystem. */
+export const WsDispatchLive = WsDispatch.layer({ handled: WsMessages, planned: PlannedWsMessages }, wsHandlers)
+
+/**
+ * All HTTP routes of {@link GatewayApi}, served by Effect's `HttpApiBuilder`
+ * (the handler group of every row, the `Authentication` and `RequestErrors`
+ * middleware of the declaration), plus the global middleware, for an
+ * `HttpRouter` (compose with your own routes). Authorization covers the
+ * declared routes and the spec's planned ones; anything else is forbidden to
+ * device tokens. The groups a setting switches off answer 404 after
+ * authorization.
+ */
+export const GatewayHttpRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(GatewayApi).pipe(
+    Layer.provide(httpHandlers),
+    Layer.provide(AuthenticationLive),
+    Layer.provide(RequestErrorsLive),
+    Layer.provide(NodeHttpServer.layerHttpServices),
+    Layer.provide(WildcardBasesRouter)
+  ),
+  gatewayMiddleware({
+    routes: accessTable(GatewayApi, PlannedApi),
+    served: new Set(Object.keys(GatewayApi.groups)),
+    switches: [AuthSwitch, AuthProfilesSwitch, RoutingSwitch]
+  })
+)
+
+/**
+ * Structured JSON logs at `SVC_LOG_LEVEL`. Nothing secret is ever put in a
+ * log annotation: no token, cookie or Authorization value.
+ */
+export const LoggingLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
+  Layer.mergeAll(
+    Logger.layer([Logger.consoleJson]),
+    Layer.succeed(References.MinimumLogLevel, settings.logLevel)
+  )))
+
+/**
+ * Which Effect `HttpServer` serves HTTP on the gateway's `node:http` server:
+ * - `"lean"` (the default): `layers/http/LeanNodeHttpServer.ts`, ≈ 10% less
+ *   server CPU per request (docs/adapter-evidence.md);
+ * - `"platform-node"`: `@effect/platform-node`'s `NodeHttpServer.layer`.
+ *
+ * Both pass the same HTTP and WS suites (`.ci/run` runs them on both), so
+ * going back to the standard adapter is this one switch.
+ */
+export type HttpAdapter = "lean" | "platform-node"
+
+/**
+ * Serves {@link GatewayHttpRoutes} and the `/ws` upgrade on one `node:http`
+ * server bound to the settings' `host:port`, through the chosen
+ * {@link HttpAdapter}. `WsServerLive` owns the server's `upgrade` event.
+ * Needs {@link GatewayConfig} and the services of {@link Subsystems}.
+ */
+export const gatewayHttp = (adapter: HttpAdapter = "lean") =>
+  Layer.unwrap(Effect.map(GatewayConfig, (settings) => {
+    const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) => {
+      const options = { host: settings.host, port: settings.port }
+      return HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(
+          adapter === "lean"
+            ? LeanNodeHttpServer.layer(() => server, options)
+            : NodeHttpServer.layer(() => server, options)
+        )
+      )
+    }))
+    // Built after the server, so released before it: the WS connections close (1001) and the drain starts
+    // before the server stops listening and waits for in-flight requests.
+    return Layer.mergeAll(
+      WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer)),
+      NodeServer.NodeServerDrainLive
+    ).pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServer.layerFromConfig))
+  }))
+
+/** {@link gatewayHttp} on the default (lean) adapter: what `svc-gateway serve` runs. */
+export const GatewayHttpLive = gatewayHttp("lean")
+
+/**
+ * The complete gateway from validated settings: HTTP and WS server, every
+ * service, and logging (also for whatever is built on top of it, e.g. a
+ * start log).
+ */
+export const GatewayLive = <E = never>(
+  settings: GatewaySettings,
+  options?: {
+    readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E>
+    /** Default `"lean"`. */
+    readonly adapter?: HttpAdapter
+  }
+) =>
+  gatewayHttp(options?.adapter).pipe(
+    Layer.provideMerge(gatewayServices(options)),
+    Layer.provideMerge(LoggingLive),
+    Layer.provideMerge(GatewayConfigLive(settings))
+  )
