@@ -36,7 +36,7 @@ const violations = (files: ReadonlyArray<string>, allowed: (target: string) => b
 /** Modules the client SDK and the declarations may load: schemas (error classes are schemas too) and pure helpers. */
 const isSchemaOnly = (target: string): boolean =>
   // A subsystem's schema files, also one folder down (services/workflow/runs/schema.ts).
-  /^services\/[^/]+(\/[^/]+)?\/(schema|events|errors|GatewayEvent|deviceIdentity)\.ts$/.test(target) ||
+  /^services\/[^/]+(\/[^/]+)?\/(schema|events|errors|GatewayEvent|deviceIdentity|proofTranscript)\.ts$/.test(target) ||
   /^services\/shared\/(decode|json|errors|schemas|privateFile|principal)\.ts$/.test(target)
 
 /**
@@ -97,6 +97,9 @@ describe("dependency direction", () => {
  * is a node of its own.
  */
 const folderOf = (file: string): string => {
+  // A subsystem's settings declarations are leaves (they import only layers/settings.ts, checked above) that the
+  // settings root (layers/config.ts) lists: a node of their own, not part of the subsystem the settings read.
+  if (isSettingsDeclaration(file)) return "services/*/settings.ts"
   const parts = file.split("/")
   return parts.length <= 2 ? file : `${parts[0]}/${parts[1]}`
 }
