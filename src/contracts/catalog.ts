@@ -23,9 +23,9 @@
  */
 import { type JsonSchema, Result, Schema, SchemaAST } from "effect"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
-import type { ContractsCatalog } from "./httpApi.ts"
-import { GatewayApi } from "../http/api/index.ts"
-import { WsInitiatedRequests, WsMessages } from "../ws/api/index.ts"
+import type { ContractsCatalog } from "../app/routes/catalogApi.ts"
+import { GatewayApi } from "../app/contracts.ts"
+import { WsInitiatedRequests, WsMessages } from "../app/contracts.ts"
 import * as Contracts from "./index.ts"
 import { toJsonSchemaDocument } from "./jsonSchema.ts"
 

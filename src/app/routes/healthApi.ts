@@ -1,9 +1,9 @@
 /** `GET /healthz` (public; gateway-api.md "Public routes", reference §2.7). */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { documented } from "./examples.ts"
-import { Access, PUBLIC } from "./access.ts"
-import { RequestErrors } from "./security.ts"
+import { documented } from "../../http/api/examples.ts"
+import { Access, PUBLIC } from "../../http/api/access.ts"
+import { RequestErrors } from "../../http/api/security.ts"
 
 /** `{status: "ok", is_exposed}`: `is_exposed` is true when bound to a non-loopback address. */
 export const HealthResponse = Schema.Struct({

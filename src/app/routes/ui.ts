@@ -3,11 +3,11 @@
  * this build, so the shell answers 404 text `operator_ui_assets_unavailable`
  * and every path below it 404 text `not_found` (gateway-api.md "Public routes").
  */
-import { UiApi } from "./api/ui.ts"
+import { UiApi } from "./uiApi.ts"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { UI_ASSETS_UNAVAILABLE, UI_NOT_FOUND } from "./api/ui.ts"
-import { apiOf, group } from "./serve.ts"
+import { UI_ASSETS_UNAVAILABLE, UI_NOT_FOUND } from "./uiApi.ts"
+import { apiOf, group } from "../../http/serve.ts"
 
 const notFound = (body: string) => HttpServerResponse.text(body, { status: 404, contentType: "text/plain; charset=utf-8" })
 const shell = Effect.succeed(notFound(UI_ASSETS_UNAVAILABLE))

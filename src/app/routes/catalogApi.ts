@@ -7,11 +7,11 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { NotFound } from "../../services/shared/errors.ts"
-import { documented } from "../http/api/examples.ts"
-import { Access, scope } from "../http/api/access.ts"
-import { Authentication, RequestErrors } from "../http/api/security.ts"
-import { AUTH_ERRORS, wire } from "../http/api/errors.ts"
+import { NotFound } from "../../../services/shared/errors.ts"
+import { documented } from "../../http/api/examples.ts"
+import { Access, scope } from "../../http/api/access.ts"
+import { Authentication, RequestErrors } from "../../http/api/security.ts"
+import { AUTH_ERRORS, wire } from "../../http/api/errors.ts"
 
 /** 500 `contracts_unavailable`: the documents could not be generated (a declaration error; `message` names the schema). */
 export class ContractsUnavailable extends Schema.TaggedError<ContractsUnavailable>()(

@@ -1,10 +1,10 @@
 /** `GET /openapi.json` (operator.read): the OpenAPI document of the gateway's HTTP API, generated from its declaration. */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { documented } from "./examples.ts"
-import { Access, scope } from "./access.ts"
-import { Authentication, RequestErrors } from "./security.ts"
-import { AUTH_ERRORS } from "./errors.ts"
+import { documented } from "../../http/api/examples.ts"
+import { Access, scope } from "../../http/api/access.ts"
+import { Authentication, RequestErrors } from "../../http/api/security.ts"
+import { AUTH_ERRORS } from "../../http/api/errors.ts"
 
 /** API documentation. */
 export const DocsApi = HttpApiGroup.make("docs")

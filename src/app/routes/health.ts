@@ -1,8 +1,8 @@
 /** `GET /healthz` (src/http/api/health.ts): `{status: "ok", is_exposed}`. */
-import { HealthApi } from "./api/health.ts"
+import { HealthApi } from "./healthApi.ts"
 import { Effect } from "effect"
-import { GatewayConfig } from "../../layers/config.ts"
-import { apiOf, group } from "./serve.ts"
+import { GatewayConfig } from "../../../layers/config.ts"
+import { apiOf, group } from "../../http/serve.ts"
 
 /** Health handlers; need {@link GatewayConfig}. */
 export const HealthHttp = group(apiOf(HealthApi), "health", (handlers) => Effect.gen(function*() {

@@ -11,13 +11,13 @@
  *
  * @module
  */
-import { ContractsApi } from "./httpApi.ts"
+import { ContractsApi } from "./catalogApi.ts"
 import { Clock, Context, Effect, Result } from "effect"
-import { GATEWAY_VERSION } from "../../layers/config.ts"
-import { NotFound } from "../../services/shared/errors.ts"
-import { type ContractCatalog, makeContractCatalog } from "./catalog.ts"
-import { ContractsUnavailable } from "./httpApi.ts"
-import { apiOf, group } from "../http/serve.ts"
+import { GATEWAY_VERSION } from "../../../layers/config.ts"
+import { NotFound } from "../../../services/shared/errors.ts"
+import { type ContractCatalog, makeContractCatalog } from "../../contracts/catalog.ts"
+import { ContractsUnavailable } from "./catalogApi.ts"
+import { apiOf, group } from "../../http/serve.ts"
 
 /** A file the route may serve: a plain basename ending in `.json` (no path separator, no `%`), not the catalog itself. */
 export const SAFE_CONTRACT_FILE = /^[A-Za-z0-9_.-]+\.json$/

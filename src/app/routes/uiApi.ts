@@ -7,9 +7,9 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
-import { documented } from "./examples.ts"
-import { Access, PUBLIC } from "./access.ts"
-import { RequestErrors } from "./security.ts"
+import { documented } from "../../http/api/examples.ts"
+import { Access, PUBLIC } from "../../http/api/access.ts"
+import { RequestErrors } from "../../http/api/security.ts"
 
 /** The body of `GET /ui` without assets (gateway-api.md: "404 text operator_ui_assets_unavailable"). */
 export const UI_ASSETS_UNAVAILABLE = "operator_ui_assets_unavailable"

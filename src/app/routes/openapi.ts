@@ -10,9 +10,9 @@
  * declarations (scripts/apiReference.ts).
  */
 import { OpenApi } from "effect/http-api"
-import { GATEWAY_VERSION } from "../../layers/config.ts"
-import { accessLabel, documentedEndpoints, exampleCommand } from "./api/examples.ts"
-import { GatewayApi } from "./api/index.ts"
+import { GATEWAY_VERSION } from "../../../layers/config.ts"
+import { accessLabel, documentedEndpoints, exampleCommand } from "../../http/api/examples.ts"
+import { GatewayApi } from "../contracts.ts"
 
 type Json = Record<string, any>
 
