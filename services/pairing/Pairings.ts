@@ -163,42 +163,41 @@ export class Pairings extends Context.Service<Pairings, {
         Effect.flatMap(repo.get(pairingId), (pairing) =>
           pairing === undefined ? Effect.fail(new NotFound({ message: `pairing ${pairingId} not found` })) : Effect.succeed(pairing))
 
-      const nodeConnected = (input: NodeConnectedInput) =>
-        Effect.gen(function*() {
-          const metadata = Object.fromEntries(
-            Object.entries(input.metadata ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)
-          )
-          const seen: NodeSeen = {
-            nodeId: input.node_id,
-            label: input.label,
-            capabilities: input.capabilities,
-            metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
-            at: iso(yield* Clock.currentTimeMillis)
+      const nodeConnected = Effect.fn("Pairings.nodeConnected")(function*(input: NodeConnectedInput) {
+        const metadata = Object.fromEntries(
+          Object.entries(input.metadata ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)
+        )
+        const seen: NodeSeen = {
+          nodeId: input.node_id,
+          label: input.label,
+          capabilities: input.capabilities,
+          metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+          at: iso(yield* Clock.currentTimeMillis)
+        }
+        if (input.scopedPairingId !== undefined) return yield* repo.refresh(seen, input.scopedPairingId)
+        // Each step is conditional; a concurrent connection of the same node can only move the row to a state
+        // a later step handles (rows are never deleted), so this settles within a few rounds.
+        for (let round = 0; round < 8; round++) {
+          const refreshed = yield* repo.refresh(seen)
+          if (refreshed !== undefined) {
+            // An approved node on a bootstrap credential (it was offline when approved, or lost its token): it
+            // proved its device key, so it gets a fresh scoped token (the previous one stops working).
+            if (refreshed.status === "approved") yield* reissueToken(refreshed)
+            return refreshed
           }
-          if (input.scopedPairingId !== undefined) return yield* repo.refresh(seen, input.scopedPairingId)
-          // Each step is conditional; a concurrent connection of the same node can only move the row to a state
-          // a later step handles (rows are never deleted), so this settles within a few rounds.
-          for (let round = 0; round < 8; round++) {
-            const refreshed = yield* repo.refresh(seen)
-            if (refreshed !== undefined) {
-              // An approved node on a bootstrap credential (it was offline when approved, or lost its token): it
-              // proved its device key, so it gets a fresh scoped token (the previous one stops working).
-              if (refreshed.status === "approved") yield* reissueToken(refreshed)
-              return refreshed
-            }
-            const reopened = yield* audited(repo.reopen(seen), "pairing.requested")
-            if (reopened !== undefined) {
-              yield* announceRequested(reopened)
-              return reopened
-            }
-            const created = yield* audited(repo.insertPending(seen), "pairing.requested")
-            if (created !== undefined) {
-              yield* announceRequested(created)
-              return created
-            }
+          const reopened = yield* audited(repo.reopen(seen), "pairing.requested")
+          if (reopened !== undefined) {
+            yield* announceRequested(reopened)
+            return reopened
           }
-          return yield* Effect.die(new Error(`pairing of ${input.node_id}: no write settled`))
-        }).pipe(Effect.orDie)
+          const created = yield* audited(repo.insertPending(seen), "pairing.requested")
+          if (created !== undefined) {
+            yield* announceRequested(created)
+            return created
+          }
+        }
+        return yield* Effect.die(new Error(`pairing of ${input.node_id}: no write settled`))
+      }, Effect.orDie)
 
       const notPending = (pairingId: number) => new NotFound({ message: `pairing ${pairingId} not found or not pending` })
 

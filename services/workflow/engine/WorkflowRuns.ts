@@ -79,32 +79,32 @@ export const WorkflowRunsLive: Layer.Layer<WorkflowRuns, never, WorkflowEngine |
     const engine = yield* WorkflowEngine
     const provide = Effect.provideService(WorkflowEngine, engine)
 
-    const status = (run_id: string) =>
+    const status = Effect.fn("WorkflowRuns.status")((run_id: string) =>
       executionIdFor(run_id).pipe(
         Effect.flatMap((executionId) => RunWorkflow.poll(executionId)),
         Effect.map(toStatus),
         provide
-      )
+      ))
 
     return WorkflowRuns.of({
-      start: (payload) => Effect.asVoid(provide(RunWorkflow.execute(payload, { discard: true }))),
-      resume: (run_id, pause, decision) =>
-        Effect.gen(function*() {
-          const deferred = pauseDeferred(pause)
-          const executionId = yield* executionIdFor(run_id)
-          const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: RunWorkflow, executionId })
-          yield* DurableDeferred.succeed(deferred, { token, value: decision })
-        }).pipe(provide),
-      cancel: (run_id) => executionIdFor(run_id).pipe(Effect.flatMap((id) => RunWorkflow.interrupt(id)), provide),
+      start: Effect.fn("WorkflowRuns.start")((payload) => Effect.asVoid(provide(RunWorkflow.execute(payload, { discard: true })))),
+      resume: Effect.fn("WorkflowRuns.resume")(function*(run_id, pause, decision) {
+        const deferred = pauseDeferred(pause)
+        const executionId = yield* executionIdFor(run_id)
+        const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: RunWorkflow, executionId })
+        yield* DurableDeferred.succeed(deferred, { token, value: decision })
+      }, provide),
+      cancel: Effect.fn("WorkflowRuns.cancel")((run_id) =>
+        executionIdFor(run_id).pipe(Effect.flatMap((id) => RunWorkflow.interrupt(id)), provide)
+      ),
       status,
-      awaitSettled: (run_id, interval = 50) =>
-        Effect.gen(function*() {
-          while (true) {
-            const current = yield* status(run_id)
-            if (current.status !== "unknown") return current
-            yield* Effect.sleep(interval)
-          }
-        })
+      awaitSettled: Effect.fn("WorkflowRuns.awaitSettled")(function*(run_id, interval = 50) {
+        while (true) {
+          const current = yield* status(run_id)
+          if (current.status !== "unknown") return current
+          yield* Effect.sleep(interval)
+        }
+      })
     })
   })
 ).pipe(Layer.provideMerge(RunWorkflowLayer))
