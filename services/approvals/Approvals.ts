@@ -173,11 +173,11 @@ export class Approvals extends Context.Service<Approvals, {
         return expired
       })
 
-      const get = (id: number) =>
+      const get = Effect.fn("Approvals.get")((id: number) =>
         Effect.flatMap(repo.get(id), (approval) =>
-          approval === undefined ? Effect.fail(new NotFound({ message: `approval ${id} not found` })) : Effect.succeed(approval))
+          approval === undefined ? Effect.fail(new NotFound({ message: `approval ${id} not found` })) : Effect.succeed(approval)))
 
-      const respond = Effect.fnUntraced(function*(id: number, input: ApprovalRespondInput, by: ApprovalResolvedBy) {
+      const respond = Effect.fn("Approvals.respond")(function*(id: number, input: ApprovalRespondInput, by: ApprovalResolvedBy) {
         const current = yield* get(id)
         if (current.status !== "pending") return { approval: current }
         const planned = plannedOverrides(current, input, by)
@@ -256,7 +256,7 @@ export class Approvals extends Context.Service<Approvals, {
         return approval
       }, Effect.orDie)
 
-      const list = Effect.fnUntraced(function*(request: ApprovalListRequest) {
+      const list = Effect.fn("Approvals.list")(function*(request: ApprovalListRequest) {
         const after = request.cursor === undefined ? undefined : approvalCursor.decode(request.cursor)
         if (request.cursor !== undefined && after === undefined) {
           return yield* new InvalidRequest({ message: "cursor: not a cursor returned by approval.list" })
@@ -287,11 +287,11 @@ export class Approvals extends Context.Service<Approvals, {
       return Approvals.of({
         create,
         get,
-        listByStatus: (status) => repo.list({ status }),
+        listByStatus: Effect.fn("Approvals.listByStatus")((status) => repo.list({ status })),
         list,
         respond,
-        cancelForPlan: (planId, reason) => cancel({ planId }, reason),
-        cancelForRun: (runId, reason) => cancel({ runId }, reason)
+        cancelForPlan: Effect.fn("Approvals.cancelForPlan")((planId, reason) => cancel({ planId }, reason)),
+        cancelForRun: Effect.fn("Approvals.cancelForRun")((runId, reason) => cancel({ runId }, reason))
       })
     })
   )

@@ -258,7 +258,7 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       return PolicyOverrides.of({
         create,
-        get: (id) => Effect.map(repo.findById(id), (row) => (row === undefined ? undefined : toPolicyOverride(row))),
+        get: Effect.fn("PolicyOverrides.get")((id) => Effect.map(repo.findById(id), (row) => (row === undefined ? undefined : toPolicyOverride(row)))),
         list,
         revoke,
         activeFor: Effect.fn("PolicyOverrides.activeFor")(function*(query) {

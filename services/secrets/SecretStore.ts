@@ -144,8 +144,8 @@ export const allSecretReferences = (
 ): SecretReferences["Service"] => {
   const sum = (counts: ReadonlyArray<number>) => counts.reduce((a, b) => a + b, 0)
   return SecretReferences.of({
-    repoint: (oldHandleId, newHandleId) => Effect.map(Effect.forEach(references, (r) => r.repoint(oldHandleId, newHandleId)), sum),
-    handleRevoked: (handleId) => Effect.map(Effect.forEach(references, (r) => r.handleRevoked(handleId)), sum)
+    repoint: Effect.fn("SecretReferences.repoint")((oldHandleId, newHandleId) => Effect.map(Effect.forEach(references, (r) => r.repoint(oldHandleId, newHandleId)), sum)),
+    handleRevoked: Effect.fn("SecretReferences.handleRevoked")((handleId) => Effect.map(Effect.forEach(references, (r) => r.handleRevoked(handleId)), sum))
   })
 }
 
@@ -310,8 +310,8 @@ export class Secrets extends Context.Service<Secrets, {
       return Secrets.of({
         provider: provider.kind,
         store,
-        get: (handleId) => Effect.map(orDie(active(handleId)), toSecretHandle),
-        list: (agentId) => Effect.map(orDie(repo.listActive(agentId ?? DEFAULT_AGENT_ID)), (rows) => rows.map(toSecretHandle)),
+        get: Effect.fn("Secrets.get")((handleId) => Effect.map(orDie(active(handleId)), toSecretHandle)),
+        list: Effect.fn("Secrets.list")((agentId) => Effect.map(orDie(repo.listActive(agentId ?? DEFAULT_AGENT_ID)), (rows) => rows.map(toSecretHandle))),
         revoke,
         rotate
       })

@@ -225,9 +225,9 @@ export class Watchers extends Context.Service<Watchers, {
         setActive,
         remove,
         get,
-        firings: (id, limit) =>
+        firings: Effect.fn("Watchers.firings")((id, limit) =>
           Effect.flatMap(get(id), () =>
-            Effect.map(repo.recentFirings(id, limit), (firings) => ({ firings }))),
+            Effect.map(repo.recentFirings(id, limit), (firings) => ({ firings })))),
         fire
       })
     })

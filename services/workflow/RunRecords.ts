@@ -169,7 +169,7 @@ export class RunRecords extends Context.Service<RunRecords, {
       const announce = (event: AnyGatewayEvent | undefined, payload: unknown, run_id: string) =>
         event === undefined ? Effect.void : sql.afterCommit(Effect.asVoid(events.publish(event, payload, runScope(run_id))))
 
-      const move = <K extends MachineKind>(
+      const move = Effect.fn("RunRecords.move")(<K extends MachineKind>(
         kind: K,
         id: string,
         from: ReadonlyArray<StatusOf[K]>,
@@ -209,7 +209,7 @@ export class RunRecords extends Context.Service<RunRecords, {
             default:
               return Effect.void
           }
-        })
+        }))
 
       const OPEN = ["queued", "running", "paused"] as const
       const isOpen = (status: string) => (OPEN as ReadonlyArray<string>).includes(status)
@@ -261,17 +261,17 @@ export class RunRecords extends Context.Service<RunRecords, {
             () => effect,
             () => Effect.sync(() => cancelReasons.delete(run_id))
           ),
-        cancelReason: (run_id) => Effect.sync(() => cancelReasons.get(run_id)),
-        queued: (run) =>
+        cancelReason: Effect.fn("RunRecords.cancelReason")((run_id) => Effect.sync(() => cancelReasons.get(run_id))),
+        queued: Effect.fn("RunRecords.queued")((run) =>
           Effect.andThen(
             Effect.orDie(domainEvents.publish(Decision, {
               chain: run.plan_id,
               action: { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane }
             })),
             Effect.andThen(announce(RunQueued, run, run.run_id), afterCommit(() => metrics.workflowRun("queued")))
-          ),
-        startAttempt: (attempt) =>
-          Effect.tap(repo.startAttempt(attempt), (record) => announce(AttemptUpdated, record, record.run_id))
+          )),
+        startAttempt: Effect.fn("RunRecords.startAttempt")((attempt) =>
+          Effect.tap(repo.startAttempt(attempt), (record) => announce(AttemptUpdated, record, record.run_id)))
       })
     })
   )

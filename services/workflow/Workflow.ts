@@ -281,13 +281,13 @@ export const WorkflowNoDeps: Layer.Layer<
       run,
       resume,
       cancel,
-      get: (run_id) =>
+      get: Effect.fn("Workflow.get")((run_id) =>
         Effect.flatMap(repo.getRun(run_id), (d) =>
-          d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d)),
-      list: (query) =>
+          d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d))),
+      list: Effect.fn("Workflow.list")((query) =>
         repo.listRuns(query).pipe(
           Effect.catchTag("InvalidRunCursor", (e) => Effect.fail(new InvalidRequest({ message: e.message })))
-        )
+        ))
     })
   })
 )

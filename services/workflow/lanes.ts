@@ -36,7 +36,7 @@ export class LaneSignals extends Context.Service<LaneSignals, {
     LaneSignals,
     Effect.map(Queue.unbounded<LaneId>(), (queue) =>
       LaneSignals.of({
-        signal: (lane) => Effect.asVoid(Queue.offer(queue, lane)),
+        signal: Effect.fn("LaneSignals.signal")((lane) => Effect.asVoid(Queue.offer(queue, lane))),
         take: Queue.take(queue)
       }))
   )
