@@ -143,8 +143,12 @@ export const allSecretReferences = (
 ): SecretReferences["Service"] => {
   const sum = (counts: ReadonlyArray<number>) => counts.reduce((a, b) => a + b, 0)
   return SecretReferences.of({
-    repoint: Effect.fn("SecretReferences.repoint")((oldHandleId, newHandleId) => Effect.map(Effect.forEach(references, (r) => r.repoint(oldHandleId, newHandleId)), sum)),
-    handleRevoked: Effect.fn("SecretReferences.handleRevoked")((handleId) => Effect.map(Effect.forEach(references, (r) => r.handleRevoked(handleId)), sum))
+    repoint: Effect.fn("SecretReferences.repoint")((oldHandleId, newHandleId) =>
+      Effect.map(Effect.forEach(references, (r) => r.repoint(oldHandleId, newHandleId)), sum)
+    ),
+    handleRevoked: Effect.fn("SecretReferences.handleRevoked")((handleId) =>
+      Effect.map(Effect.forEach(references, (r) => r.handleRevoked(handleId)), sum)
+    )
   })
 }
 
@@ -349,8 +353,8 @@ export class SecretStore extends Context.Service<SecretStore, {
  * composition root replaces it with the auth-profiles implementation.
  */
 export const SecretReferencesNone = Layer.succeed(SecretReferences, SecretReferences.of({
-  repoint: () => Effect.succeed(0),
-  handleRevoked: () => Effect.succeed(0)
+  repoint: Effect.fn("SecretReferences.repoint")(() => Effect.succeed(0)),
+  handleRevoked: Effect.fn("SecretReferences.handleRevoked")(() => Effect.succeed(0))
 }))
 
 /** A decision of the secrets subsystem, for the `gateway.secrets` chain (in the caller's transaction). */
