@@ -185,3 +185,68 @@ describe("storage conventions (docs/architecture.md \"Errors\", \"Storage\")", (
     expect(services.filter((f) => !f.startsWith("services/snapshots/") && /\bsql<[^>]/.test(text(f)))).toEqual([])
   })
 })
+
+/**
+ * The object literal given to `<Service>.of(` (docs/architecture.md "Conventions"), from its `{` to the matching `}`,
+ * or `undefined` for a repository's (`Repo.of(repositoryEdge("Repo", {...}))`: the edge traces every operation).
+ */
+const serviceObjects = (text: string): Array<string> =>
+  [...text.matchAll(/\b[A-Z]\w*\.of\(\s*\{/g)].map((match) => {
+    const start = match.index + match[0].length - 1
+    let depth = 0
+    for (let i = start; i < text.length; i++) {
+      if (text[i] === "{") depth++
+      else if (text[i] === "}" && --depth === 0) return text.slice(start, i + 1)
+    }
+    return text.slice(start)
+  })
+
+/** A method written as an arrow over `Effect.gen` (untraced) instead of `Effect.fn("Service.method")`. */
+const ARROW_OVER_GEN = /^\s*(\w+):\s*(?:<[^>]*>)?(?:\([^)]*\)|\w+)\s*(?::[^=\n]+)?=>\s*Effect\.gen\(/gm
+/** Names of the file's constants written as an arrow over `Effect.gen`. */
+const arrowOverGenConstants = (text: string): Set<string> =>
+  new Set([...text.matchAll(/const (\w+)\s*=\s*(?:<[^>]*>)?(?:\([^)]*\)|\w+)\s*(?::[^=\n]+)?=>\s*Effect\.gen\(/g)].map((m) => m[1]))
+
+/** The methods of `<Service>.of({...})` objects in `text` that are arrows over `Effect.gen` (inline or by a constant). */
+const untracedMethods = (text: string): Array<string> => {
+  const constants = arrowOverGenConstants(text)
+  return serviceObjects(text).flatMap((object) => [
+    ...[...object.matchAll(ARROW_OVER_GEN)].map((m) => m[1]),
+    ...[...object.matchAll(/^\s*(\w+)(?::\s*(\w+))?,?\s*$/gm)].filter((m) => constants.has(m[2] ?? m[1])).map((m) => m[1])
+  ])
+}
+
+describe("Effect.fn on every service method (docs/architecture.md \"Conventions\")", () => {
+  it("finds an arrow over Effect.gen, inline or by a constant (the check itself)", () => {
+    const text = `
+      const run = (request: Req) =>
+        Effect.gen(function*() { return 1 })
+      const get = Effect.fn("S.get")(function*(id: string) { return id })
+      return S.of({
+        run,
+        get,
+        list: (filter) => Effect.gen(function*() { return [] }),
+        count: Effect.fn("S.count")(() => Effect.succeed(0))
+      })`
+    expect(untracedMethods(text)).toEqual(["list", "run"])
+  })
+
+  it("no method of a Context.Service implementation (services/, layers/, src/ws/) is an arrow over Effect.gen", () => {
+    const files = all.filter((f) =>
+      (f.startsWith("services/") || f.startsWith("layers/") || f.startsWith("src/ws/")) &&
+      /\.of\(/.test(readFileSync(join(ROOT, f), "utf8"))
+    )
+    expect(files.length).toBeGreaterThan(30)
+    const offenders = files.flatMap((f) => untracedMethods(readFileSync(join(ROOT, f), "utf8")).map((m) => `${f}: ${m}`))
+    expect(offenders).toEqual([])
+  })
+
+  it("every repository names itself at the edge, which traces its operations as <Repo>.<operation>", () => {
+    const repos = all.filter((f) => f.startsWith("services/") && /Repo\.ts$/.test(f))
+    const unnamed = repos.filter((f) => {
+      const name = f.split("/").pop()!.replace(/\.ts$/, "")
+      return !readFileSync(join(ROOT, f), "utf8").includes(`repositoryEdge("${name}", `)
+    })
+    expect(unnamed).toEqual([])
+  })
+})

@@ -241,7 +241,7 @@ export class AuthService extends Context.Service<AuthService, {
 
       return AuthService.of({
         enabled: config.enabled,
-        isAdminToken,
+        isAdminToken, // a plain predicate (no Effect)
         authenticate,
         authenticateAttempt,
         countFailures,

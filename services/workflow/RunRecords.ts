@@ -255,6 +255,7 @@ export class RunRecords extends Context.Service<RunRecords, {
       return RunRecords.of({
         move,
         cancelRun,
+        // A combinator (returns a function over the caller's effect), not an Effect: no span of its own.
         withCancelReason: (run_id, reason) => (effect) =>
           Effect.acquireUseRelease(
             Effect.sync(() => cancelReasons.set(run_id, reason)),
