@@ -41,7 +41,7 @@ import { sha256Hex } from "../shared/sha256.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
-import { WorkflowRuns, WorkflowRunsLive } from "./engine/WorkflowRuns.ts"
+import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
 import { concurrencyLimited } from "./executors/concurrency.ts"
 import { CliSandbox } from "./executors/CliSandbox.ts"
 import { HttpTraceTargets } from "./executors/HttpExecutor.ts"
@@ -343,7 +343,7 @@ const SINGLE_RUNNER_SHARDS = 8
  * Tests pass a fake `StepExecutor` here.
  */
 export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) => {
-  const engine = WorkflowRunsLive.pipe(
+  const engine = WorkflowRuns.layer.pipe(
     Layer.provide(RunRecorderLive),
     Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true, shardsPerGroup: SINGLE_RUNNER_SHARDS })),
     Layer.provide(executors)
