@@ -250,3 +250,33 @@ describe("Effect.fn on every service method (docs/architecture.md \"Conventions\
     expect(unnamed).toEqual([])
   })
 })
+
+describe("layer naming (docs/architecture.md \"Conventions\")", () => {
+  /**
+   * Module constants named `…Live` that may exist: the composition root's names (layers/gateway.ts, re-exported by
+   * the package), infrastructure, composites of several services of one subsystem, implementations of a service
+   * declared elsewhere (a port of another folder, or Effect's), and deprecated aliases of a `static layer`. Any other
+   * service layer is `static readonly layer` / `layerNoDeps` on its class.
+   */
+  const ALLOWED = new Set([
+    // composition root (layers/gateway.ts)
+    "GatewayConfigLive", "SecretsLive", "AuthProfilesLive", "WatchersLive", "ObservabilityLive", "GatewayServicesLive",
+    "WsDispatchLive", "LoggingLive", "GatewayHttpLive", "GatewayLive",
+    // infrastructure and transports
+    "StorageLive", "NodeServerDrainLive", "WsServerLive",
+    // composites of one subsystem
+    "NodesLive", "WsSessionsLive", "WorkflowLive", "PlanExecutionLive",
+    // implementations of a service declared elsewhere (RunHooks, StepExecutor, Effect's WorkflowEngine, SecretReferences)
+    "RunRecorderLive", "StepExecutorLive", "WorkflowEngineLive", "AuthProfileReferencesLive",
+    // deprecated aliases of a static layer
+    "PlaybooksLive", "WorkflowRunsLive"
+  ])
+
+  it("no module constant named …Live outside the allow-list (a service's layer is static on its class)", () => {
+    const names = all.flatMap((f) =>
+      [...readFileSync(join(ROOT, f), "utf8").matchAll(/^export const (\w+Live)\b/gm)].map((m) => `${f}: ${m[1]}`)
+    )
+    expect(names.length).toBeGreaterThan(10)
+    expect(names.filter((n) => !ALLOWED.has(n.split(": ")[1]))).toEqual([])
+  })
+})
