@@ -21,7 +21,7 @@
  *   │     auth-profiles services/auth-profiles AuthProfiles.layer (+ SecretStore, SecretResolver)  src/http/authProfiles.ts
  *   │     provider-oauth services/provider-oauth ProviderOAuth.layer (+ AuthProfiles, SecretStore, SecretResolver)  src/http/providerOAuth.ts
  *   │     workflow  services/workflow      WorkflowLive (engine, executors, run records, approvals)  src/http/workflow.ts  src/ws/workflow.ts
- *   │     playbooks services/playbooks     PlaybooksLive ($SVC_HOME/playbooks, watched; runs over WorkflowLive)  src/http/playbooks.ts
+ *   │     playbooks services/playbooks     Playbooks.layer ($SVC_HOME/playbooks, watched; runs over WorkflowLive)  src/http/playbooks.ts
  *   │     watchers  services/watchers      WatchersLive (Watchers + WebhookTrigger, over SecretsLive)  src/http/watchers.ts
  *   │     snapshots services/snapshots     Snapshots.layer (export, import of every stateful table)  src/http/snapshots.ts
  *   │     routing   services/routing       RoutingConfigService.layer  src/http/routing.ts
@@ -69,7 +69,6 @@ import { Snapshots } from "../services/snapshots/Snapshots.ts"
 import { WsSessionsLive } from "../services/ws-sessions/WsSessions.ts"
 import { PlanExecutionLive } from "../services/workflow/planExecution.ts"
 import { WorkflowLive } from "../services/workflow/Workflow.ts"
-import { PlaybooksLive } from "../services/playbooks/Playbooks.ts"
 import { makeWatcherSecretReferences } from "../services/watchers/secretReferences.ts"
 import { Watchers } from "../services/watchers/Watchers.ts"
 import { WatchersRepo } from "../services/watchers/WatchersRepo.ts"
@@ -88,6 +87,7 @@ import { NodesHttp } from "../src/http/nodes.ts"
 import { PairingHttp } from "../src/http/pairing.ts"
 import { gatewayMiddleware } from "../src/http/middleware.ts"
 import { PlanHttp } from "../src/http/plan.ts"
+import { Playbooks } from "../services/playbooks/Playbooks.ts"
 import { PlaybooksHttp } from "../src/http/playbooks.ts"
 import { PolicyHttp } from "../src/http/policy.ts"
 import { PolicyBundleHttp } from "../src/http/policyBundle.ts"
@@ -210,7 +210,7 @@ export const Subsystems = [
   { name: "auth-profiles", layer: AuthProfilesLive, http: [AuthProfilesHttp], ws: [] },
   { name: "provider-oauth", layer: ProviderOAuthLive, http: [ProviderOAuthHttp], ws: [] },
   { name: "workflow", layer: WorkflowLive, http: [WorkflowHttp], ws: [WorkflowWs] },
-  { name: "playbooks", layer: PlaybooksLive, http: [PlaybooksHttp], ws: [] },
+  { name: "playbooks", layer: Playbooks.layer, http: [PlaybooksHttp], ws: [] },
   { name: "watchers", layer: WatchersLive, http: [WatchersHttp], ws: [] },
   { name: "snapshots", layer: Snapshots.layer, http: [SnapshotsHttp], ws: [] },
   { name: "routing", layer: RoutingConfigService.layer, http: [RoutingHttp], ws: [] },
