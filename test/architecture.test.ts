@@ -188,3 +188,98 @@ describe("storage conventions (docs/architecture.md \"Errors\", \"Storage\")", (
     expect(services.filter((f) => !f.startsWith("services/snapshots/") && /\bsql<[^>]/.test(text(f)))).toEqual([])
   })
 })
+
+/**
+ * The object literal given to `<Service>.of(` (docs/architecture.md "Conventions"), from its `{` to the matching `}`,
+ * or `undefined` for a repository's (`Repo.of(repositoryEdge("Repo", {...}))`: the edge traces every operation).
+ */
+const serviceObjects = (text: string): Array<string> =>
+  [...text.matchAll(/\b[A-Z]\w*\.of\(\s*\{/g)].map((match) => {
+    const start = match.index + match[0].length - 1
+    let depth = 0
+    for (let i = start; i < text.length; i++) {
+      if (text[i] === "{") depth++
+      else if (text[i] === "}" && --depth === 0) return text.slice(start, i + 1)
+    }
+    return text.slice(start)
+  })
+
+/** A method written as an arrow over `Effect.gen` (untraced) instead of `Effect.fn("Service.method")`. */
+const ARROW_OVER_GEN = /^\s*(\w+):\s*(?:<[^>]*>)?(?:\([^)]*\)|\w+)\s*(?::[^=\n]+)?=>\s*Effect\.gen\(/gm
+/** Names of the file's constants written as an arrow over `Effect.gen`. */
+const arrowOverGenConstants = (text: string): Set<string> =>
+  new Set([...text.matchAll(/const (\w+)\s*=\s*(?:<[^>]*>)?(?:\([^)]*\)|\w+)\s*(?::[^=\n]+)?=>\s*Effect\.gen\(/g)].map((m) => m[1]))
+
+/** The methods of `<Service>.of({...})` objects in `text` that are arrows over `Effect.gen` (inline or by a constant). */
+const untracedMethods = (text: string): Array<string> => {
+  const constants = arrowOverGenConstants(text)
+  return serviceObjects(text).flatMap((object) => [
+    ...[...object.matchAll(ARROW_OVER_GEN)].map((m) => m[1]),
+    ...[...object.matchAll(/^\s*(\w+)(?::\s*(\w+))?,?\s*$/gm)].filter((m) => constants.has(m[2] ?? m[1])).map((m) => m[1])
+  ])
+}
+
+describe("Effect.fn on every service method (docs/architecture.md \"Conventions\")", () => {
+  it("finds an arrow over Effect.gen, inline or by a constant (the check itself)", () => {
+    const text = `
+      const run = (request: Req) =>
+        Effect.gen(function*() { return 1 })
+      const get = Effect.fn("S.get")(function*(id: string) { return id })
+      return S.of({
+        run,
+        get,
+        list: (filter) => Effect.gen(function*() { return [] }),
+        count: Effect.fn("S.count")(() => Effect.succeed(0))
+      })`
+    expect(untracedMethods(text)).toEqual(["list", "run"])
+  })
+
+  it("no method of a Context.Service implementation (services/, layers/, src/ws/) is an arrow over Effect.gen", () => {
+    const files = all.filter((f) =>
+      (f.startsWith("services/") || f.startsWith("layers/") || f.startsWith("src/ws/")) &&
+      /\.of\(/.test(readFileSync(join(ROOT, f), "utf8"))
+    )
+    expect(files.length).toBeGreaterThan(30)
+    const offenders = files.flatMap((f) => untracedMethods(readFileSync(join(ROOT, f), "utf8")).map((m) => `${f}: ${m}`))
+    expect(offenders).toEqual([])
+  })
+
+  it("every repository names itself at the edge, which traces its operations as <Repo>.<operation>", () => {
+    const repos = all.filter((f) => f.startsWith("services/") && /Repo\.ts$/.test(f))
+    const unnamed = repos.filter((f) => {
+      const name = f.split("/").pop()!.replace(/\.ts$/, "")
+      return !readFileSync(join(ROOT, f), "utf8").includes(`repositoryEdge("${name}", `)
+    })
+    expect(unnamed).toEqual([])
+  })
+})
+
+describe("layer naming (docs/architecture.md \"Conventions\")", () => {
+  /**
+   * Module constants named `…Live` that may exist: the composition root's names (layers/gateway.ts, re-exported by
+   * the package), infrastructure, composites of several services of one subsystem, implementations of a service
+   * declared elsewhere (a port of another folder, or Effect's), and deprecated aliases of a `static layer`. Any other
+   * service layer is `static readonly layer` / `layerNoDeps` on its class.
+   */
+  const ALLOWED = new Set([
+    // composition root (layers/gateway.ts)
+    "GatewayConfigLive", "SecretsLive", "AuthProfilesLive", "WatchersLive", "ObservabilityLive", "GatewayServicesLive",
+    "WsDispatchLive", "LoggingLive", "GatewayHttpLive", "GatewayLive",
+    // infrastructure and transports
+    "StorageLive", "NodeServerDrainLive", "WsServerLive",
+    // composites of one subsystem
+    "NodesLive", "WsSessionsLive", "WorkflowLive", "PlanExecutionLive",
+    // implementations of a service declared elsewhere (RunHooks, StepExecutor, Effect's WorkflowEngine, SecretReferences)
+    "RunRecorderLive", "StepExecutorLive", "WorkflowEngineLive", "AuthProfileReferencesLive",
+    // deprecated aliases of a static layer
+    "PlaybooksLive", "WorkflowRunsLive"
+  ])
+
+  it("no module constant named …Live outside the allow-list (a service's layer is static on its class)", () => {
+    const names = all.flatMap((f) =>
+      [...readFileSync(join(ROOT, f), "utf8").matchAll(/^export const (\w+Live)\b/gm)].map((m) => `${f}: ${m[1]}`)
+    )
+    expect(names.length).toBeGreaterThan(10)
+    expect(names.filter((n) => !ALLOWED.has(n.split(": ")[1]))).toEqual([])
+  })
+})

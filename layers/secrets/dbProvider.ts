@@ -87,15 +87,15 @@ export const makeDbProvider = (path: string) =>
       rotatable: true,
       value: "required",
       checkScope: () => undefined,
-      put: (ref, value) =>
+      put: Effect.fn("SecretProvider.put")((ref, value) =>
         Effect.gen(function*() {
           if (value === undefined) return yield* new SecretProviderError({ message: "the db provider needs a value" })
           const sealed = seal(key, Redacted.value(value), aad(ref))
           yield* sql`INSERT INTO secret_versions ${
             sql.insert({ handle_id: ref.handle_id, version: ref.version, ...sealed, created_at: new Date().toISOString() })
           }`
-        }).pipe(Effect.catchTag("SqlError", fail(`cannot store secret ${ref.handle_id}`))),
-      resolve: (ref) =>
+        }).pipe(Effect.catchTag("SqlError", fail(`cannot store secret ${ref.handle_id}`)))),
+      resolve: Effect.fn("SecretProvider.resolve")((ref) =>
         Effect.gen(function*() {
           const rows = yield* sql<{ key_id: string; iv: string; tag: string; ciphertext: string }>`
             SELECT key_id, iv, tag, ciphertext FROM secret_versions WHERE handle_id = ${ref.handle_id} AND version = ${ref.version}`
@@ -108,11 +108,11 @@ export const makeDbProvider = (path: string) =>
             })
           }
           return Option.some(Redacted.make(plaintext))
-        }).pipe(Effect.catchTag("SqlError", fail(`cannot read secret ${ref.handle_id}`))),
-      remove: (ref) =>
+        }).pipe(Effect.catchTag("SqlError", fail(`cannot read secret ${ref.handle_id}`)))),
+      remove: Effect.fn("SecretProvider.remove")((ref) =>
         Effect.asVoid(sql`DELETE FROM secret_versions WHERE handle_id = ${ref.handle_id} AND version = ${ref.version}`).pipe(
           Effect.catchTag("SqlError", fail(`cannot erase secret ${ref.handle_id}`))
-        )
+        ))
     })
   })
 

@@ -21,13 +21,13 @@ export const makeEnvProvider = (environment: Readonly<Record<string, string | un
     value: "forbidden",
     checkScope: (scope) =>
       NAME.test(scope) ? undefined : "scope must name an environment variable (letters, digits and _, not starting with a digit)",
-    put: () => Effect.void,
-    resolve: (ref) =>
+    put: Effect.fn("SecretProvider.put")(() => Effect.void),
+    resolve: Effect.fn("SecretProvider.resolve")((ref) =>
       Effect.sync(() => {
         const value = environment[ref.scope]
         return value === undefined ? Option.none() : Option.some(Redacted.make(value))
-      }),
-    remove: () => Effect.void
+      })),
+    remove: Effect.fn("SecretProvider.remove")(() => Effect.void)
   })
 
 /** The `env` provider over `process.env`. */

@@ -44,23 +44,31 @@ export type BeforeEdge<S> = {
 
 /**
  * A repository's interface `S` (inferred from where it is used:
- * `Repo.of(repositoryEdge({...}))`) from operations that may fail with
+ * `Repo.of(repositoryEdge("Repo", {...}))`) from operations that may fail with
  * `SqlError` or `SchemaError`: every operation (functions returning an
- * `Effect`, and `Effect` values) goes through {@link orDieStorage}.
+ * `Effect`, and `Effect` values) goes through {@link orDieStorage}, and is
+ * traced as `<name>.<operation>` (docs/architecture.md "Conventions"): the
+ * `Effect` a function returns runs in `Effect.fn("<name>.<operation>")`, an
+ * `Effect` value gets the same span with `Effect.withSpan`. `name` is the repository's class name.
  */
-export const repositoryEdge = <S extends object>(operations: NoInfer<BeforeEdge<S>>): S =>
+export const repositoryEdge = <S extends object>(name: string, operations: NoInfer<BeforeEdge<S>>): S =>
   Object.fromEntries(
-    Object.entries(operations).map(([name, operation]) => [
-      name,
-      typeof operation === "function"
-        ? (...args: Array<unknown>) => {
-          const result = (operation as (...args: Array<unknown>) => unknown)(...args)
-          return Effect.isEffect(result) ? orDieStorage(result) : result
-        }
-        : Effect.isEffect(operation)
-        ? orDieStorage(operation)
-        : operation
-    ])
+    Object.entries(operations).map(([operationName, operation]) => {
+      const spanName = `${name}.${operationName}`
+      // The operation is called as before (eagerly); only an `Effect` it returns is traced.
+      const traced = Effect.fn(spanName)((effect: Effect.Effect<unknown, unknown, unknown>) => orDieStorage(effect))
+      return [
+        operationName,
+        typeof operation === "function"
+          ? (...args: Array<unknown>) => {
+            const result = (operation as (...args: Array<unknown>) => unknown)(...args)
+            return Effect.isEffect(result) ? traced(result) : result
+          }
+          : Effect.isEffect(operation)
+          ? Effect.withSpan(orDieStorage(operation), spanName)
+          : operation
+      ]
+    })
   ) as S
 
 /**

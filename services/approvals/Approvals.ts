@@ -173,11 +173,11 @@ export class Approvals extends Context.Service<Approvals, {
         return expired
       })
 
-      const get = (id: number) =>
+      const get = Effect.fn("Approvals.get")((id: number) =>
         Effect.flatMap(repo.get(id), (approval) =>
-          approval === undefined ? Effect.fail(new NotFound({ message: `approval ${id} not found` })) : Effect.succeed(approval))
+          approval === undefined ? Effect.fail(new NotFound({ message: `approval ${id} not found` })) : Effect.succeed(approval)))
 
-      const respond = Effect.fnUntraced(function*(id: number, input: ApprovalRespondInput, by: ApprovalResolvedBy) {
+      const respond = Effect.fn("Approvals.respond")(function*(id: number, input: ApprovalRespondInput, by: ApprovalResolvedBy) {
         const current = yield* get(id)
         if (current.status !== "pending") return { approval: current }
         const planned = plannedOverrides(current, input, by)
@@ -213,51 +213,50 @@ export class Approvals extends Context.Service<Approvals, {
       const expiry = makeExpiry({ expireDue, nextExpiry: repo.nextExpiry })
       yield* (yield* BackgroundJobs).singleton({ name: EXPIRY_JOB, run: expiry.run })
 
-      const create = (input: ApprovalCreateInput) =>
-        Effect.gen(function*() {
-          const ttl = input.ttlSeconds ?? config.ttlSeconds
-          if (!(Number.isFinite(ttl) && ttl > 0 && ttl <= MAX_TTL_SECONDS)) {
-            return yield* Effect.die(new RangeError(`approval ttlSeconds must be > 0 and <= ${MAX_TTL_SECONDS}, got ${ttl}`))
-          }
-          const now = yield* Clock.currentTimeMillis
-          const expiresAt = now + Math.round(ttl * 1000)
-          const approval = yield* repo.transaction(Effect.tap(repo.insert({
-            kind: input.kind,
-            status: "pending",
-            plan_id: input.plan_id,
-            step_index: input.step_index,
-            prompt: input.prompt,
-            context: input.context ?? {},
-            created_at: iso(now),
-            expires_at: iso(expiresAt),
-            resolved_at: null,
-            resolved_by: null,
-            reason: null,
-            scope_key: input.scope?.key ?? null,
-            scope_lane: input.scope?.lane ?? null,
-            scope_run_id: input.scope?.run_id ?? null,
-            scope_step_index: input.scope?.step_index ?? null
-          }), (approval) =>
-            decided(approval, {
-              type: "approval.requested",
-              approval_id: approval.id,
-              kind: approval.kind,
-              step_index: approval.step_index,
-              prompt: approval.prompt,
-              expires_at: approval.expires_at,
-              ...(approval.scope !== undefined ? { scope: approval.scope } : {})
-            })))
-          // Announced once the row is committed (at once outside a transaction, e.g. the planner's): a reader
-          // then sees it, and the background ask runs without the creator's transaction connection.
-          yield* sql.afterCommit(Effect.gen(function*() {
-            expiry.notify(expiresAt)
-            yield* events.publish(ApprovalRequested, { approval }, eventScope(approval))
-            yield* Effect.forkIn(fanout.ask(approval), scope)
-          }))
-          return approval
-        }).pipe(Effect.orDie)
+      const create = Effect.fn("Approvals.create")(function*(input: ApprovalCreateInput) {
+        const ttl = input.ttlSeconds ?? config.ttlSeconds
+        if (!(Number.isFinite(ttl) && ttl > 0 && ttl <= MAX_TTL_SECONDS)) {
+          return yield* Effect.die(new RangeError(`approval ttlSeconds must be > 0 and <= ${MAX_TTL_SECONDS}, got ${ttl}`))
+        }
+        const now = yield* Clock.currentTimeMillis
+        const expiresAt = now + Math.round(ttl * 1000)
+        const approval = yield* repo.transaction(Effect.tap(repo.insert({
+          kind: input.kind,
+          status: "pending",
+          plan_id: input.plan_id,
+          step_index: input.step_index,
+          prompt: input.prompt,
+          context: input.context ?? {},
+          created_at: iso(now),
+          expires_at: iso(expiresAt),
+          resolved_at: null,
+          resolved_by: null,
+          reason: null,
+          scope_key: input.scope?.key ?? null,
+          scope_lane: input.scope?.lane ?? null,
+          scope_run_id: input.scope?.run_id ?? null,
+          scope_step_index: input.scope?.step_index ?? null
+        }), (approval) =>
+          decided(approval, {
+            type: "approval.requested",
+            approval_id: approval.id,
+            kind: approval.kind,
+            step_index: approval.step_index,
+            prompt: approval.prompt,
+            expires_at: approval.expires_at,
+            ...(approval.scope !== undefined ? { scope: approval.scope } : {})
+          })))
+        // Announced once the row is committed (at once outside a transaction, e.g. the planner's): a reader
+        // then sees it, and the background ask runs without the creator's transaction connection.
+        yield* sql.afterCommit(Effect.gen(function*() {
+          expiry.notify(expiresAt)
+          yield* events.publish(ApprovalRequested, { approval }, eventScope(approval))
+          yield* Effect.forkIn(fanout.ask(approval), scope)
+        }))
+        return approval
+      }, Effect.orDie)
 
-      const list = Effect.fnUntraced(function*(request: ApprovalListRequest) {
+      const list = Effect.fn("Approvals.list")(function*(request: ApprovalListRequest) {
         const after = request.cursor === undefined ? undefined : approvalCursor.decode(request.cursor)
         if (request.cursor !== undefined && after === undefined) {
           return yield* new InvalidRequest({ message: "cursor: not a cursor returned by approval.list" })
@@ -288,11 +287,11 @@ export class Approvals extends Context.Service<Approvals, {
       return Approvals.of({
         create,
         get,
-        listByStatus: (status) => repo.list({ status }),
+        listByStatus: Effect.fn("Approvals.listByStatus")((status) => repo.list({ status })),
         list,
         respond,
-        cancelForPlan: (planId, reason) => cancel({ planId }, reason),
-        cancelForRun: (runId, reason) => cancel({ runId }, reason)
+        cancelForPlan: Effect.fn("Approvals.cancelForPlan")((planId, reason) => cancel({ planId }, reason)),
+        cancelForRun: Effect.fn("Approvals.cancelForRun")((runId, reason) => cancel({ runId }, reason))
       })
     })
   )

@@ -180,7 +180,7 @@ export class ApprovalsRepo extends Context.Service<ApprovalsRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return ApprovalsRepo.of(repositoryEdge({
+      return ApprovalsRepo.of(repositoryEdge("ApprovalsRepo", {
         insert: (row) =>
           Effect.flatMap(insert(row), (o) =>
             o._tag === "Some" ? Effect.succeed(toApproval(o.value)) : Effect.die(new Error("INSERT … RETURNING returned no row"))),

@@ -124,7 +124,7 @@ export class AuditRepo extends Context.Service<AuditRepo, {
           return { head: heads[0], events: yield* list(planId) }
         }))
 
-      return AuditRepo.of(repositoryEdge({
+      return AuditRepo.of(repositoryEdge("AuditRepo", {
         claim,
         insert: (row) => Effect.map(ids(sql`INSERT INTO audit_events ${sql.insert({ ...row })} RETURNING id`), (rows) => rows[0].id),
         advance: (planId, hash) => Effect.asVoid(sql`UPDATE audit_chains SET last_hash = ${hash} WHERE plan_id = ${planId}`),

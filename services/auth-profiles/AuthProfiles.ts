@@ -123,11 +123,11 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
       const store = yield* SecretStore
       const resolver = yield* SecretResolver
 
-      const get = (id: string) =>
+      const get = Effect.fn("AuthProfiles.get")((id: string) =>
         Effect.flatMap(repo.get(id), (profile) =>
           profile === undefined
             ? Effect.fail(new NotFound({ message: `auth profile ${id} not found` }))
-            : Effect.succeed(profile))
+            : Effect.succeed(profile)))
 
       /** Every handle must exist in the secret store (active, not revoked). */
       const checkHandles = (handles: AuthProfileSecretHandles) =>
@@ -145,7 +145,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
         yield* checkHandles(handles)
       })
 
-      const create = Effect.fnUntraced(function*(input: AuthProfileCreateRequest) {
+      const create = Effect.fn("AuthProfiles.create")(function*(input: AuthProfileCreateRequest) {
         yield* validate(input.type, input.secret_handles)
         const at = yield* now
         return yield* repo.insert({
@@ -161,7 +161,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
         })
       })
 
-      const update = Effect.fnUntraced(function*(id: string, patch: AuthProfileUpdateRequest) {
+      const update = Effect.fn("AuthProfiles.update")(function*(id: string, patch: AuthProfileUpdateRequest) {
         const current = yield* get(id)
         if (patch.type === undefined && patch.secret_handles === undefined && patch.labels === undefined) {
           return yield* new InvalidRequest({ message: "body: nothing to update (type, secret_handles or labels)" })
@@ -183,14 +183,14 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
         return updated
       })
 
-      const disable = Effect.fnUntraced(function*(id: string, reason?: string) {
+      const disable = Effect.fn("AuthProfiles.disable")(function*(id: string, reason?: string) {
         const current = yield* get(id)
         if (current.status === "disabled") return current
         const changed = yield* repo.transition(id, "active", yield* now, reason)
         return changed ?? (yield* get(id))
       })
 
-      const enable = Effect.fnUntraced(function*(id: string) {
+      const enable = Effect.fn("AuthProfiles.enable")(function*(id: string) {
         const current = yield* get(id)
         if (current.status === "active") return current
         yield* checkHandles(current.secret_handles)
@@ -204,7 +204,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
         provider: input.provider
       })
 
-      const setPin = Effect.fnUntraced(function*(input: PinSetInput) {
+      const setPin = Effect.fn("AuthProfiles.setPin")(function*(input: PinSetInput) {
         const key = pinKey(input)
         const profile = yield* repo.get(input.profile_id)
         if (profile === undefined) {
@@ -231,7 +231,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
         )
       }
 
-      const select = Effect.fnUntraced(function*(agentId: string, sessionId: string, provider: string) {
+      const select = Effect.fn("AuthProfiles.select")(function*(agentId: string, sessionId: string, provider: string) {
         const pin = yield* repo.getPin({ agent_id: agentId, session_id: sessionId, provider })
         const candidates: Array<AuthProfile> = []
         if (pin !== undefined) {
@@ -247,7 +247,7 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
         return undefined
       })
 
-      const upsertOAuth = Effect.fnUntraced(function*(input: {
+      const upsertOAuth = Effect.fn("AuthProfiles.upsertOAuth")(function*(input: {
         readonly agent_id: string
         readonly provider: string
         readonly access_token: string
@@ -282,15 +282,15 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
       })
 
       return AuthProfiles.of({
-        list: (filter) => repo.list(filter),
+        list: Effect.fn("AuthProfiles.list")((filter) => repo.list(filter)),
         get,
         create,
         update,
         disable,
         enable,
-        listPins: (filter) => repo.listPins(filter),
+        listPins: Effect.fn("AuthProfiles.listPins")((filter) => repo.listPins(filter)),
         setPin,
-        clearPin: (key) => repo.clearPin(pinKey(key)),
+        clearPin: Effect.fn("AuthProfiles.clearPin")((key) => repo.clearPin(pinKey(key))),
         select,
         upsertOAuth
       })
@@ -312,10 +312,10 @@ export class AuthProfiles extends Context.Service<AuthProfiles, {
 export const makeAuthProfileReferences = Effect.gen(function*() {
   const repo = yield* AuthProfilesRepo
   return SecretReferences.of({
-    repoint: (oldHandleId, newHandleId) =>
-      Effect.flatMap(now, (at) => repo.repoint(oldHandleId, newHandleId, at)),
-    handleRevoked: (handleId) =>
-      Effect.flatMap(now, (at) => repo.disableReferencing(handleId, `secret ${handleId} revoked`, at))
+    repoint: Effect.fn("SecretReferences.repoint")((oldHandleId, newHandleId) =>
+      Effect.flatMap(now, (at) => repo.repoint(oldHandleId, newHandleId, at))),
+    handleRevoked: Effect.fn("SecretReferences.handleRevoked")((handleId) =>
+      Effect.flatMap(now, (at) => repo.disableReferencing(handleId, `secret ${handleId} revoked`, at)))
   })
 })
 

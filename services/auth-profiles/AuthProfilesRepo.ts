@@ -261,7 +261,7 @@ export class AuthProfilesRepo extends Context.Service<AuthProfilesRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return AuthProfilesRepo.of(repositoryEdge({
+      return AuthProfilesRepo.of(repositoryEdge("AuthProfilesRepo", {
         insert: (profile) => insert(profile),
         get: (id) => Effect.map(findById(id), (o) => (o._tag === "Some" ? toAuthProfile(o.value) : undefined)),
         list: (filter) => list(filter),

@@ -145,14 +145,17 @@ export class AuthService extends Context.Service<AuthService, {
         } satisfies Principal as Principal
       })
 
-      const authenticate = (token: string): Effect.Effect<Principal, Unauthorized> => {
+      const authenticate = Effect.fn("AuthService.authenticate")((token: string): Effect.Effect<Principal, Unauthorized> => {
         if (token.length === 0) return invalidToken
         if (isAdminToken(token)) return Effect.succeed(adminPrincipal)
         if (!token.startsWith(DEVICE_TOKEN_PREFIX)) return invalidToken
         return authenticateDevice(token)
-      }
+      })
 
-      const countFailures = <A, E, R>(attempt: Effect.Effect<A, E | Unauthorized, R>, clientAddress: string) =>
+      const countFailures = Effect.fn("AuthService.countFailures")(<A, E, R>(
+        attempt: Effect.Effect<A, E | Unauthorized, R>,
+        clientAddress: string
+      ) =>
         Effect.catchIf(
           attempt,
           (error): error is Unauthorized => error instanceof Unauthorized,
@@ -166,8 +169,11 @@ export class AuthService extends Context.Service<AuthService, {
               Effect.andThen(Effect.fail(error))
             )
         ) as Effect.Effect<A, E | Unauthorized | TooManyRequests, R>
+      )
 
-      const authenticateAttempt = (token: string, clientAddress: string) => countFailures(authenticate(token), clientAddress)
+      const authenticateAttempt = Effect.fn("AuthService.authenticateAttempt")((token: string, clientAddress: string) =>
+        countFailures(authenticate(token), clientAddress)
+      )
 
       const issueDeviceToken = Effect.fn("AuthService.issueDeviceToken")(function*(request: DeviceTokenIssueRequest) {
         const now = yield* Clock.currentTimeMillis
@@ -235,7 +241,7 @@ export class AuthService extends Context.Service<AuthService, {
 
       return AuthService.of({
         enabled: config.enabled,
-        isAdminToken,
+        isAdminToken, // a plain predicate (no Effect)
         authenticate,
         authenticateAttempt,
         countFailures,

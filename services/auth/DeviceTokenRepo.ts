@@ -84,7 +84,7 @@ export class DeviceTokenRepo extends Context.Service<DeviceTokenRepo, {
           sql`UPDATE device_tokens SET revoked_at = ${at} WHERE token_digest = ${digest} AND revoked_at IS NULL RETURNING token_id`
       })
 
-      return DeviceTokenRepo.of(repositoryEdge({
+      return DeviceTokenRepo.of(repositoryEdge("DeviceTokenRepo", {
         insert: (record) => insert(record),
         findByDigest,
         revoke: (digest, at) =>

@@ -43,7 +43,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       const tooMany = (retryAfter: Duration.Duration) =>
         new TooManyRequests({ message: "Too many requests", retryAfterSeconds: Math.max(1, Math.ceil(Duration.toSeconds(retryAfter))) })
       return RateLimiter.of({
-        hit: (key) =>
+        hit: Effect.fn("RateLimiter.hit")((key) =>
           limiter.consume({ key, limit: max, window, algorithm: "fixed-window", onExceeded: "fail" }).pipe(
             Effect.asVoid,
             Effect.catch((error) =>
@@ -52,7 +52,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
                 // The store is unavailable: a failed authentication stays a 401 rather than locking operators out.
                 : Effect.logWarning("rate limit store failed").pipe(Effect.annotateLogs({ cause: error.message }))
             )
-          )
+          ))
       })
     })
   )

@@ -62,6 +62,7 @@ export const repeatEvery = (run: Effect.Effect<void>, interval: Duration.Input):
 
 /** This process runs every job itself: Effect schedules and fibers (today's behaviour). */
 export const localJobs: BackgroundJobsService = {
+  // Not Effect.fn: each forks a job for the scope's lifetime, which a span here would parent forever.
   schedule: (job) =>
     Effect.asVoid(Effect.forkScoped(
       "every" in job ? repeatEvery(job.run, job.every) : Effect.asVoid(Effect.repeat(job.run, Schedule.cron(job.cron)))

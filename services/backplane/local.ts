@@ -66,56 +66,65 @@ export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.ge
   }
   const always = () => true
 
-  const request: Backplane["Service"]["request"] = (connectionId, type, payload, options) =>
-    Effect.suspend(() => {
-      const connection = connections.get(connectionId)
-      if (connection === undefined) {
-        return Effect.fail(new PeerNotConnected({ connectionId, message: `connection ${connectionId} is not connected` }))
-      }
-      const requestId = options?.requestId ?? `${type}-${crypto.randomUUID()}`
-      const deferred = Deferred.makeUnsafe<unknown, PeerRequestError>()
-      const key = pendingKey(connectionId, requestId)
-      pending.set(key, { connectionId, requestId, deferred })
-      if (!connection.send(JSON.stringify({ request_id: requestId, type, payload }))) {
-        pending.delete(key)
-        return Effect.fail(
-          new PeerDisconnected({ connectionId, requestId, message: `connection ${connectionId} closed before the request was sent` })
-        )
-      }
-      metrics.wsMessage(type, "out")
-      return Deferred.await(deferred).pipe(
-        Effect.timeoutOrElse({
-          duration: options?.timeout ?? DEFAULT_PEER_REQUEST_TIMEOUT,
-          orElse: () =>
-            Effect.fail(new PeerRequestTimeout({ connectionId, requestId, message: `no answer to ${type} within the timeout` }))
-        }),
-        Effect.ensuring(Effect.sync(() => {
-          if (pending.get(key)?.deferred === deferred) pending.delete(key)
-        }))
+  const request: Backplane["Service"]["request"] = Effect.fn("Backplane.request")((connectionId, type, payload, options) => {
+    const connection = connections.get(connectionId)
+    if (connection === undefined) {
+      return Effect.fail(new PeerNotConnected({ connectionId, message: `connection ${connectionId} is not connected` }))
+    }
+    const requestId = options?.requestId ?? `${type}-${crypto.randomUUID()}`
+    const deferred = Deferred.makeUnsafe<unknown, PeerRequestError>()
+    const key = pendingKey(connectionId, requestId)
+    pending.set(key, { connectionId, requestId, deferred })
+    if (!connection.send(JSON.stringify({ request_id: requestId, type, payload }))) {
+      pending.delete(key)
+      return Effect.fail(
+        new PeerDisconnected({ connectionId, requestId, message: `connection ${connectionId} closed before the request was sent` })
       )
-    })
+    }
+    metrics.wsMessage(type, "out")
+    return Deferred.await(deferred).pipe(
+      Effect.timeoutOrElse({
+        duration: options?.timeout ?? DEFAULT_PEER_REQUEST_TIMEOUT,
+        orElse: () =>
+          Effect.fail(new PeerRequestTimeout({ connectionId, requestId, message: `no answer to ${type} within the timeout` }))
+      }),
+      Effect.ensuring(Effect.sync(() => {
+        if (pending.get(key)?.deferred === deferred) pending.delete(key)
+      }))
+    )
+  })
 
   return {
-    register: (connection) => Effect.sync(() => void connections.set(connection.connectionId, connection)),
-    unregister: (connectionId) =>
+    register: Effect.fn("Backplane.register")((connection) =>
+      Effect.sync(() => void connections.set(connection.connectionId, connection))
+    ),
+    unregister: Effect.fn("Backplane.unregister")((connectionId) =>
       Effect.sync(() => {
         failPending(connectionId)
         connections.delete(connectionId)
-      }),
+      })
+    ),
+    // lookup, connections, size, reply and pendingCount answer plain values at once (no Effect, so no span).
     lookup: (connectionId) => connections.get(connectionId),
     connections: () => [...connections.values()],
     size: () => connections.size,
-    setReady: (connectionId, ready) =>
+    setReady: Effect.fn("Backplane.setReady")((connectionId, ready) =>
       Effect.sync(() => {
         const connection = connections.get(connectionId)
         if (connection === undefined) return
         connection.readyCapabilities.clear()
         for (const id of ready) connection.readyCapabilities.add(id)
-      }),
-    publish: (audience, type, payload, scope) =>
-      deliver(connections.values(), type, payload, scope, (connection) => inAudience(connection, audience)),
-    sendTo: (connectionIds, type, payload, scope) => deliver(byId(connectionIds), type, payload, scope, always),
-    close: (connectionId, code, reason) => Effect.sync(() => connections.get(connectionId)?.close(code, reason)),
+      })
+    ),
+    publish: Effect.fn("Backplane.publish")((audience, type, payload, scope) =>
+      deliver(connections.values(), type, payload, scope, (connection) => inAudience(connection, audience))
+    ),
+    sendTo: Effect.fn("Backplane.sendTo")((connectionIds, type, payload, scope) =>
+      deliver(byId(connectionIds), type, payload, scope, always)
+    ),
+    close: Effect.fn("Backplane.close")((connectionId, code, reason) =>
+      Effect.sync(() => connections.get(connectionId)?.close(code, reason))
+    ),
     request,
     reply: (connectionId, response) => {
       const key = pendingKey(connectionId, response.request_id)

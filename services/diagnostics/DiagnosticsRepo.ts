@@ -121,7 +121,7 @@ export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
           return { totals: sum, unreadable }
         })
 
-      return DiagnosticsRepo.of(repositoryEdge({ runDepth, approvalsPending, watcherFiringsPending, usage }))
+      return DiagnosticsRepo.of(repositoryEdge("DiagnosticsRepo", { runDepth, approvalsPending, watcherFiringsPending, usage }))
     })
   )
 }

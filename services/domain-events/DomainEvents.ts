@@ -107,31 +107,34 @@ export class DomainEvents extends Context.Service<DomainEvents, {
           if (pubsub !== undefined) yield* PubSub.publish(pubsub, payload)
         })
 
-      const publish = <A>(event: DomainEvent<A>, payload: A) =>
-        Effect.gen(function*() {
-          for (const subscriber of transactional.get(event.name) ?? []) yield* subscriber(payload)
-          if (reactions.has(event.name) || pubsubs.has(event.name)) yield* sql.afterCommit(deliver(event.name, payload))
-        })
+      const publish = Effect.fn("DomainEvents.publish")(function*<A>(event: DomainEvent<A>, payload: A) {
+        for (const subscriber of transactional.get(event.name) ?? []) yield* subscriber(payload)
+        if (reactions.has(event.name) || pubsubs.has(event.name)) yield* sql.afterCommit(deliver(event.name, payload))
+      })
 
       return DomainEvents.of({
         publish,
-        publishOrLog: (event, payload) => logged(event.name, "domain event publication failed")(publish(event, payload)),
-        inTransaction: (event, subscriber) => register(transactional, event.name, subscriber as Handler<never>),
-        afterCommit: (event, reaction) => register(reactions, event.name, reaction as Handler<never>),
-        subscribe: (event, reaction) =>
-          Effect.gen(function*() {
-            let pubsub = pubsubs.get(event.name)
-            if (pubsub === undefined) {
-              pubsub = yield* PubSub.unbounded<unknown>()
-              pubsubs.set(event.name, pubsub)
-            }
-            const subscription = yield* PubSub.subscribe(pubsub)
-            const handle = reaction as Handler<never>
-            yield* Effect.forkScoped(Effect.forever(Effect.flatMap(
-              PubSub.take(subscription),
-              (payload) => logged(event.name, "domain event subscriber failed")(handle(payload))
-            )))
-          })
+        publishOrLog: Effect.fn("DomainEvents.publishOrLog")((event, payload) =>
+          logged(event.name, "domain event publication failed")(publish(event, payload))
+        ),
+        inTransaction: Effect.fn("DomainEvents.inTransaction")((event, subscriber) =>
+          register(transactional, event.name, subscriber as Handler<never>)
+        ),
+        afterCommit: Effect.fn("DomainEvents.afterCommit")((event, reaction) => register(reactions, event.name, reaction as Handler<never>)),
+        // Untraced: it forks the subscriber's loop, which a span here would parent for the layer's lifetime.
+        subscribe: Effect.fnUntraced(function*(event, reaction) {
+          let pubsub = pubsubs.get(event.name)
+          if (pubsub === undefined) {
+            pubsub = yield* PubSub.unbounded<unknown>()
+            pubsubs.set(event.name, pubsub)
+          }
+          const subscription = yield* PubSub.subscribe(pubsub)
+          const handle = reaction as Handler<never>
+          yield* Effect.forkScoped(Effect.forever(Effect.flatMap(
+            PubSub.take(subscription),
+            (payload) => logged(event.name, "domain event subscriber failed")(handle(payload))
+          )))
+        })
       })
     })
   )

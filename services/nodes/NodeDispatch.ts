@@ -288,6 +288,7 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
         )
       })
 
+      // `inFlight` answers a plain number (no Effect, no span).
       return NodeDispatch.of({ dispatch, evidence, inFlight: busy })
     })
   )

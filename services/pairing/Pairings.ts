@@ -159,46 +159,45 @@ export class Pairings extends Context.Service<Pairings, {
       const announceRequested = (pairing: Pairing) =>
         sql.afterCommit(Effect.asVoid(events.publish(PairingRequested, { pairing }, nodeScope(pairing))))
 
-      const get = (pairingId: number) =>
+      const get = Effect.fn("Pairings.get")((pairingId: number) =>
         Effect.flatMap(repo.get(pairingId), (pairing) =>
-          pairing === undefined ? Effect.fail(new NotFound({ message: `pairing ${pairingId} not found` })) : Effect.succeed(pairing))
+          pairing === undefined ? Effect.fail(new NotFound({ message: `pairing ${pairingId} not found` })) : Effect.succeed(pairing)))
 
-      const nodeConnected = (input: NodeConnectedInput) =>
-        Effect.gen(function*() {
-          const metadata = Object.fromEntries(
-            Object.entries(input.metadata ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)
-          )
-          const seen: NodeSeen = {
-            nodeId: input.node_id,
-            label: input.label,
-            capabilities: input.capabilities,
-            metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
-            at: iso(yield* Clock.currentTimeMillis)
+      const nodeConnected = Effect.fn("Pairings.nodeConnected")(function*(input: NodeConnectedInput) {
+        const metadata = Object.fromEntries(
+          Object.entries(input.metadata ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)
+        )
+        const seen: NodeSeen = {
+          nodeId: input.node_id,
+          label: input.label,
+          capabilities: input.capabilities,
+          metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
+          at: iso(yield* Clock.currentTimeMillis)
+        }
+        if (input.scopedPairingId !== undefined) return yield* repo.refresh(seen, input.scopedPairingId)
+        // Each step is conditional; a concurrent connection of the same node can only move the row to a state
+        // a later step handles (rows are never deleted), so this settles within a few rounds.
+        for (let round = 0; round < 8; round++) {
+          const refreshed = yield* repo.refresh(seen)
+          if (refreshed !== undefined) {
+            // An approved node on a bootstrap credential (it was offline when approved, or lost its token): it
+            // proved its device key, so it gets a fresh scoped token (the previous one stops working).
+            if (refreshed.status === "approved") yield* reissueToken(refreshed)
+            return refreshed
           }
-          if (input.scopedPairingId !== undefined) return yield* repo.refresh(seen, input.scopedPairingId)
-          // Each step is conditional; a concurrent connection of the same node can only move the row to a state
-          // a later step handles (rows are never deleted), so this settles within a few rounds.
-          for (let round = 0; round < 8; round++) {
-            const refreshed = yield* repo.refresh(seen)
-            if (refreshed !== undefined) {
-              // An approved node on a bootstrap credential (it was offline when approved, or lost its token): it
-              // proved its device key, so it gets a fresh scoped token (the previous one stops working).
-              if (refreshed.status === "approved") yield* reissueToken(refreshed)
-              return refreshed
-            }
-            const reopened = yield* audited(repo.reopen(seen), "pairing.requested")
-            if (reopened !== undefined) {
-              yield* announceRequested(reopened)
-              return reopened
-            }
-            const created = yield* audited(repo.insertPending(seen), "pairing.requested")
-            if (created !== undefined) {
-              yield* announceRequested(created)
-              return created
-            }
+          const reopened = yield* audited(repo.reopen(seen), "pairing.requested")
+          if (reopened !== undefined) {
+            yield* announceRequested(reopened)
+            return reopened
           }
-          return yield* Effect.die(new Error(`pairing of ${input.node_id}: no write settled`))
-        }).pipe(Effect.orDie)
+          const created = yield* audited(repo.insertPending(seen), "pairing.requested")
+          if (created !== undefined) {
+            yield* announceRequested(created)
+            return created
+          }
+        }
+        return yield* Effect.die(new Error(`pairing of ${input.node_id}: no write settled`))
+      }, Effect.orDie)
 
       const notPending = (pairingId: number) => new NotFound({ message: `pairing ${pairingId} not found or not pending` })
 
@@ -223,7 +222,7 @@ export class Pairings extends Context.Service<Pairings, {
           }))
         })
 
-      const approve = Effect.fnUntraced(function*(pairingId: number, input: PairingApproveInput, by: PairingResolvedBy) {
+      const approve = Effect.fn("Pairings.approve")(function*(pairingId: number, input: PairingApproveInput, by: PairingResolvedBy) {
         const token = generateNodeToken()
         const won = yield* audited(
           repo.approve(pairingId, {
@@ -257,32 +256,32 @@ export class Pairings extends Context.Service<Pairings, {
           yield* events.publish(PairingResolved, { pairing }, nodeScope(pairing))
         }))
 
-      const deny = Effect.fnUntraced(function*(pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) {
+      const deny = Effect.fn("Pairings.deny")(function*(pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) {
         const won = yield* audited(repo.deny(pairingId, { at: iso(yield* Clock.currentTimeMillis), by, reason: input.reason }), "pairing.denied")
         if (won === undefined) return yield* notPending(pairingId)
         yield* closeAndAnnounce(won, PAIRING_CLOSE_REASON.denied)
         return won
       })
 
-      const revoke = Effect.fnUntraced(function*(pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) {
+      const revoke = Effect.fn("Pairings.revoke")(function*(pairingId: number, input: PairingDecisionInput, by: PairingResolvedBy) {
         const won = yield* audited(repo.revoke(pairingId, { at: iso(yield* Clock.currentTimeMillis), by, reason: input.reason }), "pairing.revoked")
         if (won === undefined) return yield* new NotFound({ message: `pairing ${pairingId} not found or already revoked` })
         yield* closeAndAnnounce(won, PAIRING_CLOSE_REASON.revoked)
         return won
       })
 
-      const authenticateToken = (token: string): Effect.Effect<NodePrincipal, Unauthorized> => {
+      const authenticateToken = Effect.fn("Pairings.authenticateToken")((token: string): Effect.Effect<NodePrincipal, Unauthorized> => {
         if (!isNodeToken(token)) return Effect.fail(invalidToken)
         const digest = tokenDigest(token)
         return Effect.flatMap(repo.findApprovedByTokenDigest(digest), (owner) =>
           owner === undefined || !secretEquals(owner.tokenDigest, digest)
             ? Effect.fail(invalidToken)
             : Effect.succeed<NodePrincipal>({ kind: "node", nodeId: owner.nodeId, pairingId: owner.pairingId }))
-      }
+      })
 
       return Pairings.of({
-        findByNode: (nodeId) => repo.findByNode(nodeId),
-        list: (filter) => repo.list(filter?.status),
+        findByNode: Effect.fn("Pairings.findByNode")((nodeId) => repo.findByNode(nodeId)),
+        list: Effect.fn("Pairings.list")((filter) => repo.list(filter?.status)),
         get,
         nodeConnected,
         approve,

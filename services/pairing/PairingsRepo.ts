@@ -220,7 +220,7 @@ export class PairingsRepo extends Context.Service<PairingsRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return PairingsRepo.of(repositoryEdge({
+      return PairingsRepo.of(repositoryEdge("PairingsRepo", {
         get: (pairingId) => one(sql`SELECT * FROM node_pairings WHERE pairing_id = ${pairingId}`),
         findByNode: (nodeId) => one(sql`SELECT * FROM node_pairings WHERE node_id = ${nodeId}`),
         list: (status) => list(status),

@@ -134,7 +134,7 @@ export class PlansRepo extends Context.Service<PlansRepo, {
       const optional = <A>(effect: Effect.Effect<Option.Option<A>, SqlError | Schema.SchemaError>) =>
         Effect.map(effect, Option.getOrUndefined)
 
-      return PlansRepo.of(repositoryEdge({
+      return PlansRepo.of(repositoryEdge("PlansRepo", {
         transaction: transactionAtEdge(sql.withTransaction),
         claim: (plan) => Effect.map(claim(plan), Option.isSome),
         complete: (planId, response) => complete({ plan_id: planId, response_json: response }),

@@ -200,5 +200,8 @@ export class Playbooks extends Context.Service<Playbooks, {
   )
 }
 
-/** The playbooks subsystem, wired for the gateway ({@link Playbooks.layer}). */
+/**
+ * The playbooks subsystem, wired for the gateway.
+ * @deprecated use {@link Playbooks.layer} (docs/architecture.md "Conventions").
+ */
 export const PlaybooksLive = Playbooks.layer

@@ -174,7 +174,7 @@ export class PolicyOverrideRepo extends Context.Service<PolicyOverrideRepo, {
 
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
 
-      return PolicyOverrideRepo.of(repositoryEdge({
+      return PolicyOverrideRepo.of(repositoryEdge("PolicyOverrideRepo", {
         insert: (row) => insert(row),
         findById: (id) => Effect.map(findById(id), Option.getOrUndefined),
         list: (query) => list(query),

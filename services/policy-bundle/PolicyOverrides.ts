@@ -258,19 +258,18 @@ export class PolicyOverrides extends Context.Service<PolicyOverrides, {
 
       return PolicyOverrides.of({
         create,
-        get: (id) => Effect.map(repo.findById(id), (row) => (row === undefined ? undefined : toPolicyOverride(row))),
+        get: Effect.fn("PolicyOverrides.get")((id) => Effect.map(repo.findById(id), (row) => (row === undefined ? undefined : toPolicyOverride(row)))),
         list,
         revoke,
-        activeFor: (query) =>
-          Effect.gen(function*() {
-            const rows = yield* repo.activeFor({
-              agent_id: query.agent_id,
-              tool_id: query.tool_id,
-              workspace_id: query.workspace_id,
-              now: yield* now
-            })
-            return rows.map(toPolicyOverride)
-          }),
+        activeFor: Effect.fn("PolicyOverrides.activeFor")(function*(query) {
+          const rows = yield* repo.activeFor({
+            agent_id: query.agent_id,
+            tool_id: query.tool_id,
+            workspace_id: query.workspace_id,
+            now: yield* now
+          })
+          return rows.map(toPolicyOverride)
+        }),
         expireDue
       })
     })

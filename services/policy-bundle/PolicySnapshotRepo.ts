@@ -52,7 +52,7 @@ export class PolicySnapshotRepo extends Context.Service<PolicySnapshotRepo, {
         execute: (id) => sql`SELECT * FROM policy_snapshots WHERE policy_snapshot_id = ${id}`
       })
       // A row that does not decode is corrupt storage, not a client's mistake: a defect.
-      return PolicySnapshotRepo.of(repositoryEdge({
+      return PolicySnapshotRepo.of(repositoryEdge("PolicySnapshotRepo", {
         getOrCreate: (row) =>
           Effect.gen(function*() {
             yield* insert(row)

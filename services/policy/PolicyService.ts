@@ -25,7 +25,7 @@ export class PolicyService extends Context.Service<PolicyService, {
     PolicyService.of({
       // `Effect.sync` keeps evaluation lazy and turns an unexpected throw (e.g.
       // a hand-built request that bypassed decoding) into a defect.
-      check: (request) => Effect.sync(() => evaluatePolicy(request))
+      check: Effect.fn("PolicyService.check")((request) => Effect.sync(() => evaluatePolicy(request)))
     })
   )
 }

@@ -56,7 +56,7 @@ export class PendingRepo extends Context.Service<PendingRepo, {
               RETURNING *`
       })
 
-      return PendingRepo.of(repositoryEdge({
+      return PendingRepo.of(repositoryEdge("PendingRepo", {
         insert: (row) => Effect.asVoid(sql`INSERT INTO oauth_pending ${sql.insert({ ...row, consumed: 0 })}`),
         consume: (state, provider, now) =>
           consume({ state, provider, now }).pipe(

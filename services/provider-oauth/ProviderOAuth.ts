@@ -142,7 +142,7 @@ export class ProviderOAuth extends Context.Service<ProviderOAuth, {
           : Effect.succeed(provider)
       }
 
-      const authorize = Effect.fnUntraced(function*(providerId: string, request: OAuthAuthorizeRequest) {
+      const authorize = Effect.fn("ProviderOAuth.authorize")(function*(providerId: string, request: OAuthAuthorizeRequest) {
         const provider = yield* findProvider(providerId)
         const base = redirectBase(request.public_base_url, settings.host, settings.port)
         if (base === undefined) {
@@ -270,7 +270,7 @@ export class ProviderOAuth extends Context.Service<ProviderOAuth, {
         return tokens.value
       })
 
-      const callback = Effect.fnUntraced(function*(providerId: string, query: OAuthCallbackQuery) {
+      const callback = Effect.fn("ProviderOAuth.callback")(function*(providerId: string, query: OAuthCallbackQuery) {
         const state = query.state
         if (state === undefined || state.length === 0) return yield* new InvalidCallback({ message: "the state parameter is missing" })
         const hasError = query.error !== undefined && query.error.length > 0

@@ -61,7 +61,7 @@ export class RoutingConfigRepo extends Context.Service<RoutingConfigRepo, {
         execute: (revision) => sql`SELECT * FROM routing_configs WHERE revision = ${revision}`
       })
 
-      return RoutingConfigRepo.of(repositoryEdge({
+      return RoutingConfigRepo.of(repositoryEdge("RoutingConfigRepo", {
         append: (row) => Effect.catchTag(append(row), "NoSuchElementError", Effect.die),
         latest: Effect.map(latest(undefined), Option.getOrUndefined),
         get: (revision) => Effect.map(get(revision), Option.getOrUndefined)

@@ -96,16 +96,15 @@ export class SecretResolver extends Context.Service<SecretResolver, {
         }
         return Result.succeed(value.value)
       })
-      const resolve = (handleId: string, purpose: string) =>
-        Effect.gen(function*() {
-          const found = yield* lookup(handleId).pipe(Effect.tapError(() => Effect.ignore(record(handleId, purpose, "failed"))))
-          if (Result.isFailure(found)) {
-            yield* record(handleId, purpose, found.failure.outcome)
-            return yield* new NotFound({ message: found.failure.message })
-          }
-          yield* record(handleId, purpose, "resolved")
-          return found.success
-        }).pipe(orDie)
+      const resolve = Effect.fn("SecretResolver.resolve")(function*(handleId: string, purpose: string) {
+        const found = yield* lookup(handleId).pipe(Effect.tapError(() => Effect.ignore(record(handleId, purpose, "failed"))))
+        if (Result.isFailure(found)) {
+          yield* record(handleId, purpose, found.failure.outcome)
+          return yield* new NotFound({ message: found.failure.message })
+        }
+        yield* record(handleId, purpose, "resolved")
+        return found.success
+      }, orDie)
       const resolveChecked = Effect.fn("SecretResolver.resolveChecked")(function*<A, E>(
         handleId: string,
         purpose: string,
@@ -144,8 +143,12 @@ export const allSecretReferences = (
 ): SecretReferences["Service"] => {
   const sum = (counts: ReadonlyArray<number>) => counts.reduce((a, b) => a + b, 0)
   return SecretReferences.of({
-    repoint: (oldHandleId, newHandleId) => Effect.map(Effect.forEach(references, (r) => r.repoint(oldHandleId, newHandleId)), sum),
-    handleRevoked: (handleId) => Effect.map(Effect.forEach(references, (r) => r.handleRevoked(handleId)), sum)
+    repoint: Effect.fn("SecretReferences.repoint")((oldHandleId, newHandleId) =>
+      Effect.map(Effect.forEach(references, (r) => r.repoint(oldHandleId, newHandleId)), sum)
+    ),
+    handleRevoked: Effect.fn("SecretReferences.handleRevoked")((handleId) =>
+      Effect.map(Effect.forEach(references, (r) => r.handleRevoked(handleId)), sum)
+    )
   })
 }
 
@@ -217,101 +220,98 @@ export class Secrets extends Context.Service<Secrets, {
           return row
         })
 
-      const store = (input: SecretStoreInput) =>
-        Effect.gen(function*() {
-          const agentId = input.agent_id ?? DEFAULT_AGENT_ID
-          const agentProblem = checkAgentId(agentId)
-          if (agentProblem !== undefined) return yield* invalid(`agent_id: ${agentProblem}`)
-          if (input.provider !== undefined && input.provider !== provider.kind) {
-            return yield* invalid(`provider: ${JSON.stringify(input.provider.slice(0, 64))} is not the configured secret provider (${provider.kind})`)
-          }
-          if (input.scope.length === 0 || input.scope.length > 256) return yield* invalid("scope: expected 1 to 256 characters")
-          const scopeProblem = provider.checkScope(input.scope)
-          if (scopeProblem !== undefined) return yield* invalid(`scope: ${scopeProblem}`)
-          if (provider.value === "required" && input.value === undefined) {
-            return yield* invalid(`value: required by the ${provider.kind} secret provider`)
-          }
-          if (provider.value === "forbidden" && input.value !== undefined) {
-            return yield* invalid(`value: not accepted by the ${provider.kind} secret provider (it reads the value itself)`)
-          }
-          const row = yield* repo.transaction(Effect.tap(create(agentId, input.scope, input.value), (row) =>
-            decided({
-              type: "secret.stored",
-              handle_id: row.handle_id,
-              agent_id: row.agent_id,
-              provider: row.provider,
-              scope: row.scope,
-              version: row.version
-            }))).pipe(orDie)
-          yield* Effect.logInfo("secret stored").pipe(annotate(row))
-          return toSecretHandle(row)
-        })
+      const store = Effect.fn("Secrets.store")(function*(input: SecretStoreInput) {
+        const agentId = input.agent_id ?? DEFAULT_AGENT_ID
+        const agentProblem = checkAgentId(agentId)
+        if (agentProblem !== undefined) return yield* invalid(`agent_id: ${agentProblem}`)
+        if (input.provider !== undefined && input.provider !== provider.kind) {
+          return yield* invalid(`provider: ${JSON.stringify(input.provider.slice(0, 64))} is not the configured secret provider (${provider.kind})`)
+        }
+        if (input.scope.length === 0 || input.scope.length > 256) return yield* invalid("scope: expected 1 to 256 characters")
+        const scopeProblem = provider.checkScope(input.scope)
+        if (scopeProblem !== undefined) return yield* invalid(`scope: ${scopeProblem}`)
+        if (provider.value === "required" && input.value === undefined) {
+          return yield* invalid(`value: required by the ${provider.kind} secret provider`)
+        }
+        if (provider.value === "forbidden" && input.value !== undefined) {
+          return yield* invalid(`value: not accepted by the ${provider.kind} secret provider (it reads the value itself)`)
+        }
+        const row = yield* repo.transaction(Effect.tap(create(agentId, input.scope, input.value), (row) =>
+          decided({
+            type: "secret.stored",
+            handle_id: row.handle_id,
+            agent_id: row.agent_id,
+            provider: row.provider,
+            scope: row.scope,
+            version: row.version
+          }))).pipe(orDie)
+        yield* Effect.logInfo("secret stored").pipe(annotate(row))
+        return toSecretHandle(row)
+      })
 
-      const revoke = (handleId: string) =>
-        Effect.gen(function*() {
-          const disabled = yield* repo.transaction(Effect.gen(function*() {
-            const row = yield* active(handleId)
-            if (!(yield* repo.revoke(handleId, yield* now, null))) return yield* notFound(handleId)
-            if (row.provider === provider.kind) yield* provider.remove(refOf(row))
-            const disabled = yield* references.handleRevoked(handleId)
-            yield* decided({ type: "secret.revoked", handle_id: handleId, references_disabled: disabled })
-            yield* domainEvents.publish(SecretRevoked, { handle_id: handleId })
-            return disabled
-          })).pipe(orDie)
-          yield* Effect.logInfo("secret revoked").pipe(Effect.annotateLogs({ handle_id: handleId, references_disabled: disabled }))
-        })
+      const revoke = Effect.fn("Secrets.revoke")(function*(handleId: string) {
+        const disabled = yield* repo.transaction(Effect.gen(function*() {
+          const row = yield* active(handleId)
+          if (!(yield* repo.revoke(handleId, yield* now, null))) return yield* notFound(handleId)
+          if (row.provider === provider.kind) yield* provider.remove(refOf(row))
+          const disabled = yield* references.handleRevoked(handleId)
+          yield* decided({ type: "secret.revoked", handle_id: handleId, references_disabled: disabled })
+          yield* domainEvents.publish(SecretRevoked, { handle_id: handleId })
+          return disabled
+        })).pipe(orDie)
+        yield* Effect.logInfo("secret revoked").pipe(Effect.annotateLogs({ handle_id: handleId, references_disabled: disabled }))
+      })
 
-      const rotate = (handleId: string, value: Redacted.Redacted<string>) =>
-        Effect.gen(function*() {
-          const result = yield* repo.transaction(Effect.gen(function*() {
-            const old = yield* active(handleId)
-            if (old.provider !== provider.kind) {
-              return yield* invalid(`secret handle ${handleId} belongs to the ${old.provider} secret provider, not the configured one (${provider.kind})`)
-            }
-            if (!provider.rotatable) {
-              return yield* invalid(
-                `secrets of the ${provider.kind} provider cannot be rotated: change the environment variable ${old.scope} instead`
-              )
-            }
-            const created = yield* create(old.agent_id, old.scope, value)
-            const repointed = yield* references.repoint(handleId, created.handle_id).pipe(
-              Effect.catchCause((cause) =>
-                Effect.logError("secret rotation propagation failed; rolled back").pipe(
-                  Effect.annotateLogs({ handle_id: handleId, new_handle_id: created.handle_id, cause: Cause.pretty(cause) }),
-                  Effect.andThen(Effect.fail(new RotationPropagationFailed({ message: "rotation propagation failed; nothing was changed" })))
-                )
+      const rotate = Effect.fn("Secrets.rotate")(function*(handleId: string, value: Redacted.Redacted<string>) {
+        const result = yield* repo.transaction(Effect.gen(function*() {
+          const old = yield* active(handleId)
+          if (old.provider !== provider.kind) {
+            return yield* invalid(`secret handle ${handleId} belongs to the ${old.provider} secret provider, not the configured one (${provider.kind})`)
+          }
+          if (!provider.rotatable) {
+            return yield* invalid(
+              `secrets of the ${provider.kind} provider cannot be rotated: change the environment variable ${old.scope} instead`
+            )
+          }
+          const created = yield* create(old.agent_id, old.scope, value)
+          const repointed = yield* references.repoint(handleId, created.handle_id).pipe(
+            Effect.catchCause((cause) =>
+              Effect.logError("secret rotation propagation failed; rolled back").pipe(
+                Effect.annotateLogs({ handle_id: handleId, new_handle_id: created.handle_id, cause: Cause.pretty(cause) }),
+                Effect.andThen(Effect.fail(new RotationPropagationFailed({ message: "rotation propagation failed; nothing was changed" })))
               )
             )
-            if (!(yield* repo.revoke(handleId, yield* now, created.handle_id))) return yield* notFound(handleId)
-            yield* provider.remove(refOf(old))
-            yield* decided({
-              type: "secret.rotated",
-              handle_id: handleId,
-              new_handle_id: created.handle_id,
-              version: created.version,
-              references_repointed: repointed
-            })
-            yield* domainEvents.publish(SecretRotated, {
-              handle_id: handleId,
-              new_handle_id: created.handle_id,
-              agent_id: created.agent_id,
-              scope: created.scope,
-              version: created.version
-            })
-            return { created, repointed }
-          })).pipe(orDie)
-          yield* Effect.logInfo("secret rotated").pipe(
-            annotate(result.created),
-            Effect.annotateLogs({ replaced: handleId, references_repointed: result.repointed })
           )
-          return { revoked: true, handle: toSecretHandle(result.created) }
-        })
+          if (!(yield* repo.revoke(handleId, yield* now, created.handle_id))) return yield* notFound(handleId)
+          yield* provider.remove(refOf(old))
+          yield* decided({
+            type: "secret.rotated",
+            handle_id: handleId,
+            new_handle_id: created.handle_id,
+            version: created.version,
+            references_repointed: repointed
+          })
+          yield* domainEvents.publish(SecretRotated, {
+            handle_id: handleId,
+            new_handle_id: created.handle_id,
+            agent_id: created.agent_id,
+            scope: created.scope,
+            version: created.version
+          })
+          return { created, repointed }
+        })).pipe(orDie)
+        yield* Effect.logInfo("secret rotated").pipe(
+          annotate(result.created),
+          Effect.annotateLogs({ replaced: handleId, references_repointed: result.repointed })
+        )
+        return { revoked: true, handle: toSecretHandle(result.created) }
+      })
 
       return Secrets.of({
         provider: provider.kind,
         store,
-        get: (handleId) => Effect.map(orDie(active(handleId)), toSecretHandle),
-        list: (agentId) => Effect.map(orDie(repo.listActive(agentId ?? DEFAULT_AGENT_ID)), (rows) => rows.map(toSecretHandle)),
+        get: Effect.fn("Secrets.get")((handleId) => Effect.map(orDie(active(handleId)), toSecretHandle)),
+        list: Effect.fn("Secrets.list")((agentId) => Effect.map(orDie(repo.listActive(agentId ?? DEFAULT_AGENT_ID)), (rows) => rows.map(toSecretHandle))),
         revoke,
         rotate
       })
@@ -353,8 +353,8 @@ export class SecretStore extends Context.Service<SecretStore, {
  * composition root replaces it with the auth-profiles implementation.
  */
 export const SecretReferencesNone = Layer.succeed(SecretReferences, SecretReferences.of({
-  repoint: () => Effect.succeed(0),
-  handleRevoked: () => Effect.succeed(0)
+  repoint: Effect.fn("SecretReferences.repoint")(() => Effect.succeed(0)),
+  handleRevoked: Effect.fn("SecretReferences.handleRevoked")(() => Effect.succeed(0))
 }))
 
 /** A decision of the secrets subsystem, for the `gateway.secrets` chain (in the caller's transaction). */

@@ -85,7 +85,7 @@ export class SecretsRepo extends Context.Service<SecretsRepo, {
       const topVersion = findRows(Schema.Struct({ top: Schema.NullOr(Schema.Union([Schema.Number, Schema.String])) }))
       const resolutions = findRows(SecretResolutionRow.mapFields(({ id: _, ...fields }) => fields))
 
-      return SecretsRepo.of(repositoryEdge({
+      return SecretsRepo.of(repositoryEdge("SecretsRepo", {
         insert: (row) => Effect.asVoid(sql`INSERT INTO secret_handles ${sql.insert(row)}`),
         get: (handleId) => Effect.map(rows(sql`SELECT * FROM secret_handles WHERE handle_id = ${handleId}`), (r) => r[0]),
         listActive: (agentId) =>

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto"
 import { GatewayConfig } from "../../layers/config.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
-import { Playbooks, PlaybooksLive } from "../playbooks/Playbooks.ts"
+import { Playbooks } from "../playbooks/Playbooks.ts"
 import { SecretStore } from "../secrets/SecretStore.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
@@ -225,9 +225,9 @@ export class Watchers extends Context.Service<Watchers, {
         setActive,
         remove,
         get,
-        firings: (id, limit) =>
+        firings: Effect.fn("Watchers.firings")((id, limit) =>
           Effect.flatMap(get(id), () =>
-            Effect.map(repo.recentFirings(id, limit), (firings) => ({ firings }))),
+            Effect.map(repo.recentFirings(id, limit), (firings) => ({ firings })))),
         fire
       })
     })
@@ -243,7 +243,7 @@ export class Watchers extends Context.Service<Watchers, {
   static readonly layer = Watchers.layerNoDeps.pipe(
     Layer.provide(WatchersRepo.layer),
     Layer.provide(WorkflowLive),
-    Layer.provide(PlaybooksLive),
+    Layer.provide(Playbooks.layer),
     Layer.provide(EventBus.layer)
   )
 }

@@ -168,7 +168,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
         "f.firing_id, f.watcher_id, w.plan_id, f.trigger_type, f.slot, f.nonce_digest, f.source_run_id, f.status, f.run_id, f.error, f.created_at"
       )
 
-      return WatchersRepo.of(repositoryEdge({
+      return WatchersRepo.of(repositoryEdge("WatchersRepo", {
         insert: (watcher) =>
           insert({
             plan_id: watcher.plan_id,

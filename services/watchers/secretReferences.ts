@@ -17,8 +17,8 @@ import { WatchersRepo } from "./WatchersRepo.ts"
 export const makeWatcherSecretReferences = Effect.gen(function*() {
   const repo = yield* WatchersRepo
   return SecretReferences.of({
-    repoint: (oldHandleId, newHandleId) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) => repo.repointSecret(oldHandleId, newHandleId, isoTime(at))),
-    handleRevoked: () => Effect.succeed(0)
+    repoint: Effect.fn("SecretReferences.repoint")((oldHandleId, newHandleId) =>
+      Effect.flatMap(Clock.currentTimeMillis, (at) => repo.repointSecret(oldHandleId, newHandleId, isoTime(at)))),
+    handleRevoked: Effect.fn("SecretReferences.handleRevoked")(() => Effect.succeed(0))
   })
 })

@@ -203,47 +203,45 @@ export const RunRecorderLive: Layer.Layer<
       })
 
     return RunHooks.of({
-      gate: (run_id, step_index) =>
-        Effect.gen(function*() {
-          const run = yield* runOf(run_id)
-          const step = yield* Effect.flatMap(repo.getStep(stepIdOf(run_id, step_index)), orDie(`step ${step_index} of ${run_id}`))
-          const call = toolCallOf(step.action)
-          if (call === undefined) return { decision: "allow" as const }
-          const agent_id = keyAgentId(run.key)
-          const evaluation = yield* policy.evaluateToolCall({
-            agent_id,
-            tool_id: call.tool_id,
-            tool_match_target: call.tool_match_target,
-            url: call.url,
-            secret_scopes: call.secret_handles === undefined ? undefined : yield* httpSteps.secretScopes(agent_id, call.secret_handles),
-            policy_snapshot_id: run.policy_snapshot_id
-          })
-          return {
-            decision: evaluation.decision,
-            tool_id: call.tool_id,
-            target: call.tool_match_target,
-            evaluation,
-            applied_override_ids: evaluation.applied_override_ids
-          }
-        }).pipe(Effect.orDie),
+      gate: Effect.fn("RunHooks.gate")(function*(run_id, step_index) {
+        const run = yield* runOf(run_id)
+        const step = yield* Effect.flatMap(repo.getStep(stepIdOf(run_id, step_index)), orDie(`step ${step_index} of ${run_id}`))
+        const call = toolCallOf(step.action)
+        if (call === undefined) return { decision: "allow" as const }
+        const agent_id = keyAgentId(run.key)
+        const evaluation = yield* policy.evaluateToolCall({
+          agent_id,
+          tool_id: call.tool_id,
+          tool_match_target: call.tool_match_target,
+          url: call.url,
+          secret_scopes: call.secret_handles === undefined ? undefined : yield* httpSteps.secretScopes(agent_id, call.secret_handles),
+          policy_snapshot_id: run.policy_snapshot_id
+        })
+        return {
+          decision: evaluation.decision,
+          tool_id: call.tool_id,
+          target: call.tool_match_target,
+          evaluation,
+          applied_override_ids: evaluation.applied_override_ids
+        }
+      }, Effect.orDie),
 
-      budget: (run_id, step_index) =>
-        Effect.gen(function*() {
-          const run = yield* runOf(run_id)
-          const budgets = run.budgets
-          if (budgets === undefined || run.budget_overridden_at !== undefined) return { exceeded: false }
-          const spent = yield* repo.spending(run_id)
-          const elapsed_ms = run.started_at === null ? 0 : Math.max(0, (yield* Clock.currentTimeMillis) - Date.parse(run.started_at))
-          const exceeded = (budgets.max_usd_micros !== undefined && spent.usd_micros > budgets.max_usd_micros) ||
-            (budgets.max_total_tokens !== undefined && spent.total_tokens > budgets.max_total_tokens) ||
-            (budgets.max_duration_ms !== undefined && elapsed_ms > budgets.max_duration_ms)
-          return {
-            exceeded,
-            context: { budgets, spent: { usd_micros: spent.usd_micros, total_tokens: spent.total_tokens, elapsed_ms }, next_step_index: step_index }
-          }
-        }).pipe(Effect.orDie),
+      budget: Effect.fn("RunHooks.budget")(function*(run_id, step_index) {
+        const run = yield* runOf(run_id)
+        const budgets = run.budgets
+        if (budgets === undefined || run.budget_overridden_at !== undefined) return { exceeded: false }
+        const spent = yield* repo.spending(run_id)
+        const elapsed_ms = run.started_at === null ? 0 : Math.max(0, (yield* Clock.currentTimeMillis) - Date.parse(run.started_at))
+        const exceeded = (budgets.max_usd_micros !== undefined && spent.usd_micros > budgets.max_usd_micros) ||
+          (budgets.max_total_tokens !== undefined && spent.total_tokens > budgets.max_total_tokens) ||
+          (budgets.max_duration_ms !== undefined && elapsed_ms > budgets.max_duration_ms)
+        return {
+          exceeded,
+          context: { budgets, spent: { usd_micros: spent.usd_micros, total_tokens: spent.total_tokens, elapsed_ms }, next_step_index: step_index }
+        }
+      }, Effect.orDie),
 
-      attemptStarted: (run_id, step_index, attempt, verdict) =>
+      attemptStarted: Effect.fn("RunHooks.attemptStarted")((run_id, step_index, attempt, verdict) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
           const attempt_id = attemptIdOf(run_id, step_index, attempt)
@@ -264,9 +262,9 @@ export const RunRecorderLive: Layer.Layer<
             policy_applied_override_ids: verdict.applied_override_ids
           })
           return FRESH
-        })).pipe(Effect.orDie),
+        })).pipe(Effect.orDie)),
 
-      attemptEnded: (run_id, step_index, attempt, end: AttemptEnd, retry) =>
+      attemptEnded: Effect.fn("RunHooks.attemptEnded")((run_id, step_index, attempt, end: AttemptEnd, retry) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
           const step_id = stepIdOf(run_id, step_index)
@@ -284,9 +282,9 @@ export const RunRecorderLive: Layer.Layer<
             })
             yield* records.move("step", step_id, ["running"], retry ? "queued" : "failed", { at })
           }
-        })).pipe(Effect.orDie),
+        })).pipe(Effect.orDie)),
 
-      denied: (run_id, step_index, verdict) =>
+      denied: Effect.fn("RunHooks.denied")((run_id, step_index, verdict) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
           const step_id = stepIdOf(run_id, step_index)
@@ -306,15 +304,14 @@ export const RunRecorderLive: Layer.Layer<
             error: { code: "policy_denied", message: `policy denied ${verdict.tool_id ?? "the step"}${verdict.target ? ` (${verdict.target})` : ""}` }
           })
           yield* records.move("step", step_id, ["queued"], "failed", { at })
-        })).pipe(Effect.orDie),
+        })).pipe(Effect.orDie)),
 
-      stepDone: (run_id, step_index) =>
-        Effect.gen(function*() {
-          const at = yield* now
-          yield* records.move("step", stepIdOf(run_id, step_index), ["queued"], "succeeded", { at })
-        }).pipe(Effect.orDie),
+      stepDone: Effect.fn("RunHooks.stepDone")(function*(run_id, step_index) {
+        const at = yield* now
+        yield* records.move("step", stepIdOf(run_id, step_index), ["queued"], "succeeded", { at })
+      }, Effect.orDie),
 
-      paused: (run_id, pause: Pause) =>
+      paused: Effect.fn("RunHooks.paused")((run_id, pause: Pause) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
           // The run first: a run no longer running (a cancel got there first) gets no approval and no token.
@@ -349,9 +346,9 @@ export const RunRecorderLive: Layer.Layer<
             yield* events.publish(RunPaused, { ...payload, resume_token: token }, runScope(run_id))
             yield* events.publish(RunPausedForReaders, payload, runScope(run_id))
           }))
-        })).pipe(Effect.orDie),
+        })).pipe(Effect.orDie)),
 
-      resumed: (run_id, pause) =>
+      resumed: Effect.fn("RunHooks.resumed")((run_id, pause) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
           yield* records.move("step", stepIdOf(run_id, pause.step_index), ["paused"], "queued", { at })
@@ -359,9 +356,9 @@ export const RunRecorderLive: Layer.Layer<
             at,
             ...(pause.kind === "budget" ? { budget_overridden_at: at } : {})
           })
-        })).pipe(Effect.orDie),
+        })).pipe(Effect.orDie)),
 
-      finished: (run_id, end) =>
+      finished: Effect.fn("RunHooks.finished")((run_id, end) =>
         finished(run_id, end).pipe(
           // A cancel the engine applied (after a crash, Workflow.cancel may not have got this far): its pending
           // approvals go too (after the commit: Approvals announces its own changes).
@@ -371,7 +368,7 @@ export const RunRecorderLive: Layer.Layer<
               : Effect.void
           ),
           Effect.orDie
-        )
+        ))
     })
   })
 )

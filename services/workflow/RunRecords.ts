@@ -169,7 +169,7 @@ export class RunRecords extends Context.Service<RunRecords, {
       const announce = (event: AnyGatewayEvent | undefined, payload: unknown, run_id: string) =>
         event === undefined ? Effect.void : sql.afterCommit(Effect.asVoid(events.publish(event, payload, runScope(run_id))))
 
-      const move = <K extends MachineKind>(
+      const move = Effect.fn("RunRecords.move")(<K extends MachineKind>(
         kind: K,
         id: string,
         from: ReadonlyArray<StatusOf[K]>,
@@ -209,70 +209,70 @@ export class RunRecords extends Context.Service<RunRecords, {
             default:
               return Effect.void
           }
-        })
+        }))
 
       const OPEN = ["queued", "running", "paused"] as const
       const isOpen = (status: string) => (OPEN as ReadonlyArray<string>).includes(status)
-      const cancelRun = (run_id: string, at: string, detail: string | null, options?: { readonly force?: boolean | undefined }) =>
-        Effect.gen(function*() {
-          const force = options?.force === true
-          const current = yield* repo.getRun(run_id)
-          if (current === undefined || !isOpen(current.run.status)) return { _tag: "not_open" } as const
-          const running = current.steps.filter((step) => step.status === "running")
-          if (running.length > 0 && !force) {
-            const deadlines = running.flatMap((step) =>
-              step.attempts.filter((a) => a.status === "running").map((a) => Date.parse(a.started_at) + step.action.timeout_ms)
-            )
-            return { _tag: "in_flight", until: Math.max(Date.parse(at), ...deadlines) + IN_FLIGHT_GRACE_MS } as const
-          }
-          if (current.run.status === "running" && current.steps.every((step) => step.status === "succeeded")) {
-            const run = yield* move("run", run_id, ["running"], "succeeded", { at })
-            if (run === undefined) return { _tag: "not_open" } as const
-            yield* move("job", run.job_id, ["running"], "completed", { at })
-            yield* repo.revokeTokensForRun(run_id, at)
-            return { _tag: "succeeded" } as const
-          }
-          const run = yield* move("run", run_id, OPEN, "cancelled", { at, paused_reason: "cancelled", paused_detail: detail })
+      const cancelRun = Effect.fn("RunRecords.cancelRun")(function*(run_id: string, at: string, detail: string | null, options?: { readonly force?: boolean | undefined }) {
+        const force = options?.force === true
+        const current = yield* repo.getRun(run_id)
+        if (current === undefined || !isOpen(current.run.status)) return { _tag: "not_open" } as const
+        const running = current.steps.filter((step) => step.status === "running")
+        if (running.length > 0 && !force) {
+          const deadlines = running.flatMap((step) =>
+            step.attempts.filter((a) => a.status === "running").map((a) => Date.parse(a.started_at) + step.action.timeout_ms)
+          )
+          return { _tag: "in_flight", until: Math.max(Date.parse(at), ...deadlines) + IN_FLIGHT_GRACE_MS } as const
+        }
+        if (current.run.status === "running" && current.steps.every((step) => step.status === "succeeded")) {
+          const run = yield* move("run", run_id, ["running"], "succeeded", { at })
           if (run === undefined) return { _tag: "not_open" } as const
-          yield* move("job", run.job_id, ["queued", "running"], "cancelled", { at })
-          for (const step of current.steps) {
-            for (const attempt of step.attempts) {
-              if (attempt.status !== "running") continue
-              yield* move("attempt", attempt.attempt_id, ["running"], "failed", {
-                at,
-                error: { code: "interrupted", message: "the attempt's end was never recorded (the gateway stopped during it); the run was cancelled" }
-              })
-            }
-            if (!isOpen(step.status)) continue
-            const moved = yield* move("step", step.step_id, force ? OPEN : ["queued", "paused"], "cancelled", { at })
-            if (moved === undefined && !force) return yield* new StepStartedDuringCancel({ run_id, step_id: step.step_id })
-          }
+          yield* move("job", run.job_id, ["running"], "completed", { at })
           yield* repo.revokeTokensForRun(run_id, at)
-          return { _tag: "cancelled" } as const
-        })
+          return { _tag: "succeeded" } as const
+        }
+        const run = yield* move("run", run_id, OPEN, "cancelled", { at, paused_reason: "cancelled", paused_detail: detail })
+        if (run === undefined) return { _tag: "not_open" } as const
+        yield* move("job", run.job_id, ["queued", "running"], "cancelled", { at })
+        for (const step of current.steps) {
+          for (const attempt of step.attempts) {
+            if (attempt.status !== "running") continue
+            yield* move("attempt", attempt.attempt_id, ["running"], "failed", {
+              at,
+              error: { code: "interrupted", message: "the attempt's end was never recorded (the gateway stopped during it); the run was cancelled" }
+            })
+          }
+          if (!isOpen(step.status)) continue
+          const moved = yield* move("step", step.step_id, force ? OPEN : ["queued", "paused"], "cancelled", { at })
+          if (moved === undefined && !force) return yield* new StepStartedDuringCancel({ run_id, step_id: step.step_id })
+        }
+        yield* repo.revokeTokensForRun(run_id, at)
+        return { _tag: "cancelled" } as const
+      })
 
       const cancelReasons = new Map<string, string | null>()
 
       return RunRecords.of({
         move,
         cancelRun,
+        // A combinator (returns a function over the caller's effect), not an Effect: no span of its own.
         withCancelReason: (run_id, reason) => (effect) =>
           Effect.acquireUseRelease(
             Effect.sync(() => cancelReasons.set(run_id, reason)),
             () => effect,
             () => Effect.sync(() => cancelReasons.delete(run_id))
           ),
-        cancelReason: (run_id) => Effect.sync(() => cancelReasons.get(run_id)),
-        queued: (run) =>
+        cancelReason: Effect.fn("RunRecords.cancelReason")((run_id) => Effect.sync(() => cancelReasons.get(run_id))),
+        queued: Effect.fn("RunRecords.queued")((run) =>
           Effect.andThen(
             Effect.orDie(domainEvents.publish(Decision, {
               chain: run.plan_id,
               action: { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane }
             })),
             Effect.andThen(announce(RunQueued, run, run.run_id), afterCommit(() => metrics.workflowRun("queued")))
-          ),
-        startAttempt: (attempt) =>
-          Effect.tap(repo.startAttempt(attempt), (record) => announce(AttemptUpdated, record, record.run_id))
+          )),
+        startAttempt: Effect.fn("RunRecords.startAttempt")((attempt) =>
+          Effect.tap(repo.startAttempt(attempt), (record) => announce(AttemptUpdated, record, record.run_id)))
       })
     })
   )

@@ -41,7 +41,7 @@ import { sha256Hex } from "../shared/sha256.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
-import { WorkflowRuns, WorkflowRunsLive } from "./engine/WorkflowRuns.ts"
+import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
 import { concurrencyLimited } from "./executors/concurrency.ts"
 import { CliSandbox } from "./executors/CliSandbox.ts"
 import { HttpTraceTargets } from "./executors/HttpExecutor.ts"
@@ -182,55 +182,53 @@ export const WorkflowNoDeps: Layer.Layer<
       }).pipe(Effect.orDie)
     )
 
-    const run = (request: WorkflowRunRequest, _principal?: Principal, options?: RunOptions) =>
-      Effect.gen(function*() {
-        const effective = yield* policy.effective
-        // The run and its `run.queued` audit event commit together.
-        const createdAt = yield* now
-        const run_id = `run-${randomUUID()}`
-        // Records hold the redacted steps; the real ones of redacted steps are kept apart until the run ends.
-        const stored = request.steps.map(redactStep)
-        const real = request.steps.flatMap((action, step_index) => (stored[step_index] === action ? [] : [{ step_index, action }]))
-        const created = yield* repo.transaction(Effect.tap(repo.createRun({
-          job_id: `job-${randomUUID()}`,
-          run_id,
-          key: request.key,
-          lane: request.lane,
-          plan_id: request.plan_id ?? `plan-${randomUUID()}`,
-          request_id: request.request_id ?? `req-${randomUUID()}`,
-          steps: stored,
-          budgets: request.budgets,
-          policy_snapshot_id: effective.policy_snapshot_id,
-          trigger_kind: options?.trigger_kind,
-          trigger: options?.trigger,
-          created_at: createdAt
-        }), (created) => Effect.andThen(inputs.save(run_id, real), records.queued(created.run))))
-        yield* scheduler.admit({ key: created.run.key, lane: created.run.lane })
-        return {
-          status: "ok" as const,
-          job_id: created.job.job_id,
-          run_id: created.run.run_id,
-          plan_id: created.run.plan_id,
-          request_id: created.run.request_id,
-          key: created.run.key,
-          lane: created.run.lane,
-          steps_count: created.steps.length
-        }
-      }).pipe(Effect.orDie)
+    const run = Effect.fn("Workflow.run")(function*(request: WorkflowRunRequest, _principal?: Principal, options?: RunOptions) {
+      const effective = yield* policy.effective
+      // The run and its `run.queued` audit event commit together.
+      const createdAt = yield* now
+      const run_id = `run-${randomUUID()}`
+      // Records hold the redacted steps; the real ones of redacted steps are kept apart until the run ends.
+      const stored = request.steps.map(redactStep)
+      const real = request.steps.flatMap((action, step_index) => (stored[step_index] === action ? [] : [{ step_index, action }]))
+      const created = yield* repo.transaction(Effect.tap(repo.createRun({
+        job_id: `job-${randomUUID()}`,
+        run_id,
+        key: request.key,
+        lane: request.lane,
+        plan_id: request.plan_id ?? `plan-${randomUUID()}`,
+        request_id: request.request_id ?? `req-${randomUUID()}`,
+        steps: stored,
+        budgets: request.budgets,
+        policy_snapshot_id: effective.policy_snapshot_id,
+        trigger_kind: options?.trigger_kind,
+        trigger: options?.trigger,
+        created_at: createdAt
+      }), (created) => Effect.andThen(inputs.save(run_id, real), records.queued(created.run))))
+      yield* scheduler.admit({ key: created.run.key, lane: created.run.lane })
+      return {
+        status: "ok" as const,
+        job_id: created.job.job_id,
+        run_id: created.run.run_id,
+        plan_id: created.run.plan_id,
+        request_id: created.run.request_id,
+        key: created.run.key,
+        lane: created.run.lane,
+        steps_count: created.steps.length
+      }
+    }, Effect.orDie)
 
-    const resume = (token: string) =>
-      Effect.gen(function*() {
-        const used = yield* repo.consumeToken(sha256Hex(token), yield* now).pipe(Effect.orDie)
-        if (used === undefined) return yield* new NotFound({ message: "resume token not found (unknown, used or revoked)" })
-        if (used.approval_id === null) {
-          yield* runs.resume(used.run_id, used.pause_name, { approved: true, resolved_by: "resume_token" })
-        } else {
-          // The ApprovalResolved reaction continues the run (the same path as an operator's approval).
-          yield* approvals.respond(used.approval_id, { decision: "approved", reason: "resume token" }, RESUME_TOKEN_RESOLVER)
-            .pipe(Effect.orDie)
-        }
-        return { status: "ok" as const, run_id: used.run_id }
-      })
+    const resume = Effect.fn("Workflow.resume")(function*(token: string) {
+      const used = yield* repo.consumeToken(sha256Hex(token), yield* now).pipe(Effect.orDie)
+      if (used === undefined) return yield* new NotFound({ message: "resume token not found (unknown, used or revoked)" })
+      if (used.approval_id === null) {
+        yield* runs.resume(used.run_id, used.pause_name, { approved: true, resolved_by: "resume_token" })
+      } else {
+        // The ApprovalResolved reaction continues the run (the same path as an operator's approval).
+        yield* approvals.respond(used.approval_id, { decision: "approved", reason: "resume token" }, RESUME_TOKEN_RESOLVER)
+          .pipe(Effect.orDie)
+      }
+      return { status: "ok" as const, run_id: used.run_id }
+    })
 
     /**
      * Writes the cancel of an open run (`RunRecords.cancelRun`), waiting
@@ -258,39 +256,38 @@ export const WorkflowNoDeps: Layer.Layer<
         }
       })
 
-    const cancel = (run_id: string, reason?: string) =>
-      Effect.gen(function*() {
-        const current = yield* repo.getRunRecord(run_id).pipe(Effect.orDie)
-        if (current === undefined) return yield* new NotFound({ message: `run ${run_id} not found` })
-        if (current.status === "cancelled") {
-          yield* repo.revokeTokensForRun(run_id, yield* now).pipe(Effect.orDie)
-          return { status: "ok" as const, run_id, cancelled: true }
-        }
-        if (!isOpen(current.status)) return { status: "ok" as const, run_id, cancelled: false }
-        // The engine first: it starts nothing new (durably: also after a restart, see RunWorkflow's `cancelled`).
-        // Should it write the cancel before this does (it applies it once the attempt in flight ended), with this reason.
-        const outcome = yield* Effect.andThen(runs.cancel(run_id), writeCancel(run_id, reason ?? null)).pipe(
-          records.withCancelReason(run_id, reason ?? null)
-        )
-        // Not open any more: a racing writer ended it first (the engine applying this cancel, a denied pause).
-        const cancelled = outcome._tag === "cancelled" ||
-          (outcome._tag === "not_open" && (yield* repo.getRunRecord(run_id))?.status === "cancelled")
-        if (cancelled) yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
-        yield* lanes.signal({ key: current.key, lane: current.lane })
-        return { status: "ok" as const, run_id, cancelled }
-      })
+    const cancel = Effect.fn("Workflow.cancel")(function*(run_id: string, reason?: string) {
+      const current = yield* repo.getRunRecord(run_id).pipe(Effect.orDie)
+      if (current === undefined) return yield* new NotFound({ message: `run ${run_id} not found` })
+      if (current.status === "cancelled") {
+        yield* repo.revokeTokensForRun(run_id, yield* now).pipe(Effect.orDie)
+        return { status: "ok" as const, run_id, cancelled: true }
+      }
+      if (!isOpen(current.status)) return { status: "ok" as const, run_id, cancelled: false }
+      // The engine first: it starts nothing new (durably: also after a restart, see RunWorkflow's `cancelled`).
+      // Should it write the cancel before this does (it applies it once the attempt in flight ended), with this reason.
+      const outcome = yield* Effect.andThen(runs.cancel(run_id), writeCancel(run_id, reason ?? null)).pipe(
+        records.withCancelReason(run_id, reason ?? null)
+      )
+      // Not open any more: a racing writer ended it first (the engine applying this cancel, a denied pause).
+      const cancelled = outcome._tag === "cancelled" ||
+        (outcome._tag === "not_open" && (yield* repo.getRunRecord(run_id))?.status === "cancelled")
+      if (cancelled) yield* approvals.cancelForRun(run_id, reason ?? "run cancelled").pipe(Effect.orDie)
+      yield* lanes.signal({ key: current.key, lane: current.lane })
+      return { status: "ok" as const, run_id, cancelled }
+    })
 
     return Workflow.of({
       run,
       resume,
       cancel,
-      get: (run_id) =>
+      get: Effect.fn("Workflow.get")((run_id) =>
         Effect.flatMap(repo.getRun(run_id), (d) =>
-          d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d)),
-      list: (query) =>
+          d === undefined ? Effect.fail(new NotFound({ message: `run ${run_id} not found` })) : Effect.succeed(d))),
+      list: Effect.fn("Workflow.list")((query) =>
         repo.listRuns(query).pipe(
           Effect.catchTag("InvalidRunCursor", (e) => Effect.fail(new InvalidRequest({ message: e.message })))
-        )
+        ))
     })
   })
 )
@@ -346,7 +343,7 @@ const SINGLE_RUNNER_SHARDS = 8
  * Tests pass a fake `StepExecutor` here.
  */
 export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) => {
-  const engine = WorkflowRunsLive.pipe(
+  const engine = WorkflowRuns.layer.pipe(
     Layer.provide(RunRecorderLive),
     Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true, shardsPerGroup: SINGLE_RUNNER_SHARDS })),
     Layer.provide(executors)

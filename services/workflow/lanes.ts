@@ -36,7 +36,7 @@ export class LaneSignals extends Context.Service<LaneSignals, {
     LaneSignals,
     Effect.map(Queue.unbounded<LaneId>(), (queue) =>
       LaneSignals.of({
-        signal: (lane) => Effect.asVoid(Queue.offer(queue, lane)),
+        signal: Effect.fn("LaneSignals.signal")((lane) => Effect.asVoid(Queue.offer(queue, lane))),
         take: Queue.take(queue)
       }))
   )
@@ -76,18 +76,17 @@ export class LaneScheduler extends Context.Service<LaneScheduler, {
           })
         })
 
-      const admit = (lane: LaneId) =>
-        Effect.gen(function*() {
-          const next = yield* repo.nextQueuedInLane(lane.key, lane.lane)
-          if (next === undefined) return
-          const at = isoTime(yield* Clock.currentTimeMillis)
-          const admitted = yield* repo.transaction(Effect.gen(function*() {
-            const run = yield* records.move("run", next.run_id, ["queued"], "running", { at })
-            if (run !== undefined) yield* records.move("job", run.job_id, ["queued"], "running", { at })
-            return run
-          }))
-          if (admitted !== undefined) yield* start(admitted.run_id)
-        }).pipe(Effect.orDie, Effect.withSpan("LaneScheduler.admit"))
+      const admit = Effect.fn("LaneScheduler.admit")(function*(lane: LaneId) {
+        const next = yield* repo.nextQueuedInLane(lane.key, lane.lane)
+        if (next === undefined) return
+        const at = isoTime(yield* Clock.currentTimeMillis)
+        const admitted = yield* repo.transaction(Effect.gen(function*() {
+          const run = yield* records.move("run", next.run_id, ["queued"], "running", { at })
+          if (run !== undefined) yield* records.move("job", run.job_id, ["queued"], "running", { at })
+          return run
+        }))
+        if (admitted !== undefined) yield* start(admitted.run_id)
+      }, Effect.orDie)
 
       yield* Effect.forkScoped(Effect.forever(Effect.flatMap(signals.take, (lane) =>
         admit(lane).pipe(Effect.catchCause((cause) => Effect.logError("workflow lane admission failed", cause))))))

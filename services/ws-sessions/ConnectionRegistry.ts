@@ -28,6 +28,7 @@ export class ConnectionRegistry extends Context.Service<ConnectionRegistry, {
     ConnectionRegistry,
     Effect.gen(function*() {
       const backplane = yield* Backplane
+      // A view of the Backplane: its methods, traced there (`Backplane.register`, …).
       return ConnectionRegistry.of({
         add: backplane.register,
         remove: backplane.unregister,

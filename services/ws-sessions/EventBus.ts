@@ -46,9 +46,9 @@ export class EventBus extends Context.Service<EventBus, {
     Effect.gen(function*() {
       const backplane = yield* Backplane
       return EventBus.of({
-        publish: (event, payload, scope) => backplane.publish(event.audience, event.type, payload, scope),
-        sendTo: (connections, event, payload, scope) =>
-          backplane.sendTo(Array.from(connections, (c) => c.connectionId), event.type, payload, scope)
+        publish: Effect.fn("EventBus.publish")((event, payload, scope) => backplane.publish(event.audience, event.type, payload, scope)),
+        sendTo: Effect.fn("EventBus.sendTo")((connections, event, payload, scope) =>
+          backplane.sendTo(Array.from(connections, (c) => c.connectionId), event.type, payload, scope))
       })
     })
   )

@@ -35,6 +35,7 @@ export class GatewayRequests extends Context.Service<GatewayRequests, {
     GatewayRequests,
     Effect.gen(function*() {
       const backplane = yield* Backplane
+      // A view of the Backplane: its methods, traced there (`Backplane.request`, …).
       return GatewayRequests.of({ request: backplane.request, resolve: backplane.reply, pendingCount: backplane.pendingCount })
     })
   )

@@ -152,7 +152,7 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
           failWith("forbidden", message)
         )
 
-      const dispatch = (connection: ConnectionHandle, request: WsRequestEnvelope): Effect.Effect<DispatchOutcome> => {
+      const dispatch = Effect.fn("WsDispatch.dispatch")((connection: ConnectionHandle, request: WsRequestEnvelope): Effect.Effect<DispatchOutcome> => {
         const entry = table.get(request.type)
         const principal = connection.principal
         if (principal.kind === "device") {
@@ -186,7 +186,7 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
           Effect.catch((error) => isClientError(error) ? Effect.succeed<DispatchOutcome>({ ok: false, error: toWsError(error) }) : failed(error)),
           catchStorageDefect(failed)
         )
-      }
+      })
       return WsDispatch.of({ dispatch, handled: [...bound.keys()] })
     })
   )

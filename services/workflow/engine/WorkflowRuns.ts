@@ -58,7 +58,44 @@ export class WorkflowRuns extends Context.Service<WorkflowRuns, {
   readonly status: (run_id: string) => Effect.Effect<RunEngineStatus>
   /** Waits until the run is no longer running: finished, or suspended. Polls every `interval` (default 50 ms). */
   readonly awaitSettled: (run_id: string, interval?: number) => Effect.Effect<RunEngineStatus>
-}>()("svc-gateway/workflow/WorkflowRuns") {}
+}>()("svc-gateway/workflow/WorkflowRuns") {
+  /** `WorkflowRuns` over the `WorkflowEngine` in the environment (registers {@link RunWorkflow}). */
+  static readonly layer: Layer.Layer<WorkflowRuns, never, WorkflowEngine | StepExecutor> = Layer.effect(
+    WorkflowRuns,
+    Effect.gen(function*() {
+      const engine = yield* WorkflowEngine
+      const provide = Effect.provideService(WorkflowEngine, engine)
+
+      const status = Effect.fn("WorkflowRuns.status")((run_id: string) =>
+        executionIdFor(run_id).pipe(
+          Effect.flatMap((executionId) => RunWorkflow.poll(executionId)),
+          Effect.map(toStatus),
+          provide
+        ))
+
+      return WorkflowRuns.of({
+        start: Effect.fn("WorkflowRuns.start")((payload) => Effect.asVoid(provide(RunWorkflow.execute(payload, { discard: true })))),
+        resume: Effect.fn("WorkflowRuns.resume")(function*(run_id, pause, decision) {
+          const deferred = pauseDeferred(pause)
+          const executionId = yield* executionIdFor(run_id)
+          const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: RunWorkflow, executionId })
+          yield* DurableDeferred.succeed(deferred, { token, value: decision })
+        }, provide),
+        cancel: Effect.fn("WorkflowRuns.cancel")((run_id) =>
+          executionIdFor(run_id).pipe(Effect.flatMap((id) => RunWorkflow.interrupt(id)), provide)
+        ),
+        status,
+        awaitSettled: Effect.fn("WorkflowRuns.awaitSettled")(function*(run_id, interval = 50) {
+          while (true) {
+            const current = yield* status(run_id)
+            if (current.status !== "unknown") return current
+            yield* Effect.sleep(interval)
+          }
+        })
+      })
+    })
+  ).pipe(Layer.provideMerge(RunWorkflowLayer))
+}
 
 const toStatus = (result: Option.Option<Workflow.Result<RunResult, StepFailed | RunDenied | RunCancelled>>): RunEngineStatus => {
   if (Option.isNone(result)) return { status: "unknown" }
@@ -72,39 +109,8 @@ const toStatus = (result: Option.Option<Workflow.Result<RunResult, StepFailed | 
   return { status: "died", message: Cause.pretty(exit.cause) }
 }
 
-/** `WorkflowRuns` over the `WorkflowEngine` in the environment (registers {@link RunWorkflow}). */
-export const WorkflowRunsLive: Layer.Layer<WorkflowRuns, never, WorkflowEngine | StepExecutor> = Layer.effect(
-  WorkflowRuns,
-  Effect.gen(function*() {
-    const engine = yield* WorkflowEngine
-    const provide = Effect.provideService(WorkflowEngine, engine)
-
-    const status = (run_id: string) =>
-      executionIdFor(run_id).pipe(
-        Effect.flatMap((executionId) => RunWorkflow.poll(executionId)),
-        Effect.map(toStatus),
-        provide
-      )
-
-    return WorkflowRuns.of({
-      start: (payload) => Effect.asVoid(provide(RunWorkflow.execute(payload, { discard: true }))),
-      resume: (run_id, pause, decision) =>
-        Effect.gen(function*() {
-          const deferred = pauseDeferred(pause)
-          const executionId = yield* executionIdFor(run_id)
-          const token = DurableDeferred.tokenFromExecutionId(deferred, { workflow: RunWorkflow, executionId })
-          yield* DurableDeferred.succeed(deferred, { token, value: decision })
-        }).pipe(provide),
-      cancel: (run_id) => executionIdFor(run_id).pipe(Effect.flatMap((id) => RunWorkflow.interrupt(id)), provide),
-      status,
-      awaitSettled: (run_id, interval = 50) =>
-        Effect.gen(function*() {
-          while (true) {
-            const current = yield* status(run_id)
-            if (current.status !== "unknown") return current
-            yield* Effect.sleep(interval)
-          }
-        })
-    })
-  })
-).pipe(Layer.provideMerge(RunWorkflowLayer))
+/**
+ * `WorkflowRuns` over the `WorkflowEngine` in the environment.
+ * @deprecated use {@link WorkflowRuns.layer} (docs/architecture.md "Conventions").
+ */
+export const WorkflowRunsLive = WorkflowRuns.layer

@@ -15,6 +15,7 @@ export const limitConcurrency = (
   permits: number
 ): Effect.Effect<StepExecutor["Service"]> =>
   Effect.map(Semaphore.make(permits), (slots) =>
+    // Wraps an executor that is traced itself (`StepExecutor.execute`): no second span.
     StepExecutor.of({ execute: (action, context) => slots.withPermits(1)(executor.execute(action, context)) }))
 
 /** Replaces the `StepExecutor` of `layer` with one limited to `permits` running attempts. */

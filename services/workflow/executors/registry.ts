@@ -57,14 +57,14 @@ export const makeStepExecutor = (executors: ReadonlyArray<RegisteredExecutor>): 
     claimers.find((e) => e.claims!(action))?.execute ?? byKind.get(action.type)
 
   return StepExecutor.of({
-    execute: (action: ActionPrimitive, context: AttemptContext) => {
+    execute: Effect.fn("StepExecutor.execute")((action: ActionPrimitive, context: AttemptContext) => {
       if (action.type === "Confirm") return Effect.fail(confirmNotExecuted())
       const executor = route(action)
       if (executor === undefined) {
         return Effect.fail(new AttemptFailed({ code: "unsupported_action", message: `no executor for action kind ${action.type}` }))
       }
       return Effect.tap(executor(action, context), (outcome) => checkPostcondition(action.postcondition, outcome.result))
-    }
+    })
   })
 }
 

@@ -46,7 +46,7 @@ export class StepInputsRepo extends Context.Service<StepInputsRepo, {
       yield* migrate("workflow_step_inputs", workflowStepInputsMigrations)
       const rows = findRows(InputRow)
       const encode = Schema.encodeSync(Schema.fromJsonString(WorkflowStep))
-      return StepInputsRepo.of(repositoryEdge({
+      return StepInputsRepo.of(repositoryEdge("StepInputsRepo", {
         save: (run_id, inputs) =>
           Effect.forEach(inputs, (input) =>
             sql`INSERT INTO workflow_step_inputs ${

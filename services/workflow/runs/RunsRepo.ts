@@ -632,7 +632,7 @@ export class RunsRepo extends Context.Service<RunsRepo, {
         tokens(sql`UPDATE workflow_resume_tokens SET revoked_at = ${at}
           WHERE ${clause} AND used_at IS NULL AND revoked_at IS NULL RETURNING *`)
 
-      return RunsRepo.of(repositoryEdge({
+      return RunsRepo.of(repositoryEdge("RunsRepo", {
         createRun,
         transition,
         startAttempt,
