@@ -271,6 +271,8 @@ describe("layer naming (docs/architecture.md \"Conventions\")", () => {
     "NodesLive", "WsSessionsLive", "WorkflowLive", "PlanExecutionLive",
     // implementations of a service declared elsewhere (RunHooks, StepExecutor, Effect's WorkflowEngine, SecretReferences)
     "RunRecorderLive", "StepExecutorLive", "WorkflowEngineLive", "AuthProfileReferencesLive",
+    // the HttpApiMiddleware implementations of src/http/api/security.ts (Authentication, RequestErrors)
+    "AuthenticationLive", "RequestErrorsLive",
     // deprecated aliases of a static layer
     "PlaybooksLive", "WorkflowRunsLive"
   ])
