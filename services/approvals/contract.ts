@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { ApprovalsApi } from "./transport/httpApi.ts"
 import { ApprovalList, ApprovalResolve } from "./transport/wsApi.ts"
 import { ApprovalEvents } from "./events.ts"

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { AuthProfilesApi } from "./transport/httpApi.ts"
 
 /** The auth-profiles subsystem's contract. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { NodesApi } from "./transport/httpApi.ts"
 import { CapabilityReady, AttemptEvidence } from "./transport/wsApi.ts"
 import { NodeEvents } from "./events.ts"

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { PairingApi } from "./transport/httpApi.ts"
 import { PairingApprove, PairingDeny, PairingRevoke } from "./transport/wsApi.ts"
 import { PairingEvents } from "./events.ts"

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { PlaybooksApi } from "./transport/httpApi.ts"
 
 /** The playbooks subsystem's contract. */

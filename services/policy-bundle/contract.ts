@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { PolicyBundleApi } from "./transport/httpApi.ts"
 import { PolicyBundleEvents } from "./events.ts"
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { RoutingApi } from "./transport/httpApi.ts"
 import { RoutingEvents } from "./events.ts"
 

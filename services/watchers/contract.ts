@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { WatchersApi } from "./transport/httpApi.ts"
 import { WatcherEvents } from "./events.ts"
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { WorkflowApi } from "./transport/httpApi.ts"
 import { WorkflowRun, WorkflowResume, WorkflowCancel } from "./transport/wsApi.ts"
 import { WorkflowEvents } from "./events.ts"

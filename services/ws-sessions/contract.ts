@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/Subsystem.ts"
+import { contract } from "../../src/subsystem/contract.ts"
 import { DiagnosticsApi } from "./transport/httpApi.ts"
 import { Ping, PresenceBeacon } from "./transport/wsApi.ts"
 import { WsSessionEvents } from "./events.ts"

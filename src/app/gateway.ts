@@ -50,66 +50,17 @@ import { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
-import { Approvals } from "../../services/approvals/Approvals.ts"
-import { AuditLog } from "../../services/audit/AuditLog.ts"
-import { AuthService } from "../../services/auth/AuthService.ts"
-import { AuthProfiles, makeAuthProfileReferences } from "../../services/auth-profiles/AuthProfiles.ts"
-import { AuthProfilesRepo } from "../../services/auth-profiles/AuthProfilesRepo.ts"
-import { ProviderOAuth } from "../../services/provider-oauth/ProviderOAuth.ts"
-import { NodesLive } from "../../services/nodes/Nodes.ts"
-import { Pairings } from "../../services/pairing/Pairings.ts"
-import { Planner } from "../../services/planner/Planner.ts"
-import { PolicyService } from "../../services/policy/PolicyService.ts"
-import { PolicyBundle } from "../../services/policy-bundle/PolicyBundle.ts"
-import { Diagnostics } from "../../services/diagnostics/Diagnostics.ts"
 import { observabilityFromSettings } from "../../services/diagnostics/observability.ts"
-import { RoutingConfigService } from "../../services/routing/RoutingConfigService.ts"
-import { allSecretReferences, SecretReferences, SecretStore } from "../../services/secrets/SecretStore.ts"
-import { Snapshots } from "../../services/snapshots/Snapshots.ts"
-import { WsSessionsLive } from "../../services/ws-sessions/WsSessions.ts"
-import { PlanExecutionLive } from "../../services/workflow/planExecution.ts"
-import { WorkflowLive } from "../../services/workflow/Workflow.ts"
-import { PlaybooksLive } from "../../services/playbooks/Playbooks.ts"
-import { makeWatcherSecretReferences } from "../../services/watchers/secretReferences.ts"
-import { Watchers } from "../../services/watchers/Watchers.ts"
-import { WatchersRepo } from "../../services/watchers/WatchersRepo.ts"
-import { WebhookTrigger } from "../../services/watchers/webhook/WebhookTrigger.ts"
-import { GatewayApi, PlannedApi } from "./contracts.ts"
-import { ApprovalsHttp } from "../../services/approvals/transport/http.ts"
-import { AuditHttp } from "../../services/audit/transport/http.ts"
-import { AuthHttp, AuthSwitch } from "../../services/auth/transport/http.ts"
-import { AuthProfilesHttp, AuthProfilesSwitch } from "../../services/auth-profiles/transport/http.ts"
-import { ProviderOAuthHttp } from "../../services/provider-oauth/transport/http.ts"
-import { ContractsHttp } from "./routes/catalog.ts"
-import { DiagnosticsHttp } from "../../services/ws-sessions/transport/http.ts"
-import { DocsHttp } from "./routes/docs.ts"
-import { HealthHttp } from "./routes/health.ts"
-import { NodesHttp } from "../../services/nodes/transport/http.ts"
-import { PairingHttp } from "../../services/pairing/transport/http.ts"
+import { GatewayApi, PlannedApi, PlannedWsMessages, WsMessages } from "./contracts.ts"
+import { Subsystems } from "./subsystems.ts"
+import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { gatewayMiddleware } from "../http/middleware.ts"
-import { PlanHttp } from "../../services/planner/transport/http.ts"
-import { PlaybooksHttp } from "../../services/playbooks/transport/http.ts"
-import { PolicyHttp } from "../../services/policy/transport/http.ts"
-import { PolicyBundleHttp } from "../../services/policy-bundle/transport/http.ts"
-import { RoutingHttp, RoutingSwitch } from "../../services/routing/transport/http.ts"
-import { SecretsHttp } from "../../services/secrets/transport/http.ts"
-import { SnapshotsHttp } from "../../services/snapshots/transport/http.ts"
-import { RuntimeHttp } from "../../services/diagnostics/transport/http.ts"
 import { accessTable, makeRouteMatcher } from "../http/authorization.ts"
 import { AuthenticationLive } from "../http/authentication.ts"
 import { RequestErrorsLive, WildcardBasesRouter } from "../http/serve.ts"
-import { UiHttp } from "./routes/ui.ts"
-import { WorkflowHttp } from "../../services/workflow/transport/http.ts"
-import { WatchersHttp } from "../../services/watchers/transport/http.ts"
-import { PlannedWsMessages, WsMessages } from "./contracts.ts"
 import { WsConfig } from "../ws/config.ts"
 import * as WsDispatch from "../ws/dispatch.ts"
-import { ApprovalsWs } from "../../services/approvals/transport/ws.ts"
-import { NodesWs } from "../../services/nodes/transport/ws.ts"
-import { PairingWs } from "../../services/pairing/transport/ws.ts"
 import { WsServerLive } from "../ws/server.ts"
-import { SessionsWs } from "../../services/ws-sessions/transport/ws.ts"
-import { WorkflowWs } from "../../services/workflow/transport/ws.ts"
 import { GatewayConfig, type GatewaySettings } from "../../layers/config.ts"
 import * as LeanNodeHttpServer from "../../layers/http/LeanNodeHttpServer.ts"
 import * as NodeServer from "../../layers/http/NodeServer.ts"
@@ -154,89 +105,30 @@ export { DatabaseInfo, StorageLive, StorageMemoryTest } from "../../layers/stora
 /** `GatewayConfig` from already validated settings: where settings enter the graph. */
 export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> => Layer.succeed(GatewayConfig, settings)
 
-/** What references secret handles: auth profiles and webhook watchers, told in turn (`allSecretReferences`). */
-const SecretReferencesLive = Layer.effect(
-  SecretReferences,
-  Effect.map(Effect.all([makeAuthProfileReferences, makeWatcherSecretReferences]), allSecretReferences)
-).pipe(Layer.provide(AuthProfilesRepo.layer), Layer.provide(WatchersRepo.layer))
-
-/**
- * The secrets subsystem (docs/secrets.md): `Secrets`, `SecretStore` and
- * `SecretResolver` over the provider the settings choose, told about
- * rotation and revocation by the auth profiles and the webhook watchers (`SecretReferencesLive`,
- * inside the same transaction). Secrets and auth profiles use each other (a
- * profile references handles; rotating a handle repoints profiles), so the
- * two are wired here rather than inside either folder. Layer values are built
- * once per graph, so every row that names one shares one instance.
- */
-export const SecretsLive = SecretStore.layer.pipe(Layer.provide(SecretReferencesLive))
-
-/** Auth profiles and session pins (docs/auth-profiles.md) over {@link SecretsLive}. */
-export const AuthProfilesLive = AuthProfiles.layer.pipe(Layer.provide(SecretsLive))
-
-/**
- * Provider OAuth (docs/provider-oauth.md): with auth profiles on,
- * `ProviderOAuth.layer` over the auth profiles and the secret store; off,
- * authorize answers 404 for every provider.
- */
-const ProviderOAuthLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
-  settings.authProfilesEnabled
-    ? ProviderOAuth.layer.pipe(Layer.provide(AuthProfilesLive), Layer.provide(SecretsLive))
-    : ProviderOAuth.disabled("auth profiles are disabled (SVC_AUTH_PROFILES=off)")))
-
-/**
- * Watchers and their signed webhook trigger (docs/watchers.md,
- * docs/automation.md) over {@link SecretsLive}: a webhook watcher's secret
- * handle is checked when it is created and resolved at each call.
- */
-export const WatchersLive = WebhookTrigger.layer.pipe(Layer.provideMerge(Watchers.layer), Layer.provide(SecretsLive))
-
-/**
- * Every subsystem, in one row each: its service layer (wired for production:
- * it provides its own dependencies and needs only `GatewayConfig` and the
- * storage) and the handlers it serves over HTTP and WebSocket. Adding a
- * subsystem adds one row.
- */
-export const Subsystems = [
-  { name: "sessions", layer: WsSessionsLive, http: [DiagnosticsHttp], ws: [SessionsWs] },
-  { name: "auth", layer: AuthService.layer, http: [AuthHttp], ws: [] },
-  { name: "policy", layer: PolicyService.layer, http: [PolicyHttp], ws: [] },
-  { name: "policy-bundle", layer: PolicyBundle.layer, http: [PolicyBundleHttp], ws: [] },
-  { name: "approvals", layer: Approvals.layer, http: [ApprovalsHttp], ws: [ApprovalsWs] },
-  { name: "pairing", layer: Pairings.layer, http: [PairingHttp], ws: [PairingWs] },
-  { name: "nodes", layer: NodesLive, http: [NodesHttp], ws: [NodesWs] },
-  { name: "planner", layer: Planner.layer.pipe(Layer.provide(PlanExecutionLive)), http: [PlanHttp], ws: [] },
-  { name: "secrets", layer: SecretsLive, http: [SecretsHttp], ws: [] },
-  { name: "auth-profiles", layer: AuthProfilesLive, http: [AuthProfilesHttp], ws: [] },
-  { name: "provider-oauth", layer: ProviderOAuthLive, http: [ProviderOAuthHttp], ws: [] },
-  { name: "workflow", layer: WorkflowLive, http: [WorkflowHttp], ws: [WorkflowWs] },
-  { name: "playbooks", layer: PlaybooksLive, http: [PlaybooksHttp], ws: [] },
-  { name: "watchers", layer: WatchersLive, http: [WatchersHttp], ws: [] },
-  { name: "snapshots", layer: Snapshots.layer, http: [SnapshotsHttp], ws: [] },
-  { name: "routing", layer: RoutingConfigService.layer, http: [RoutingHttp], ws: [] },
-  { name: "diagnostics", layer: Diagnostics.layer, http: [RuntimeHttp], ws: [] },
-  { name: "audit", layer: AuditLog.layer, http: [AuditHttp], ws: [] },
-  { name: "contracts", layer: Layer.empty, http: [ContractsHttp], ws: [] },
-  { name: "gateway", layer: Layer.empty, http: [HealthHttp, DocsHttp, UiHttp], ws: [] }
-] as const
+export { Subsystems } from "./subsystems.ts"
+export { SecretsLive } from "../../services/secrets/index.ts"
+export { AuthProfilesLive } from "../../services/auth-profiles/index.ts"
+export { WatchersLive } from "../../services/watchers/index.ts"
 
 type Row = (typeof Subsystems)[number]
+type HttpRow = Row["http"][number]
+type WsRow = Row["ws"][number]
 type WsGroupServices<G> = G extends WsDispatch.WsHandlerGroup<infer R> ? R : never
 /** The subsystem layers, merged: every service, their errors, and what they need (storage and settings). */
 type SubsystemsLayer = Layer.Layer<Layer.Success<Row["layer"]>, Layer.Error<Row["layer"]>, Layer.Services<Row["layer"]>>
 /** The HTTP handler layers (one `HttpApiBuilder.group` per group of `GatewayApi`), merged. */
 type HttpHandlersLayer = Layer.Layer<
-  Layer.Success<Row["http"][number]>,
-  Layer.Error<Row["http"][number]>,
-  Layer.Services<Row["http"][number]>
+  Layer.Success<HttpRow>,
+  Layer.Error<HttpRow>,
+  Layer.Services<HttpRow>
 >
 
 const subsystemLayers = Layer.mergeAll(...(Subsystems.map((s) => s.layer) as unknown as [SubsystemsLayer]))
 const httpHandlers = Layer.mergeAll(
-  ...(Subsystems.flatMap((s): ReadonlyArray<Row["http"][number]> => s.http) as unknown as [HttpHandlersLayer])
+  ...(Subsystems.flatMap((s): ReadonlyArray<HttpRow> => s.http) as unknown as [HttpHandlersLayer])
 )
-const wsHandlers: ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<Row["ws"][number]>>> = Subsystems.flatMap(
-  (s): ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<Row["ws"][number]>>> => s.ws
+const wsHandlers: ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<WsRow>>> = Subsystems.flatMap(
+  (s): ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<WsRow>>> => s.ws as ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<WsRow>>>
 )
 
 /**
@@ -301,7 +193,7 @@ export const GatewayHttpRoutes = Layer.mergeAll(
   gatewayMiddleware({
     routes: accessTable(GatewayApi, PlannedApi),
     served: new Set(Object.keys(GatewayApi.groups)),
-    switches: [AuthSwitch, AuthProfilesSwitch, RoutingSwitch]
+    switches: Subsystems.flatMap((s) => s.switches)
   })
 )
 

@@ -19,47 +19,13 @@
  * @module
  */
 import type { Layer } from "effect"
-import type { HttpApiGroup } from "effect/http-api"
 import type { SettingsGroup } from "../../layers/settings.ts"
 import type { TableDeclaration } from "../../layers/storage/table.ts"
-import type { AnyGatewayEvent } from "../../services/ws-sessions/GatewayEvent.ts"
-import type { AnyWsMessage } from "../ws/api/message.ts"
+import type { HttpGroupSwitch } from "../http/middleware.ts"
 import type { WsHandlerGroup } from "../ws/dispatch.ts"
+import type { Contract } from "./contract.ts"
 
-/** The schema-only part of a subsystem: what clients and the API derivations need. */
-export interface Contract<
-  Name extends string = string,
-  Http extends HttpApiGroup.Constraint = HttpApiGroup.Constraint,
-  Ws extends AnyWsMessage = AnyWsMessage,
-  Events extends AnyGatewayEvent = AnyGatewayEvent
-> {
-  /** The subsystem's name (its folder under `services/`, e.g. `approvals`). */
-  readonly name: Name
-  /** Its HTTP endpoints (one `HttpApiGroup`, or none). */
-  readonly http: ReadonlyArray<Http>
-  /** The WebSocket request types it handles. */
-  readonly ws: ReadonlyArray<Ws>
-  /** The WebSocket events it publishes. */
-  readonly events: ReadonlyArray<Events>
-}
-
-/** Declares a contract; omitted parts are empty. */
-export const contract = <
-  const Name extends string,
-  Http extends HttpApiGroup.Constraint = never,
-  Ws extends AnyWsMessage = never,
-  Events extends AnyGatewayEvent = never
->(options: {
-  readonly name: Name
-  readonly http?: ReadonlyArray<Http>
-  readonly ws?: ReadonlyArray<Ws>
-  readonly events?: ReadonlyArray<Events>
-}): Contract<Name, Http, Ws, Events> => ({
-  name: options.name,
-  http: options.http ?? [],
-  ws: options.ws ?? [],
-  events: options.events ?? []
-})
+export { type Contract, contract } from "./contract.ts"
 
 /** A subsystem: its contract and what the server needs of it. */
 export interface Subsystem<
@@ -73,6 +39,8 @@ export interface Subsystem<
   readonly layer: L
   /** Its HTTP handlers: one `HttpApiBuilder.group` layer per group of {@link Contract.http}. */
   readonly http: ReadonlyArray<H>
+  /** Which of its HTTP groups a setting switches off (they answer 404 after authorization). */
+  readonly switches: ReadonlyArray<HttpGroupSwitch>
   /** Its WebSocket handlers, bound to the types of {@link Contract.ws}. */
   readonly ws: ReadonlyArray<WsHandlerGroup<R>>
   /** The tables its migrations create (services/<x>/tables.ts): the snapshot set is derived from these. */
@@ -93,6 +61,7 @@ export const subsystem = <
   readonly contract: C
   readonly layer: L
   readonly http?: ReadonlyArray<H>
+  readonly switches?: ReadonlyArray<HttpGroupSwitch>
   readonly ws?: ReadonlyArray<WsHandlerGroup<R>>
   readonly tables?: ReadonlyArray<TableDeclaration>
   readonly settings?: ReadonlyArray<SettingsGroup>
@@ -101,6 +70,7 @@ export const subsystem = <
   contract: options.contract,
   layer: options.layer,
   http: options.http ?? [],
+  switches: options.switches ?? [],
   ws: options.ws ?? [],
   tables: options.tables ?? [],
   settings: options.settings ?? [],

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Layer, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
-import { makeContractCatalog } from "../../src/contracts/catalog.ts"
+import { makeContractCatalog } from "../../src/app/routes/catalogSchemas.ts"
 import { ContractCatalogGenerator } from "../../src/app/routes/catalog.ts"
 import { postJson, readJson, startGateway, type StructuredLog, type TestGateway } from "../support/gateway.ts"
 

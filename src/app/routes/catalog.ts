@@ -15,7 +15,7 @@ import { ContractsApi } from "./catalogApi.ts"
 import { Clock, Context, Effect, Result } from "effect"
 import { GATEWAY_VERSION } from "../../../layers/config.ts"
 import { NotFound } from "../../../services/shared/errors.ts"
-import { type ContractCatalog, makeContractCatalog } from "../../contracts/catalog.ts"
+import { type ContractCatalog, makeContractCatalog } from "./catalogSchemas.ts"
 import { ContractsUnavailable } from "./catalogApi.ts"
 import { apiOf, group } from "../../http/serve.ts"
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { contract } from "../../subsystem/Subsystem.ts"
+import { contract } from "../../subsystem/contract.ts"
 import { ContractsApi } from "./catalogApi.ts"
 import { DocsApi } from "./docsApi.ts"
 import { HealthApi } from "./healthApi.ts"

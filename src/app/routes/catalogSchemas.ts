@@ -23,11 +23,11 @@
  */
 import { type JsonSchema, Result, Schema, SchemaAST } from "effect"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
-import type { ContractsCatalog } from "../app/routes/catalogApi.ts"
-import { GatewayApi } from "../app/contracts.ts"
-import { WsInitiatedRequests, WsMessages } from "../app/contracts.ts"
-import * as Contracts from "./index.ts"
-import { toJsonSchemaDocument } from "./jsonSchema.ts"
+import type { ContractsCatalog } from "./catalogApi.ts"
+import { GatewayApi } from "../contracts.ts"
+import { WsInitiatedRequests, WsMessages } from "../contracts.ts"
+import * as Contracts from "../../contracts/index.ts"
+import { toJsonSchemaDocument } from "../../contracts/jsonSchema.ts"
 
 /** `format` of the catalog document. */
 export const CATALOG_FORMAT: ContractsCatalog["format"] = "svc.contracts.jsonschema.catalog.v1"
