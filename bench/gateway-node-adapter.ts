@@ -16,9 +16,9 @@
 import "effect/schema/SchemaJITCompiler/enable"
 import { NodeRuntime } from "@effect/platform-node"
 import { Layer, type LogLevel } from "effect"
-import { defaultSettings, GatewayLive, type GatewaySettings } from "../layers/gateway.ts"
+import { defaultSettings, GatewayLive, type GatewaySettings } from "../src/app/gateway.ts"
 
-/** `GatewayLive` (layers/gateway.ts) with platform-node's adapter. */
+/** `GatewayLive` (src/app/gateway.ts) with platform-node's adapter. */
 export const GatewayNodeAdapterLive = (settings: GatewaySettings) => GatewayLive(settings, { adapter: "platform-node" })
 
 const main = () => {

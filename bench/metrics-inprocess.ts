@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultSettings } from "../layers/config.ts"
-import { GatewayConfigLive, GatewayHttpRoutes, gatewayServices, StorageMemoryTest } from "../layers/gateway.ts"
+import { GatewayConfigLive, GatewayHttpRoutes, gatewayServices, StorageMemoryTest } from "../src/app/gateway.ts"
 import { BENCH_ADMIN_TOKEN, SAMPLE_BODY } from "./sample.ts"
 
 /** Results of {@link runInProcessAB}: CPU µs per request and the per-rotation ratios' medians and quartiles. */

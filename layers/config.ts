@@ -11,7 +11,7 @@
  * lists every setting with its variable, flag and default).
  *
  * Settings enter the dependency graph once, as `GatewayConfig`
- * (layers/gateway.ts `GatewayConfigLive`); every subsystem and transport
+ * (src/app/gateway.ts `GatewayConfigLive`); every subsystem and transport
  * reads what it needs from there.
  */
 import { Context, Option, Redacted, Result } from "effect"

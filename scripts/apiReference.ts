@@ -20,9 +20,9 @@ import { RunPausedForReaders, WorkflowEvents } from "../services/workflow/events
 import type { Audience, GatewayEvent } from "../services/ws-sessions/GatewayEvent.ts"
 import { ErrorEvent, WsSessionEvents } from "../services/ws-sessions/events.ts"
 import { accessSentence, type DocumentedEndpoint, documentedEndpoints, exampleCommand } from "../src/http/api/examples.ts"
-import { GatewayApi, PlannedApi } from "../src/http/api/index.ts"
-import { openApiDocument, openApiPath } from "../src/http/openapi.ts"
-import { PlannedWsMessages, WsInitiatedRequests, WsMessages } from "../src/ws/api/index.ts"
+import { GatewayApi, PlannedApi } from "../src/app/contracts.ts"
+import { openApiDocument, openApiPath } from "../src/app/routes/openapi.ts"
+import { PlannedWsMessages, WsInitiatedRequests, WsMessages } from "../src/app/contracts.ts"
 import type { AnyWsMessage, WsInitiatedRequest } from "../src/ws/api/message.ts"
 
 type Json = Record<string, any>

@@ -19,7 +19,7 @@ import {
   GatewayLive,
   type GatewaySettings,
   LoggingLive
-} from "../layers/gateway.ts"
+} from "./app/gateway.ts"
 import { Diagnostics } from "../services/diagnostics/Diagnostics.ts"
 import type { StatusResponse } from "../services/diagnostics/schema.ts"
 import { prepareHome } from "./home.ts"

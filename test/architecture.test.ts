@@ -3,7 +3,7 @@
  * transports (src/) import services and infrastructure; services
  * (services/) import other services and shared infrastructure (the
  * settings, storage and the rate-limit store) only; infrastructure (layers/, but the composition root)
- * imports neither; only the composition root (layers/gateway.ts) and the
+ * imports neither; only the composition root (src/app/gateway.ts) and the
  * CLI's serve command import the whole graph; the client SDK and the API
  * declarations load no server code (schemas and pure helpers only); and no
  * two folders import each other, directly or through others (no folder
@@ -45,22 +45,43 @@ const isSchemaOnly = (target: string): boolean =>
  */
 const isSettingsDeclaration = (target: string): boolean => /^services\/[^/]+\/settings\.ts$/.test(target)
 
+/**
+ * A subsystem's edge (docs/architecture.md "Subsystems"): its descriptor (`services/<x>/index.ts`), its contract
+ * (`contract.ts`) and its transports (`transport/`: HTTP and WS declarations and handlers). The edge may use the
+ * shared transport machinery (src/http, src/ws, src/subsystem); the rest of the folder, its domain, may not.
+ */
+const isEdge = (file: string): boolean => /^services\/[^/]+\/(index\.ts|contract\.ts|transport\/)/.test(file)
+
+/** Schema-only parts of an edge: the contract and the transport declarations (the clients load these). */
+const isDeclaration = (file: string): boolean =>
+  /^services\/[^/]+\/(contract\.ts|transport\/(httpApi|wsApi)\.ts)$/.test(file) || file === "src/subsystem/contract.ts" ||
+  file === "src/app/contracts.ts" || /^src\/app\/routes\/(contract|\w+Api)\.ts$/.test(file)
+
 /** Pure helpers (no Effect service, no server code) that infrastructure may use too: writing a private file atomically, SHA-256. */
 const isPureHelper = (target: string): boolean =>
   target === "services/shared/privateFile.ts" || target === "services/shared/sha256.ts"
 
 describe("dependency direction", () => {
   it("services import only services and shared infrastructure (settings, storage, rate-limit store, secret providers)", () => {
-    const files = all.filter((f) => f.startsWith("services/"))
+    const files = all.filter((f) => f.startsWith("services/") && !isEdge(f))
     expect(files.length).toBeGreaterThan(10)
     const sharedInfrastructure = (t: string) =>
       t === "layers/config.ts" || t === "layers/settings.ts" || t.startsWith("layers/storage/") || t.startsWith("layers/ratelimit/") ||
       t.startsWith("layers/secrets/")
-    expect(violations(files, (t) => t.startsWith("services/") || sharedInfrastructure(t))).toEqual([])
+    expect(violations(files, (t) => (t.startsWith("services/") && !isEdge(t)) || sharedInfrastructure(t))).toEqual([])
+  })
+
+  it("a subsystem's edge uses its domain, other subsystems, shared infrastructure and the transport machinery", () => {
+    const files = all.filter(isEdge)
+    expect(files.length).toBeGreaterThan(40)
+    const allowed = (t: string) =>
+      t.startsWith("services/") || t.startsWith("layers/") || t.startsWith("src/http/") || t.startsWith("src/ws/") ||
+      t.startsWith("src/subsystem/")
+    expect(violations(files, allowed)).toEqual([])
   })
 
   it("infrastructure (layers/, not the composition root) imports neither services nor transports", () => {
-    const files = all.filter((f) => f.startsWith("layers/") && f !== "layers/gateway.ts")
+    const files = all.filter((f) => f.startsWith("layers/") && f !== "src/app/gateway.ts")
     expect(violations(files, (t) => t.startsWith("layers/") || isPureHelper(t) || isSettingsDeclaration(t))).toEqual([])
     // The declarations themselves load nothing but the declaration helper (and effect).
     const declarations = all.filter(isSettingsDeclaration)
@@ -69,7 +90,7 @@ describe("dependency direction", () => {
   })
 
   it("only the composition root and the serve command import the whole graph", () => {
-    const importers = all.filter((f) => importsOf(f).includes("layers/gateway.ts"))
+    const importers = all.filter((f) => importsOf(f).includes("src/app/gateway.ts"))
     expect(importers).toEqual(["src/serve.ts"])
   })
 
@@ -82,10 +103,13 @@ describe("dependency direction", () => {
   })
 
   it("the client SDK and the API declarations load schemas only, never server code", () => {
-    const files = all.filter((f) => f.startsWith("src/client/") || f.startsWith("src/http/api/") || f.startsWith("src/ws/api/"))
+    const files = all.filter((f) =>
+      f.startsWith("src/client/") || f.startsWith("src/http/api/") || f.startsWith("src/ws/api/") || isDeclaration(f)
+    )
     expect(files.length).toBeGreaterThan(10)
     const allowed = (t: string) =>
-      t.startsWith("src/client/") || t.startsWith("src/http/api/") || t.startsWith("src/ws/api/") || isSchemaOnly(t)
+      t.startsWith("src/client/") || t.startsWith("src/http/api/") || t.startsWith("src/ws/api/") || isSchemaOnly(t) ||
+      isDeclaration(t)
     expect(violations(files, allowed)).toEqual([])
   })
 })
@@ -93,13 +117,15 @@ describe("dependency direction", () => {
 /**
  * The folder a file belongs to in the folder graph: `services/<x>`, `src/<x>`,
  * `layers/<x>` (everything below counts as that folder); a file directly under
- * `src/` or `layers/` (`layers/config.ts`, `layers/gateway.ts`, `src/main.ts`)
+ * `src/` or `layers/` (`layers/config.ts`, `src/app/gateway.ts`, `src/main.ts`)
  * is a node of its own.
  */
 const folderOf = (file: string): string => {
   // A subsystem's settings declarations are leaves (they import only layers/settings.ts, checked above) that the
   // settings root (layers/config.ts) lists: a node of their own, not part of the subsystem the settings read.
   if (isSettingsDeclaration(file)) return "services/*/settings.ts"
+  // A subsystem's edge is a layer above its domain: services/<x>/edge → src/http → services/<x> is no cycle.
+  if (isEdge(file)) return `${file.split("/").slice(0, 2).join("/")}/edge`
   const parts = file.split("/")
   return parts.length <= 2 ? file : `${parts[0]}/${parts[1]}`
 }
@@ -273,6 +299,8 @@ describe("layer naming (docs/architecture.md \"Conventions\")", () => {
     "RunRecorderLive", "StepExecutorLive", "WorkflowEngineLive", "AuthProfileReferencesLive",
     // the HttpApiMiddleware implementations of src/http/api/security.ts (Authentication, RequestErrors)
     "AuthenticationLive", "RequestErrorsLive",
+    // a subsystem's composite layer, on its descriptor (services/provider-oauth/index.ts)
+    "ProviderOAuthLive",
     // deprecated aliases of a static layer
     "PlaybooksLive", "WorkflowRunsLive"
   ])

@@ -1,7 +1,7 @@
 /**
  * Metrics and tracing switches from the settings (docs/operations.md
  * "Metrics", "Tracing"), provided beneath every subsystem and transport
- * (layers/gateway.ts `gatewayServices`, `ObservabilityLive`):
+ * (src/app/gateway.ts `gatewayServices`, `ObservabilityLive`):
  *
  * - `SVC_METRICS=off` provides the no-op `GatewayMetrics` recorder (nothing
  *   is recorded, `/metrics` answers 404); on, the default recorder is used;

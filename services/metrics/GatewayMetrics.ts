@@ -279,7 +279,7 @@ export const disabledRecorder: MetricsRecorder = {
  * The gateway's metrics recorder, as a context reference: read it once when
  * a layer is built (`yield* GatewayMetrics`). Its default records into the
  * process-wide `Metric` registry; the gateway provides
- * {@link disabledRecorder} when `SVC_METRICS=off` (layers/gateway.ts).
+ * {@link disabledRecorder} when `SVC_METRICS=off` (src/app/gateway.ts).
  */
 export const GatewayMetrics = Context.Reference<MetricsRecorder>("svc-gateway/diagnostics/GatewayMetrics", {
   defaultValue: () => makeRecorder(Context.empty())

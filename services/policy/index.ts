@@ -1,8 +1,22 @@
 /**
- * Policy evaluation (spec `policy-check.md`): the pure engine and the
- * `PolicyService` used by HTTP, the planner and library users.
+ * The policy subsystem's descriptor (docs/architecture.md "Subsystems").
  *
  * @module
  */
+import { PolicyService } from "./PolicyService.ts"
+import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { PolicyContract } from "./contract.ts"
+import { PolicyHttp } from "./transport/http.ts"
+
+/**
+ * The policy subsystem (src/subsystem/Subsystem.ts): what the composition root
+ * (src/app/subsystems.ts) needs of it.
+ */
+export const PolicySubsystem = subsystem({
+  contract: PolicyContract,
+  layer: PolicyService.layer,
+  http: [PolicyHttp]
+})
+
 export * from "./engine.ts"
 export * from "./PolicyService.ts"

@@ -20,7 +20,7 @@
  */
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
-import { GatewayApi } from "../http/api/index.ts"
+import { GatewayApi } from "../app/contracts.ts"
 import type { Effect } from "effect"
 
 /** Options of {@link makeGatewayHttpClient}. */

@@ -18,12 +18,12 @@ import type {
   WsPeerRole,
   WsRequestEnvelope
 } from "../../services/ws-sessions/schema.ts"
-import type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
+import type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../app/contracts.ts"
 import type { ClientIdentity } from "./deviceKey.ts"
 import type { ScopedTokenStore } from "./scopedTokenStore.ts"
 import type { GatewaySocketFactory } from "./socket.ts"
 
-export type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../ws/api/index.ts"
+export type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../app/contracts.ts"
 
 // ---------------------------------------------------------------------------
 // Options and public shapes

@@ -24,7 +24,7 @@
 import { Effect, Layer, Result, type Schema } from "effect"
 import { HttpRouter, type HttpServerError } from "effect/http"
 import { SqlError } from "effect/sql"
-import { HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
+import { HttpApi, HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { formatIssue, makeDecoder, parseJsonBody } from "../../services/shared/decode.ts"
 import { OptionalBody } from "./api/access.ts"
 import { RequestErrors } from "./api/security.ts"
@@ -190,3 +190,14 @@ export const WildcardBasesRouter: Layer.Layer<HttpRouter.HttpRouter, never, Http
     addAll: (routes) => router.addAll(mergeWildcardBases(routes)) as any
   }))
 )
+
+/** The id of the gateway's `HttpApi` ({@link apiOf}): every group's handlers are registered under it. */
+export const GATEWAY_API_ID = "svc-gateway"
+
+/**
+ * A one-group `HttpApi` under {@link GATEWAY_API_ID}, for building that
+ * group's handlers (`group(apiOf(ApprovalsApi), "approvals", …)`) without
+ * the whole `GatewayApi`: a group's handler layer is keyed by the group's
+ * name only, so `HttpApiBuilder.layer(GatewayApi)` (src/app/) serves it.
+ */
+export const apiOf = <const G extends HttpApiGroup.Constraint>(declaration: G) => HttpApi.make(GATEWAY_API_ID).add(declaration)

@@ -34,7 +34,7 @@ import {
 } from "../../services/ws-sessions/schema.ts"
 import type { WsSettings } from "./config.ts"
 import { type DispatchOutcome, toWsError } from "./dispatch.ts"
-import { requestTypeLabel, responseTypeLabel } from "./messageTypes.ts"
+import type { MessageTypeLabels } from "./messageTypes.ts"
 
 /** Ends the connection with a WebSocket close code and reason. */
 class CloseConnection extends Data.TaggedError("CloseConnection")<{ readonly code: number; readonly reason: string }> {}
@@ -51,6 +51,8 @@ export interface ConnectionEnv {
   readonly pairings: Pairings["Service"]
   readonly dispatch: (connection: ConnectionHandle, request: WsRequestEnvelope) => Effect.Effect<DispatchOutcome>
   readonly metrics: MetricsRecorder
+  /** The metric labels of the declared message types. */
+  readonly labels: MessageTypeLabels
 }
 
 const decodeEnvelope = makeDecoder(WsRequestEnvelope, { label: "message" })
@@ -132,7 +134,7 @@ export const runConnection = (
     }
     const respond = (request_id: string, type: string, outcome: DispatchOutcome) => {
       const sent = send(JSON.stringify(outcome.ok ? { request_id, type, ...outcome } : { request_id, type, ok: false, error: outcome.error }))
-      if (sent) metrics.wsMessage(requestTypeLabel(type), "out")
+      if (sent) metrics.wsMessage(env.labels.requestTypeLabel(type), "out")
       return sent
     }
     const errorEvent = (code: string, message: string): void => {
@@ -194,7 +196,7 @@ export const runConnection = (
     const handshake = Effect.gen(function*() {
       const first = parse(yield* next)
       const type = isObject(first) ? first.type : undefined
-      received(requestTypeLabel(type))
+      received(env.labels.requestTypeLabel(type))
       if (first === PARSE_FAILED) return yield* close(WsCloseCode.protocolViolation, "invalid json")
       if (type === "connect") {
         return yield* close(WsCloseCode.protocolViolation, "legacy connect is deprecated; use connect.init and connect.proof")
@@ -219,7 +221,7 @@ export const runConnection = (
       respond(requestId, "connect.init", { ok: true, result: { connection_id: connectionId, challenge } })
 
       const second = parse(yield* next)
-      received(requestTypeLabel(isObject(second) ? second.type : undefined))
+      received(env.labels.requestTypeLabel(isObject(second) ? second.type : undefined))
       if (second === PARSE_FAILED) return yield* close(WsCloseCode.protocolViolation, "invalid json")
       if (!isObject(second) || second.type !== "connect.proof") {
         return yield* close(WsCloseCode.protocolViolation, "expected connect.proof")
@@ -295,7 +297,7 @@ export const runConnection = (
         return errorEvent("unexpected_event", "clients may not send events")
       }
       if ("ok" in message) {
-        received(responseTypeLabel(message.type))
+        received(env.labels.responseTypeLabel(message.type))
         const response = decodeResponse(message)
         if (Result.isFailure(response)) return errorEvent("invalid_message", response.failure)
         if (!env.backplane.reply(handle.connectionId, response.success)) {
@@ -303,7 +305,7 @@ export const runConnection = (
         }
         return
       }
-      received(requestTypeLabel(message.type))
+      received(env.labels.requestTypeLabel(message.type))
       const request = decodeEnvelope(message)
       if (Result.isFailure(request)) return errorEvent("invalid_message", request.failure)
       const { request_id, type } = request.success

@@ -94,6 +94,8 @@ export class WsDispatch extends Context.Service<WsDispatch, {
   readonly dispatch: (connection: ConnectionHandle, request: WsRequestEnvelope) => Effect.Effect<DispatchOutcome>
   /** The request types that have a handler. */
   readonly handled: ReadonlyArray<string>
+  /** Every declared request type, handled or planned (the metric labels of src/ws/messageTypes.ts). */
+  readonly declared: ReadonlyArray<string>
 }>()("svc-gateway/ws/WsDispatch") {}
 
 type GroupServices<Groups extends ReadonlyArray<WsHandlerGroup<any>>> = Groups[number] extends WsHandlerGroup<infer R> ? R
@@ -187,6 +189,10 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
           catchStorageDefect(failed)
         )
       })
-      return WsDispatch.of({ dispatch, handled: [...bound.keys()] })
+      return WsDispatch.of({
+        dispatch,
+        handled: [...bound.keys()],
+        declared: [...declared.handled, ...declared.planned].map((message) => message.type)
+      })
     })
   )

@@ -31,6 +31,7 @@ import { WsConfig } from "./config.ts"
 import { runConnection } from "./connection.ts"
 import { selectProtocol, upgradeCredential } from "./credentials.ts"
 import { WsDispatch } from "./dispatch.ts"
+import { messageTypeLabels } from "./messageTypes.ts"
 
 /** Answers an upgrade request with a plain HTTP error and closes the socket. */
 const refuse = (socket: Duplex, status: number, code: string, message: string, headers: Record<string, string> = {}) => {
@@ -53,9 +54,9 @@ export const WsServerLive = Layer.effectDiscard(Effect.gen(function*() {
   const backplane = yield* Backplane
   const presence = yield* Presence
   const pairings = yield* Pairings
-  const { dispatch } = yield* WsDispatch
+  const { dispatch, declared } = yield* WsDispatch
   const metrics = yield* GatewayMetrics
-  const env = { settings, backplane, presence, pairings, dispatch, metrics }
+  const env = { settings, backplane, presence, pairings, dispatch, metrics, labels: messageTypeLabels(declared) }
 
   const fibers = yield* FiberSet.make<void>()
   const run = yield* FiberSet.runtime(fibers)<never>()

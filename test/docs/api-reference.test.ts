@@ -11,7 +11,7 @@ import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { orderedEndpoints, renderApiReference } from "../../scripts/apiReference.ts"
 import { makeDecoder } from "../../services/shared/decode.ts"
-import { WsMessages } from "../../src/ws/api/index.ts"
+import { WsMessages } from "../../src/app/contracts.ts"
 
 const DOC = join(import.meta.dirname, "..", "..", "docs", "api.md")
 

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { WebSocket } from "ws"
-import { StorageMemoryTest } from "../../layers/gateway.ts"
+import { StorageMemoryTest } from "../../src/app/gateway.ts"
 import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { OpenApi } from "effect/http-api"
 import { requiredScope } from "../../src/http/api/access.ts"
-import { GatewayApi, PlannedApi } from "../../src/http/api/index.ts"
+import { GatewayApi, PlannedApi } from "../../src/app/contracts.ts"
 import { makeAccessMatcher } from "../../src/http/authorization.ts"
 import { accessTable } from "../../src/http/authorization.ts"
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Layer, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
-import { makeContractCatalog } from "../../src/contracts/catalog.ts"
-import { ContractCatalogGenerator } from "../../src/contracts/catalogHttp.ts"
+import { makeContractCatalog } from "../../src/app/routes/catalogSchemas.ts"
+import { ContractCatalogGenerator } from "../../src/app/routes/catalog.ts"
 import { postJson, readJson, startGateway, type StructuredLog, type TestGateway } from "../support/gateway.ts"
 
 const get = (gw: TestGateway, path: string, token: string | null = gw.adminToken) =>

@@ -8,9 +8,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { OpenApi } from "effect/http-api"
-import { GatewayApi } from "../../src/http/api/index.ts"
+import { GatewayApi } from "../../src/app/contracts.ts"
 import { accessTable } from "../../src/http/authorization.ts"
-import { openApiPath } from "../../src/http/openapi.ts"
+import { openApiPath } from "../../src/app/routes/openapi.ts"
 import { group } from "../../src/http/serve.ts"
 import { NotFound } from "../../services/shared/errors.ts"
 

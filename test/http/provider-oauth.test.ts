@@ -352,7 +352,7 @@ describe("token endpoint timeout", () => {
   })
 })
 
-describe("wiring (layers/gateway.ts)", () => {
+describe("wiring (src/app/gateway.ts)", () => {
   it("authorize answers 404 with no providers configured, and when auth profiles are off", async () => {
     const plain = await startGateway()
     try {

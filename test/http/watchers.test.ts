@@ -10,7 +10,7 @@
  * Firing is tested in watchers-firing.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { StorageMemoryTest } from "../../layers/gateway.ts"
+import { StorageMemoryTest } from "../../src/app/gateway.ts"
 import { postgres } from "../support/databases.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 

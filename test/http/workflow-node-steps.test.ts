@@ -21,7 +21,7 @@ import { postgres, type TestDatabaseServices } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { bearer, connectNode, serveTasks, type TestNode } from "../support/nodePeer.ts"
-import { StorageMemoryTest } from "../../layers/gateway.ts"
+import { StorageMemoryTest } from "../../src/app/gateway.ts"
 
 const KEY = "agent:default:main"
 const SETTLED = ["succeeded", "failed", "cancelled"]

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { StorageMemoryTest } from "../../layers/gateway.ts"
+import { StorageMemoryTest } from "../../src/app/gateway.ts"
 import { startGateway, type StructuredLog } from "../support/gateway.ts"
 
 const escalationWarnings = (logs: ReadonlyArray<StructuredLog>) =>

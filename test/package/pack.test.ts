@@ -204,8 +204,8 @@ it("npm pack builds a package another Node project installs, type-checks and com
   for (const entry of [
     "package.json",
     "bin/svc-gateway.mjs",
-    "dist/layers/gateway.js",
-    "dist/layers/gateway.d.ts",
+    "dist/src/app/gateway.js",
+    "dist/src/app/gateway.d.ts",
     "dist/src/client/index.js",
     "dist/src/client/index.d.ts",
     "dist/src/contracts/index.js",

@@ -16,7 +16,7 @@ import {
   type HttpAdapter,
   LoggingLive,
   StorageMemoryTest
-} from "../../layers/gateway.ts"
+} from "../../src/app/gateway.ts"
 import { DEFAULTS, type GatewaySettings, validateSettings } from "../../layers/config.ts"
 import type { TestDatabaseServices } from "./databases.ts"
 
@@ -78,7 +78,7 @@ export interface StructuredLog {
 /**
  * `SVC_TEST_HTTP_ADAPTER=platform-node` (or `node`) serves the gateway's HTTP
  * through platform-node's `NodeHttpServer.layer` instead of the default lean
- * adapter (`gatewayHttp` in layers/gateway.ts); `.ci/run` runs the HTTP and WS
+ * adapter (`gatewayHttp` in src/app/gateway.ts); `.ci/run` runs the HTTP and WS
  * suites both ways (docs/adapter-evidence.md).
  */
 const adapter: HttpAdapter = ["node", "platform-node"].includes(process.env.SVC_TEST_HTTP_ADAPTER ?? "") ? "platform-node" : "lean"

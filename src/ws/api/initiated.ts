@@ -27,3 +27,6 @@ export const ApprovalRequest = initiated("approval.request", {
   payload: ApprovalRequestPayload,
   result: WsApprovalDecision
 })
+
+/** Requests the gateway sends to peers. */
+export const WsInitiatedRequests = [PingPeer, TaskExecute, ApprovalRequest] as const

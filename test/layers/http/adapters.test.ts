@@ -1,11 +1,11 @@
 /**
- * `gatewayHttp(adapter)` (layers/gateway.ts): the adapter switch really
+ * `gatewayHttp(adapter)` (src/app/gateway.ts): the adapter switch really
  * changes what serves HTTP on the gateway's node:http server, and both
  * adapters serve the gateway's routes and leave `upgrade` to `/ws`.
  */
 import { Effect, ManagedRuntime } from "effect"
 import { describe, expect, it } from "vitest"
-import { GatewayLive, type HttpAdapter, StorageMemoryTest } from "../../../layers/gateway.ts"
+import { GatewayLive, type HttpAdapter, StorageMemoryTest } from "../../../src/app/gateway.ts"
 import { NodeServer } from "../../../layers/http/NodeServer.ts"
 import { HttpServer } from "effect/http"
 import { testSettings, TEST_ADMIN_TOKEN } from "../../support/gateway.ts"

@@ -1,0 +1,21 @@
+/**
+ * The nodes subsystem's descriptor (docs/architecture.md "Subsystems").
+ *
+ * @module
+ */
+import { NodesLive } from "./Nodes.ts"
+import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { NodesContract } from "./contract.ts"
+import { NodesHttp } from "./transport/http.ts"
+import { NodesWs } from "./transport/ws.ts"
+
+/**
+ * The nodes subsystem (src/subsystem/Subsystem.ts): what the composition root
+ * (src/app/subsystems.ts) needs of it.
+ */
+export const NodesSubsystem = subsystem({
+  contract: NodesContract,
+  layer: NodesLive,
+  http: [NodesHttp],
+  ws: [NodesWs]
+})

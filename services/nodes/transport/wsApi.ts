@@ -1,0 +1,34 @@
+/**
+ * Node request types (gateway-api.md "WebSocket API"; reference §5.3;
+ * docs/nodes.md): `capability.ready` and `attempt.evidence`, nodes only, no
+ * device scope needed (as the spec says); a node may send both with its
+ * scoped node token.
+ */
+import { WsAttemptEvidenceRequest, WsCapabilityReadyRequest } from "../schema.ts"
+import { make, NODE } from "../../../src/ws/api/message.ts"
+
+/** `capability.ready` (nodes): the ready set becomes advertised ∩ declared; broadcasts `capability.ready`. */
+export const CapabilityReady = make("capability.ready", {
+  scope: null,
+  roles: NODE,
+  nodeToken: true,
+  payload: WsCapabilityReadyRequest,
+  description: "A node declares which of its advertised capabilities are ready; the ready set becomes advertised ∩ " +
+    "allowlisted by its pairing. Announced as `capability.ready`.",
+  example: { payload: { capabilities: [{ id: "demo.echo", version: "1.0.0" }] } }
+})
+
+/**
+ * `attempt.evidence` (nodes): evidence of an attempt this node is executing (256 KiB characters at most);
+ * broadcast as the `attempt.evidence` event. `not_found` for an attempt not executing, `forbidden` for
+ * another node's attempt, `invalid_request` with `details {max_chars, actual_chars}` when too large.
+ */
+export const AttemptEvidence = make("attempt.evidence", {
+  scope: null,
+  roles: NODE,
+  nodeToken: true,
+  payload: WsAttemptEvidenceRequest,
+  description: "Evidence of an attempt the node is executing (at most 256 KiB characters); announced as " +
+    "`attempt.evidence`. `not_found` for an attempt not executing, `forbidden` for another node's.",
+  example: { payload: { run_id: "run-8f2c", step_id: "0", attempt_id: "att-1", evidence: { screenshot: "s3://bucket/shot.png" } } }
+})

@@ -1,0 +1,19 @@
+/**
+ * The playbooks subsystem's descriptor (docs/architecture.md "Subsystems").
+ *
+ * @module
+ */
+import { Playbooks } from "./Playbooks.ts"
+import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { PlaybooksContract } from "./contract.ts"
+import { PlaybooksHttp } from "./transport/http.ts"
+
+/**
+ * The playbooks subsystem (src/subsystem/Subsystem.ts): what the composition root
+ * (src/app/subsystems.ts) needs of it.
+ */
+export const PlaybooksSubsystem = subsystem({
+  contract: PlaybooksContract,
+  layer: Playbooks.layer,
+  http: [PlaybooksHttp]
+})

@@ -1,0 +1,11 @@
+/**
+ * The secrets subsystem's contract (src/subsystem/Subsystem.ts): its HTTP endpoints, WebSocket request
+ * types and events — schemas only, what the clients load.
+ *
+ * @module
+ */
+import { contract } from "../../src/subsystem/contract.ts"
+import { SecretsApi } from "./transport/httpApi.ts"
+
+/** The secrets subsystem's contract. */
+export const SecretsContract = contract({ name: "secrets", http: [SecretsApi] })

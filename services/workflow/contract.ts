@@ -1,0 +1,13 @@
+/**
+ * The workflow subsystem's contract (src/subsystem/Subsystem.ts): its HTTP endpoints, WebSocket request
+ * types and events — schemas only, what the clients load.
+ *
+ * @module
+ */
+import { contract } from "../../src/subsystem/contract.ts"
+import { WorkflowApi } from "./transport/httpApi.ts"
+import { WorkflowRun, WorkflowResume, WorkflowCancel } from "./transport/wsApi.ts"
+import { WorkflowEvents } from "./events.ts"
+
+/** The workflow subsystem's contract. */
+export const WorkflowContract = contract({ name: "workflow", http: [WorkflowApi], ws: [WorkflowRun, WorkflowResume, WorkflowCancel], events: WorkflowEvents })

@@ -1,0 +1,25 @@
+/**
+ * The workflow subsystem's descriptor (docs/architecture.md "Subsystems").
+ *
+ * @module
+ */
+import { WorkflowLive } from "./Workflow.ts"
+import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { WorkflowContract } from "./contract.ts"
+import { WorkflowHttp } from "./transport/http.ts"
+import { WorkflowWs } from "./transport/ws.ts"
+import { WorkflowTables } from "./tables.ts"
+import { WorkflowSettings } from "./settings.ts"
+
+/**
+ * The workflow subsystem (src/subsystem/Subsystem.ts): what the composition root
+ * (src/app/subsystems.ts) needs of it.
+ */
+export const WorkflowSubsystem = subsystem({
+  contract: WorkflowContract,
+  layer: WorkflowLive,
+  http: [WorkflowHttp],
+  ws: [WorkflowWs],
+  tables: [...WorkflowTables],
+  settings: [WorkflowSettings]
+})

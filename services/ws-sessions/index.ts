@@ -1,0 +1,21 @@
+/**
+ * The sessions subsystem's descriptor (docs/architecture.md "Subsystems").
+ *
+ * @module
+ */
+import { WsSessionsLive } from "./WsSessions.ts"
+import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { SessionsContract } from "./contract.ts"
+import { DiagnosticsHttp } from "./transport/http.ts"
+import { SessionsWs } from "./transport/ws.ts"
+
+/**
+ * The sessions subsystem (src/subsystem/Subsystem.ts): what the composition root
+ * (src/app/subsystems.ts) needs of it.
+ */
+export const SessionsSubsystem = subsystem({
+  contract: SessionsContract,
+  layer: WsSessionsLive,
+  http: [DiagnosticsHttp],
+  ws: [SessionsWs]
+})

@@ -1,0 +1,68 @@
+/**
+ * WebSocket diagnostics (gateway-api.md "Runtime and diagnostics";
+ * docs/websocket.md "Presence and connections"): `GET /connections` and
+ * `GET /presence`, operator.read. Principals are summarised as token kind and
+ * scopes, never a token.
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { CapabilityDescriptor, PresenceEntry, WsPeerRole } from "../schema.ts"
+import { documented } from "../../../src/http/api/examples.ts"
+import { Access, scope } from "../../../src/http/api/access.ts"
+import { Authentication, RequestErrors } from "../../../src/http/api/security.ts"
+import { AUTH_ERRORS } from "../../../src/http/api/errors.ts"
+
+/** One live connection in `GET /connections`. */
+export const ConnectionSummary = Schema.Struct({
+  connection_id: Schema.String,
+  role: WsPeerRole,
+  device_id: Schema.String,
+  label: Schema.NullOr(Schema.String),
+  platform: Schema.NullOr(Schema.String),
+  version: Schema.NullOr(Schema.String),
+  mode: Schema.NullOr(Schema.String),
+  capabilities: Schema.Array(CapabilityDescriptor),
+  ready_capabilities: Schema.Array(Schema.String),
+  connected_at: Schema.String,
+  remote_address: Schema.NullOr(Schema.String),
+  token_kind: Schema.Literals(["admin", "device", "node"]),
+  scopes: Schema.Array(Schema.String)
+}).annotate({ identifier: "ConnectionSummary" })
+export type ConnectionSummary = typeof ConnectionSummary.Type
+
+/** `GET /connections`: statistics and one summary per live connection of this instance. */
+export const ConnectionsResponse = Schema.Struct({
+  status: Schema.Literal("ok"),
+  total: Schema.Int,
+  by_role: Schema.Struct({ client: Schema.Int, node: Schema.Int }),
+  totalClients: Schema.Int,
+  capabilityCounts: Schema.Record(Schema.String, Schema.Int),
+  connections: Schema.Array(ConnectionSummary)
+}).annotate({ identifier: "ConnectionsResponse" })
+export type ConnectionsResponse = typeof ConnectionsResponse.Type
+
+/** `GET /presence`: the gateway itself (`reason: "self"`) first, then every device seen within the TTL. */
+export const PresenceResponse = Schema.Struct({
+  status: Schema.Literal("ok"),
+  generated_at: Schema.String,
+  entries: Schema.Array(PresenceEntry)
+}).annotate({ identifier: "PresenceResponse" })
+export type PresenceResponse = typeof PresenceResponse.Type
+
+/** Diagnostics of the WebSocket API. */
+export const DiagnosticsApi = HttpApiGroup.make("diagnostics")
+  .add(
+    HttpApiEndpoint.get("connections", "/connections", { success: ConnectionsResponse, error: AUTH_ERRORS }).annotateMerge(documented(
+      "The WebSocket connections of this instance that completed the handshake: counts by role and capability, and " +
+        "one summary per connection (device, role, capabilities, token kind and scopes; never a token).",
+      { response: { status: "ok", connections: [{ role: "node", ready_capabilities: ["demo.echo"], token_kind: "node" }] } }
+    )),
+    HttpApiEndpoint.get("presence", "/presence", { success: PresenceResponse, error: AUTH_ERRORS }).annotateMerge(documented(
+      "Presence: the gateway itself (`reason: \"self\"`) first, then every device seen (connected or beaconed) " +
+        "within the presence TTL.",
+      { response: { status: "ok", entries: [{ reason: "self" }] } }
+    ))
+  )
+  .annotate(Access, scope("operator.read"))
+  .middleware(Authentication)
+  .middleware(RequestErrors)

@@ -1,0 +1,57 @@
+/**
+ * The root's list of subsystems (docs/architecture.md "Subsystems"): one
+ * descriptor per subsystem (src/subsystem/Subsystem.ts), exported by its
+ * folder (`services/<x>/index.ts`). The composition root (src/app/gateway.ts)
+ * derives from this list the service graph, the HTTP handlers, the groups a
+ * setting switches off, the WS dispatch table and the gateway-wide audit
+ * chains; src/app/contracts.ts lists the same subsystems' contracts in the
+ * same order (the schema-only twin the clients load; a test keeps the two
+ * equal), and the snapshot table set and the settings table are checked
+ * against the descriptors' tables and settings. Adding a subsystem is one
+ * folder and one line here (plus its contract's line there).
+ *
+ * @module
+ */
+import { ApprovalsSubsystem } from "../../services/approvals/index.ts"
+import { AuditSubsystem } from "../../services/audit/index.ts"
+import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
+import { AuthSubsystem } from "../../services/auth/index.ts"
+import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
+import { NodesSubsystem } from "../../services/nodes/index.ts"
+import { PairingSubsystem } from "../../services/pairing/index.ts"
+import { PlannerSubsystem } from "../../services/planner/index.ts"
+import { PlaybooksSubsystem } from "../../services/playbooks/index.ts"
+import { PolicyBundleSubsystem } from "../../services/policy-bundle/index.ts"
+import { PolicySubsystem } from "../../services/policy/index.ts"
+import { ProviderOauthSubsystem } from "../../services/provider-oauth/index.ts"
+import { RoutingSubsystem } from "../../services/routing/index.ts"
+import { SecretsSubsystem } from "../../services/secrets/index.ts"
+import { SnapshotsSubsystem } from "../../services/snapshots/index.ts"
+import { WatchersSubsystem } from "../../services/watchers/index.ts"
+import { WorkflowSubsystem } from "../../services/workflow/index.ts"
+import { SessionsSubsystem } from "../../services/ws-sessions/index.ts"
+import { CatalogSubsystem, GatewayRoutesSubsystem } from "./routes/index.ts"
+
+/** Every subsystem, in the order of src/app/contracts.ts's `Contracts`. */
+export const Subsystems = [
+  SessionsSubsystem,
+  AuthSubsystem,
+  PolicySubsystem,
+  PolicyBundleSubsystem,
+  ApprovalsSubsystem,
+  PairingSubsystem,
+  NodesSubsystem,
+  PlannerSubsystem,
+  SecretsSubsystem,
+  AuthProfilesSubsystem,
+  ProviderOauthSubsystem,
+  WorkflowSubsystem,
+  PlaybooksSubsystem,
+  WatchersSubsystem,
+  SnapshotsSubsystem,
+  RoutingSubsystem,
+  DiagnosticsSubsystem,
+  AuditSubsystem,
+  CatalogSubsystem,
+  GatewayRoutesSubsystem
+] as const
