@@ -7,28 +7,15 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Backplane } from "../backplane/Backplane.ts"
-import type { PeerRequestError } from "../backplane/errors.ts"
-import type { PeerResponse, RequestOptions } from "../backplane/schema.ts"
 
-/** Sends requests to peers and routes their responses back. */
+/** Sends requests to peers and routes their responses back (the {@link Backplane}'s methods, documented there). */
 export class GatewayRequests extends Context.Service<GatewayRequests, {
-  /**
-   * Sends `{request_id, type, payload}` to `connectionId` and waits for the
-   * peer's response: its `result` on `ok:true`, `PeerRequestFailed` on
-   * `ok:false`, `PeerRequestTimeout` after `timeout` (default 30 s),
-   * `PeerDisconnected` if the connection closes first, `PeerNotConnected`
-   * when it is not connected. `requestId` defaults to `<type>-<uuid>`.
-   */
-  readonly request: (
-    connectionId: string,
-    type: string,
-    payload: unknown,
-    options?: RequestOptions
-  ) => Effect.Effect<unknown, PeerRequestError>
-  /** Routes a response envelope from `connectionId`; false when no request is waiting for it. */
-  readonly resolve: (connectionId: string, response: PeerResponse) => boolean
+  /** `Backplane.request`: sends `{request_id, type, payload}` to a connection and waits for the peer's response. */
+  readonly request: Backplane["Service"]["request"]
+  /** `Backplane.reply`: routes a response envelope from a connection; false when no request is waiting for it. */
+  readonly resolve: Backplane["Service"]["reply"]
   /** Number of requests awaiting an answer. */
-  readonly pendingCount: () => number
+  readonly pendingCount: Backplane["Service"]["pendingCount"]
 }>()("svc-gateway/ws-sessions/GatewayRequests") {
   /** A view over the {@link Backplane}; needs it. */
   static readonly layerNoDeps = Layer.effect(
