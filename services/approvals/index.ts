@@ -4,7 +4,7 @@
  * @module
  */
 import { Approvals } from "./Approvals.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { ApprovalsContract } from "./contract.ts"
 import { ApprovalsHttp } from "./transport/http.ts"
 import { ApprovalsWs } from "./transport/ws.ts"
@@ -15,7 +15,7 @@ import { ApprovalsSettings } from "./settings.ts"
  * The approvals subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const ApprovalsSubsystem = subsystem({
+export const ApprovalsSubsystem: Subsystem<typeof ApprovalsContract, typeof Approvals.layer, typeof ApprovalsHttp, typeof ApprovalsWs> = subsystem({
   contract: ApprovalsContract,
   layer: Approvals.layer,
   http: [ApprovalsHttp],

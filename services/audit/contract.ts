@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { AuditApi } from "./transport/httpApi.ts"
 
 /** The audit subsystem's contract. */
-export const AuditContract = contract({ name: "audit", http: [AuditApi] })
+export const AuditContract: Contract<"audit", typeof AuditApi, never, never> = contract({ name: "audit", http: [AuditApi] })

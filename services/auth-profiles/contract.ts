@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { AuthProfilesApi } from "./transport/httpApi.ts"
 
 /** The auth-profiles subsystem's contract. */
-export const AuthProfilesContract = contract({ name: "auth-profiles", http: [AuthProfilesApi] })
+export const AuthProfilesContract: Contract<"auth-profiles", typeof AuthProfilesApi, never, never> = contract({ name: "auth-profiles", http: [AuthProfilesApi] })

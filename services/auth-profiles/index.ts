@@ -6,7 +6,7 @@
 import { Layer } from "effect"
 import { SecretsLive } from "../secrets/index.ts"
 import { AuthProfiles } from "./AuthProfiles.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { AuthProfilesContract } from "./contract.ts"
 import { AuthProfilesHttp, AuthProfilesSwitch } from "./transport/http.ts"
 import { AuthProfilesTables } from "./tables.ts"
@@ -19,7 +19,7 @@ export const AuthProfilesLive = AuthProfiles.layer.pipe(Layer.provide(SecretsLiv
  * The auth-profiles subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const AuthProfilesSubsystem = subsystem({
+export const AuthProfilesSubsystem: Subsystem<typeof AuthProfilesContract, typeof AuthProfilesLive, typeof AuthProfilesHttp, never> = subsystem({
   contract: AuthProfilesContract,
   layer: AuthProfilesLive,
   http: [AuthProfilesHttp],

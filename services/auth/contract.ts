@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { AuthApi } from "./transport/httpApi.ts"
 
 /** The auth subsystem's contract. */
-export const AuthContract = contract({ name: "auth", http: [AuthApi] })
+export const AuthContract: Contract<"auth", typeof AuthApi, never, never> = contract({ name: "auth", http: [AuthApi] })

@@ -4,7 +4,7 @@
  * @module
  */
 import { AuthService } from "./AuthService.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { AuthContract } from "./contract.ts"
 import { AuthHttp, AuthSwitch } from "./transport/http.ts"
 import { AuthTables } from "./tables.ts"
@@ -14,7 +14,7 @@ import { AuditChains } from "../domain-events/chains.ts"
  * The auth subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const AuthSubsystem = subsystem({
+export const AuthSubsystem: Subsystem<typeof AuthContract, typeof AuthService.layer, typeof AuthHttp, never> = subsystem({
   contract: AuthContract,
   layer: AuthService.layer,
   http: [AuthHttp],

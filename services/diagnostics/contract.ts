@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { RuntimeApi } from "./transport/httpApi.ts"
 
 /** The diagnostics subsystem's contract. */
-export const DiagnosticsContract = contract({ name: "diagnostics", http: [RuntimeApi] })
+export const DiagnosticsContract: Contract<"diagnostics", typeof RuntimeApi, never, never> = contract({ name: "diagnostics", http: [RuntimeApi] })

@@ -4,7 +4,7 @@
  * @module
  */
 import { Diagnostics } from "./Diagnostics.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { DiagnosticsContract } from "./contract.ts"
 import { RuntimeHttp } from "./transport/http.ts"
 import { DiagnosticsSettings } from "./settings.ts"
@@ -13,7 +13,7 @@ import { DiagnosticsSettings } from "./settings.ts"
  * The diagnostics subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const DiagnosticsSubsystem = subsystem({
+export const DiagnosticsSubsystem: Subsystem<typeof DiagnosticsContract, typeof Diagnostics.layer, typeof RuntimeHttp, never> = subsystem({
   contract: DiagnosticsContract,
   layer: Diagnostics.layer,
   http: [RuntimeHttp],

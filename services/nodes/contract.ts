@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { NodesApi } from "./transport/httpApi.ts"
 import { CapabilityReady, AttemptEvidence } from "./transport/wsApi.ts"
 import { NodeEvents } from "./events.ts"
 
 /** The nodes subsystem's contract. */
-export const NodesContract = contract({ name: "nodes", http: [NodesApi], ws: [CapabilityReady, AttemptEvidence], events: NodeEvents })
+export const NodesContract: Contract<"nodes", typeof NodesApi, typeof CapabilityReady | typeof AttemptEvidence, (typeof NodeEvents)[number]> = contract({ name: "nodes", http: [NodesApi], ws: [CapabilityReady, AttemptEvidence], events: NodeEvents })

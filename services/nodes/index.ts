@@ -4,7 +4,7 @@
  * @module
  */
 import { NodesLive } from "./Nodes.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { NodesContract } from "./contract.ts"
 import { NodesHttp } from "./transport/http.ts"
 import { NodesWs } from "./transport/ws.ts"
@@ -13,7 +13,7 @@ import { NodesWs } from "./transport/ws.ts"
  * The nodes subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const NodesSubsystem = subsystem({
+export const NodesSubsystem: Subsystem<typeof NodesContract, typeof NodesLive, typeof NodesHttp, typeof NodesWs> = subsystem({
   contract: NodesContract,
   layer: NodesLive,
   http: [NodesHttp],

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { PlanApi } from "./transport/httpApi.ts"
 
 /** The planner subsystem's contract. */
-export const PlannerContract = contract({ name: "planner", http: [PlanApi] })
+export const PlannerContract: Contract<"planner", typeof PlanApi, never, never> = contract({ name: "planner", http: [PlanApi] })

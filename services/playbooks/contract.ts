@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { PlaybooksApi } from "./transport/httpApi.ts"
 
 /** The playbooks subsystem's contract. */
-export const PlaybooksContract = contract({ name: "playbooks", http: [PlaybooksApi] })
+export const PlaybooksContract: Contract<"playbooks", typeof PlaybooksApi, never, never> = contract({ name: "playbooks", http: [PlaybooksApi] })

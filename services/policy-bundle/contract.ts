@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { PolicyBundleApi } from "./transport/httpApi.ts"
 import { PolicyBundleEvents } from "./events.ts"
 
 /** The policy-bundle subsystem's contract. */
-export const PolicyBundleContract = contract({ name: "policy-bundle", http: [PolicyBundleApi], events: PolicyBundleEvents })
+export const PolicyBundleContract: Contract<"policy-bundle", typeof PolicyBundleApi, never, (typeof PolicyBundleEvents)[number]> = contract({ name: "policy-bundle", http: [PolicyBundleApi], events: PolicyBundleEvents })

@@ -4,7 +4,7 @@
  * @module
  */
 import { PolicyBundle } from "./PolicyBundle.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { PolicyBundleContract } from "./contract.ts"
 import { PolicyBundleHttp } from "./transport/http.ts"
 import { PolicyBundleTables } from "./tables.ts"
@@ -15,7 +15,7 @@ import { AuditChains } from "../domain-events/chains.ts"
  * The policy-bundle subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const PolicyBundleSubsystem = subsystem({
+export const PolicyBundleSubsystem: Subsystem<typeof PolicyBundleContract, typeof PolicyBundle.layer, typeof PolicyBundleHttp, never> = subsystem({
   contract: PolicyBundleContract,
   layer: PolicyBundle.layer,
   http: [PolicyBundleHttp],

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { PolicyApi } from "./transport/httpApi.ts"
 
 /** The policy subsystem's contract. */
-export const PolicyContract = contract({ name: "policy", http: [PolicyApi] })
+export const PolicyContract: Contract<"policy", typeof PolicyApi, never, never> = contract({ name: "policy", http: [PolicyApi] })

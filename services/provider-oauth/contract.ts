@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { ProviderOAuthApi } from "./transport/httpApi.ts"
 
 /** The provider-oauth subsystem's contract. */
-export const ProviderOauthContract = contract({ name: "provider-oauth", http: [ProviderOAuthApi] })
+export const ProviderOauthContract: Contract<"provider-oauth", typeof ProviderOAuthApi, never, never> = contract({ name: "provider-oauth", http: [ProviderOAuthApi] })

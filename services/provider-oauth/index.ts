@@ -8,7 +8,7 @@ import { GatewayConfig } from "../../layers/config.ts"
 import { AuthProfilesLive } from "../auth-profiles/index.ts"
 import { SecretsLive } from "../secrets/index.ts"
 import { ProviderOAuth } from "./ProviderOAuth.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { ProviderOauthContract } from "./contract.ts"
 import { ProviderOAuthHttp } from "./transport/http.ts"
 import { ProviderOAuthTables } from "./tables.ts"
@@ -28,7 +28,7 @@ export const ProviderOAuthLive = Layer.unwrap(Effect.map(GatewayConfig, (setting
  * The provider-oauth subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const ProviderOauthSubsystem = subsystem({
+export const ProviderOauthSubsystem: Subsystem<typeof ProviderOauthContract, typeof ProviderOAuthLive, typeof ProviderOAuthHttp, never> = subsystem({
   contract: ProviderOauthContract,
   layer: ProviderOAuthLive,
   http: [ProviderOAuthHttp],

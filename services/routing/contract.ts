@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { RoutingApi } from "./transport/httpApi.ts"
 import { RoutingEvents } from "./events.ts"
 
 /** The routing subsystem's contract. */
-export const RoutingContract = contract({ name: "routing", http: [RoutingApi], events: RoutingEvents })
+export const RoutingContract: Contract<"routing", typeof RoutingApi, never, (typeof RoutingEvents)[number]> = contract({ name: "routing", http: [RoutingApi], events: RoutingEvents })

@@ -4,7 +4,7 @@
  * @module
  */
 import { RoutingConfigService } from "./RoutingConfigService.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { RoutingContract } from "./contract.ts"
 import { RoutingHttp, RoutingSwitch } from "./transport/http.ts"
 import { RoutingTables } from "./tables.ts"
@@ -14,7 +14,7 @@ import { AuditChains } from "../domain-events/chains.ts"
  * The routing subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const RoutingSubsystem = subsystem({
+export const RoutingSubsystem: Subsystem<typeof RoutingContract, typeof RoutingConfigService.layer, typeof RoutingHttp, never> = subsystem({
   contract: RoutingContract,
   layer: RoutingConfigService.layer,
   http: [RoutingHttp],

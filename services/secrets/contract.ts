@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { SecretsApi } from "./transport/httpApi.ts"
 
 /** The secrets subsystem's contract. */
-export const SecretsContract = contract({ name: "secrets", http: [SecretsApi] })
+export const SecretsContract: Contract<"secrets", typeof SecretsApi, never, never> = contract({ name: "secrets", http: [SecretsApi] })

@@ -9,7 +9,7 @@ import { AuthProfilesRepo } from "../auth-profiles/AuthProfilesRepo.ts"
 import { makeWatcherSecretReferences } from "../watchers/secretReferences.ts"
 import { WatchersRepo } from "../watchers/WatchersRepo.ts"
 import { allSecretReferences, SecretReferences, SecretStore } from "./SecretStore.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { SecretsContract } from "./contract.ts"
 import { SecretsHttp } from "./transport/http.ts"
 import { SecretsTables } from "./tables.ts"
@@ -36,7 +36,7 @@ export const SecretsLive = SecretStore.layer.pipe(Layer.provide(SecretReferences
  * The secrets subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const SecretsSubsystem = subsystem({
+export const SecretsSubsystem: Subsystem<typeof SecretsContract, typeof SecretsLive, typeof SecretsHttp, never> = subsystem({
   contract: SecretsContract,
   layer: SecretsLive,
   http: [SecretsHttp],

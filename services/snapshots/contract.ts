@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { SnapshotsApi } from "./transport/httpApi.ts"
 
 /** The snapshots subsystem's contract. */
-export const SnapshotsContract = contract({ name: "snapshots", http: [SnapshotsApi] })
+export const SnapshotsContract: Contract<"snapshots", typeof SnapshotsApi, never, never> = contract({ name: "snapshots", http: [SnapshotsApi] })

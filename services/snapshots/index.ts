@@ -4,7 +4,7 @@
  * @module
  */
 import { Snapshots } from "./Snapshots.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { SnapshotsContract } from "./contract.ts"
 import { SnapshotsHttp } from "./transport/http.ts"
 import { SnapshotsSettings } from "./settings.ts"
@@ -13,7 +13,7 @@ import { SnapshotsSettings } from "./settings.ts"
  * The snapshots subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const SnapshotsSubsystem = subsystem({
+export const SnapshotsSubsystem: Subsystem<typeof SnapshotsContract, typeof Snapshots.layer, typeof SnapshotsHttp, never> = subsystem({
   contract: SnapshotsContract,
   layer: Snapshots.layer,
   http: [SnapshotsHttp],

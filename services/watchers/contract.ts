@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { WatchersApi } from "./transport/httpApi.ts"
 import { WatcherEvents } from "./events.ts"
 
 /** The watchers subsystem's contract. */
-export const WatchersContract = contract({ name: "watchers", http: [WatchersApi], events: WatcherEvents })
+export const WatchersContract: Contract<"watchers", typeof WatchersApi, never, (typeof WatcherEvents)[number]> = contract({ name: "watchers", http: [WatchersApi], events: WatcherEvents })

@@ -7,7 +7,7 @@ import { Layer } from "effect"
 import { SecretsLive } from "../secrets/index.ts"
 import { Watchers } from "./Watchers.ts"
 import { WebhookTrigger } from "./webhook/WebhookTrigger.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { WatchersContract } from "./contract.ts"
 import { WatchersHttp } from "./transport/http.ts"
 import { WatchersTables } from "./tables.ts"
@@ -24,7 +24,7 @@ export const WatchersLive = WebhookTrigger.layer.pipe(Layer.provideMerge(Watcher
  * The watchers subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const WatchersSubsystem = subsystem({
+export const WatchersSubsystem: Subsystem<typeof WatchersContract, typeof WatchersLive, typeof WatchersHttp, never> = subsystem({
   contract: WatchersContract,
   layer: WatchersLive,
   http: [WatchersHttp],

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { contract } from "../../src/subsystem/contract.ts"
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { WorkflowApi } from "./transport/httpApi.ts"
 import { WorkflowRun, WorkflowResume, WorkflowCancel } from "./transport/wsApi.ts"
 import { WorkflowEvents } from "./events.ts"
 
 /** The workflow subsystem's contract. */
-export const WorkflowContract = contract({ name: "workflow", http: [WorkflowApi], ws: [WorkflowRun, WorkflowResume, WorkflowCancel], events: WorkflowEvents })
+export const WorkflowContract: Contract<"workflow", typeof WorkflowApi, typeof WorkflowRun | typeof WorkflowResume | typeof WorkflowCancel, (typeof WorkflowEvents)[number]> = contract({ name: "workflow", http: [WorkflowApi], ws: [WorkflowRun, WorkflowResume, WorkflowCancel], events: WorkflowEvents })

@@ -4,7 +4,7 @@
  * @module
  */
 import { WorkflowLive } from "./Workflow.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { WorkflowContract } from "./contract.ts"
 import { WorkflowHttp } from "./transport/http.ts"
 import { WorkflowWs } from "./transport/ws.ts"
@@ -15,7 +15,7 @@ import { WorkflowSettings } from "./settings.ts"
  * The workflow subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const WorkflowSubsystem = subsystem({
+export const WorkflowSubsystem: Subsystem<typeof WorkflowContract, typeof WorkflowLive, typeof WorkflowHttp, typeof WorkflowWs> = subsystem({
   contract: WorkflowContract,
   layer: WorkflowLive,
   http: [WorkflowHttp],

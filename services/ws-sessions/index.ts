@@ -4,7 +4,7 @@
  * @module
  */
 import { WsSessionsLive } from "./WsSessions.ts"
-import { subsystem } from "../../src/subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { SessionsContract } from "./contract.ts"
 import { DiagnosticsHttp } from "./transport/http.ts"
 import { SessionsWs } from "./transport/ws.ts"
@@ -13,7 +13,7 @@ import { SessionsWs } from "./transport/ws.ts"
  * The sessions subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const SessionsSubsystem = subsystem({
+export const SessionsSubsystem: Subsystem<typeof SessionsContract, typeof WsSessionsLive, typeof DiagnosticsHttp, typeof SessionsWs> = subsystem({
   contract: SessionsContract,
   layer: WsSessionsLive,
   http: [DiagnosticsHttp],

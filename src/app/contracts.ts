@@ -45,7 +45,28 @@ export { PlannedWsMessages } from "../ws/api/planned.ts"
 export { WsInitiatedRequests } from "../ws/api/initiated.ts"
 
 /** Every subsystem's contract, in the order of the composition root's subsystem list. */
-export const Contracts = [
+export const Contracts: readonly [
+  typeof SessionsContract,
+  typeof AuthContract,
+  typeof PolicyContract,
+  typeof PolicyBundleContract,
+  typeof ApprovalsContract,
+  typeof PairingContract,
+  typeof NodesContract,
+  typeof PlannerContract,
+  typeof SecretsContract,
+  typeof AuthProfilesContract,
+  typeof ProviderOauthContract,
+  typeof WorkflowContract,
+  typeof PlaybooksContract,
+  typeof WatchersContract,
+  typeof SnapshotsContract,
+  typeof RoutingContract,
+  typeof DiagnosticsContract,
+  typeof AuditContract,
+  typeof CatalogContract,
+  typeof GatewayRoutesContract
+] = [
   SessionsContract,
   AuthContract,
   PolicyContract,

@@ -33,7 +33,28 @@ import { SessionsSubsystem } from "../../services/ws-sessions/index.ts"
 import { CatalogSubsystem, GatewayRoutesSubsystem } from "./routes/index.ts"
 
 /** Every subsystem, in the order of src/app/contracts.ts's `Contracts`. */
-export const Subsystems = [
+export const Subsystems: readonly [
+  typeof SessionsSubsystem,
+  typeof AuthSubsystem,
+  typeof PolicySubsystem,
+  typeof PolicyBundleSubsystem,
+  typeof ApprovalsSubsystem,
+  typeof PairingSubsystem,
+  typeof NodesSubsystem,
+  typeof PlannerSubsystem,
+  typeof SecretsSubsystem,
+  typeof AuthProfilesSubsystem,
+  typeof ProviderOauthSubsystem,
+  typeof WorkflowSubsystem,
+  typeof PlaybooksSubsystem,
+  typeof WatchersSubsystem,
+  typeof SnapshotsSubsystem,
+  typeof RoutingSubsystem,
+  typeof DiagnosticsSubsystem,
+  typeof AuditSubsystem,
+  typeof CatalogSubsystem,
+  typeof GatewayRoutesSubsystem
+] = [
   SessionsSubsystem,
   AuthSubsystem,
   PolicySubsystem,

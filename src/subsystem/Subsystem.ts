@@ -32,7 +32,7 @@ export interface Subsystem<
   C extends Contract = Contract,
   L extends Layer.Any = Layer.Any,
   H extends Layer.Any = Layer.Any,
-  R = any
+  W extends WsHandlerGroup<any> = WsHandlerGroup<any>
 > {
   readonly contract: C
   /** Its services, wired for production (needs only `GatewayConfig`, the storage and the root's shared ports). */
@@ -42,7 +42,7 @@ export interface Subsystem<
   /** Which of its HTTP groups a setting switches off (they answer 404 after authorization). */
   readonly switches: ReadonlyArray<HttpGroupSwitch>
   /** Its WebSocket handlers, bound to the types of {@link Contract.ws}. */
-  readonly ws: ReadonlyArray<WsHandlerGroup<R>>
+  readonly ws: ReadonlyArray<W>
   /** The tables its migrations create (services/<x>/tables.ts): the snapshot set is derived from these. */
   readonly tables: ReadonlyArray<TableDeclaration>
   /** Its settings declarations (services/<x>/settings.ts), if it has any. */
@@ -56,17 +56,17 @@ export const subsystem = <
   C extends Contract,
   L extends Layer.Any,
   H extends Layer.Any = never,
-  R = never
+  W extends WsHandlerGroup<any> = never
 >(options: {
   readonly contract: C
   readonly layer: L
   readonly http?: ReadonlyArray<H>
   readonly switches?: ReadonlyArray<HttpGroupSwitch>
-  readonly ws?: ReadonlyArray<WsHandlerGroup<R>>
+  readonly ws?: ReadonlyArray<W>
   readonly tables?: ReadonlyArray<TableDeclaration>
   readonly settings?: ReadonlyArray<SettingsGroup>
   readonly auditChains?: ReadonlyArray<string>
-}): Subsystem<C, L, H, R> => ({
+}): Subsystem<C, L, H, W> => ({
   contract: options.contract,
   layer: options.layer,
   http: options.http ?? [],

@@ -7,7 +7,7 @@
  */
 import { Layer } from "effect"
 import { StorageTables } from "../../../layers/storage/tables.ts"
-import { subsystem } from "../../subsystem/Subsystem.ts"
+import { type Subsystem, subsystem } from "../../subsystem/Subsystem.ts"
 import { ContractsHttp } from "./catalog.ts"
 import { CatalogContract, GatewayRoutesContract } from "./contract.ts"
 import { DocsHttp } from "./docs.ts"
@@ -15,10 +15,12 @@ import { HealthHttp } from "./health.ts"
 import { UiHttp } from "./ui.ts"
 
 /** `GET /contracts/jsonschema/*`: the catalog of every contract's wire schemas. */
-export const CatalogSubsystem = subsystem({ contract: CatalogContract, layer: Layer.empty, http: [ContractsHttp] })
+export const CatalogSubsystem: Subsystem<typeof CatalogContract, typeof Layer.empty, typeof ContractsHttp, never> = subsystem({
+  contract: CatalogContract, layer: Layer.empty, http: [ContractsHttp]
+})
 
 /** `/healthz`, `/openapi.json`, `/ui`; the storage's own bookkeeping tables (left out of snapshots, with the reason). */
-export const GatewayRoutesSubsystem = subsystem({
+export const GatewayRoutesSubsystem: Subsystem<typeof GatewayRoutesContract, typeof Layer.empty, typeof HealthHttp | typeof DocsHttp | typeof UiHttp, never> = subsystem({
   contract: GatewayRoutesContract,
   layer: Layer.empty,
   http: [HealthHttp, DocsHttp, UiHttp],
