@@ -145,14 +145,14 @@ export class AuthService extends Context.Service<AuthService, {
         } satisfies Principal as Principal
       })
 
-      const authenticate = Effect.fn("AuthService.authenticate")((token: string): Effect.Effect<Principal, Unauthorized> => {
+      const authenticate = /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((token: string): Effect.Effect<Principal, Unauthorized> => {
         if (token.length === 0) return invalidToken
         if (isAdminToken(token)) return Effect.succeed(adminPrincipal)
         if (!token.startsWith(DEVICE_TOKEN_PREFIX)) return invalidToken
         return authenticateDevice(token)
       })
 
-      const countFailures = Effect.fn("AuthService.countFailures")(<A, E, R>(
+      const countFailures = /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ (<A, E, R>(
         attempt: Effect.Effect<A, E | Unauthorized, R>,
         clientAddress: string
       ) =>
@@ -171,7 +171,7 @@ export class AuthService extends Context.Service<AuthService, {
         ) as Effect.Effect<A, E | Unauthorized | TooManyRequests, R>
       )
 
-      const authenticateAttempt = Effect.fn("AuthService.authenticateAttempt")((token: string, clientAddress: string) =>
+      const authenticateAttempt = /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((token: string, clientAddress: string) =>
         countFailures(authenticate(token), clientAddress)
       )
 

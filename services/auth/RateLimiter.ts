@@ -43,7 +43,7 @@ export class RateLimiter extends Context.Service<RateLimiter, {
       const tooMany = (retryAfter: Duration.Duration) =>
         new TooManyRequests({ message: "Too many requests", retryAfterSeconds: Math.max(1, Math.ceil(Duration.toSeconds(retryAfter))) })
       return RateLimiter.of({
-        hit: Effect.fn("RateLimiter.hit")((key) =>
+        hit: /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((key) =>
           limiter.consume({ key, limit: max, window, algorithm: "fixed-window", onExceeded: "fail" }).pipe(
             Effect.asVoid,
             Effect.catch((error) =>

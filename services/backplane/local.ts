@@ -66,7 +66,7 @@ export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.ge
   }
   const always = () => true
 
-  const request: Backplane["Service"]["request"] = Effect.fn("Backplane.request")((connectionId, type, payload, options) => {
+  const request: Backplane["Service"]["request"] = /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((connectionId, type, payload, options) => {
     const connection = connections.get(connectionId)
     if (connection === undefined) {
       return Effect.fail(new PeerNotConnected({ connectionId, message: `connection ${connectionId} is not connected` }))
@@ -116,10 +116,10 @@ export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.ge
         for (const id of ready) connection.readyCapabilities.add(id)
       })
     ),
-    publish: Effect.fn("Backplane.publish")((audience, type, payload, scope) =>
+    publish: /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((audience, type, payload, scope) =>
       deliver(connections.values(), type, payload, scope, (connection) => inAudience(connection, audience))
     ),
-    sendTo: Effect.fn("Backplane.sendTo")((connectionIds, type, payload, scope) =>
+    sendTo: /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((connectionIds, type, payload, scope) =>
       deliver(byId(connectionIds), type, payload, scope, always)
     ),
     close: Effect.fn("Backplane.close")((connectionId, code, reason) =>

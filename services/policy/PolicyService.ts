@@ -25,7 +25,7 @@ export class PolicyService extends Context.Service<PolicyService, {
     PolicyService.of({
       // `Effect.sync` keeps evaluation lazy and turns an unexpected throw (e.g.
       // a hand-built request that bypassed decoding) into a defect.
-      check: Effect.fn("PolicyService.check")((request) => Effect.sync(() => evaluatePolicy(request)))
+      check: /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((request) => Effect.sync(() => evaluatePolicy(request)))
     })
   )
 }

@@ -46,8 +46,8 @@ export class EventBus extends Context.Service<EventBus, {
     Effect.gen(function*() {
       const backplane = yield* Backplane
       return EventBus.of({
-        publish: Effect.fn("EventBus.publish")((event, payload, scope) => backplane.publish(event.audience, event.type, payload, scope)),
-        sendTo: Effect.fn("EventBus.sendTo")((connections, event, payload, scope) =>
+        publish: /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((event, payload, scope) => backplane.publish(event.audience, event.type, payload, scope)),
+        sendTo: /* hot path (every request or message): no span, docs/performance.md "Spans on the hot path" */ ((connections, event, payload, scope) =>
           backplane.sendTo(Array.from(connections, (c) => c.connectionId), event.type, payload, scope))
       })
     })
