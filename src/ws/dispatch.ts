@@ -154,7 +154,8 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
           failWith("forbidden", message)
         )
 
-      const dispatch = Effect.fn("WsDispatch.dispatch")((connection: ConnectionHandle, request: WsRequestEnvelope): Effect.Effect<DispatchOutcome> => {
+      // Hot path (every message): no span of its own (with tracing on, each request runs in its `ws <type>` span below).
+      const dispatch = ((connection: ConnectionHandle, request: WsRequestEnvelope): Effect.Effect<DispatchOutcome> => {
         const entry = table.get(request.type)
         const principal = connection.principal
         if (principal.kind === "device") {
