@@ -23,20 +23,11 @@
  */
 import { Effect, Layer, Result, type Schema } from "effect"
 import { HttpRouter, type HttpServerError } from "effect/http"
-import { SqlError } from "effect/sql"
 import { HttpApi, HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { formatIssue, makeDecoder, parseJsonBody } from "../../services/shared/decode.ts"
 import { OptionalBody } from "./api/access.ts"
 import { RequestErrors } from "./api/security.ts"
 import { CurrentRequestId, failureResponse, invalidRequest } from "./respond.ts"
-
-/**
- * `effect` with its SQL failures as defects (a 500 `internal_error`, logged
- * with the cause): no endpoint declares them, so a handler must not fail
- * with them.
- */
-export const orDieSql = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
-  Effect.catchIf(effect, SqlError.isSqlError, Effect.die) as Effect.Effect<A, Exclude<E, SqlError.SqlError>, R>
 
 /**
  * Reads a request body inside a handler (`request.text`, `request.arrayBuffer`):

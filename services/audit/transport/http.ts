@@ -7,14 +7,14 @@ import { AuditApi } from "./httpApi.ts"
 import { Effect } from "effect"
 import { AuditLog } from "../AuditLog.ts"
 import { actorOf, CurrentPrincipal } from "../../auth/principal.ts"
-import { apiOf, group, orDieSql } from "../../../src/http/serve.ts"
+import { apiOf, group } from "../../../src/http/serve.ts"
 
 /** Audit handlers; need {@link AuditLog}. */
 export const AuditHttp = group(apiOf(AuditApi), "audit", (handlers) => Effect.gen(function*() {
   const audit = yield* AuditLog
   return handlers.handleAll({
-    export: ({ params }) => orDieSql(audit.exportChain(params.planId)),
+    export: ({ params }) => audit.exportChain(params.planId),
     verify: ({ payload }) => Effect.sync(() => audit.verify(payload.events)),
-    forget: ({ payload }) => Effect.flatMap(CurrentPrincipal, (principal) => orDieSql(audit.forget(payload, actorOf(principal))))
+    forget: ({ payload }) => Effect.flatMap(CurrentPrincipal, (principal) => audit.forget(payload, actorOf(principal)))
   })
 }))

@@ -17,7 +17,7 @@ import { InvalidRequest } from "../../shared/errors.ts"
 import { requestScheme } from "../../../src/http/origin.ts"
 import type { HttpGroupSwitch } from "../../../src/http/middleware.ts"
 import { clientErrorResponse } from "../../../src/http/respond.ts"
-import { apiOf, group, orDieSql } from "../../../src/http/serve.ts"
+import { apiOf, group } from "../../../src/http/serve.ts"
 
 /** Lifetime of the session cookie: 7 days (reference §2.6). */
 const SESSION_COOKIE_MAX_AGE = "7 days"
@@ -38,7 +38,7 @@ export const AuthHttp = group(apiOf(AuthApi), "auth", (handlers) => Effect.gen(f
       Effect.gen(function*() {
         const token = payload.token.trim()
         if (token.length === 0) return yield* new InvalidRequest({ message: "token is required" })
-        yield* orDieSql(auth.authenticateAttempt(token, Option.getOrElse(request.remoteAddress, () => "unknown")))
+        yield* auth.authenticateAttempt(token, Option.getOrElse(request.remoteAddress, () => "unknown"))
         return HttpServerResponse.empty({ status: 204 }).pipe(
           HttpServerResponse.setCookieUnsafe(ADMIN_COOKIE, token, { ...cookieOptions(isHttps(request)), maxAge: SESSION_COOKIE_MAX_AGE })
         )
@@ -50,7 +50,7 @@ export const AuthHttp = group(apiOf(AuthApi), "auth", (handlers) => Effect.gen(f
       Effect.succeed(
         HttpServerResponse.empty({ status: 204 }).pipe(HttpServerResponse.expireCookieUnsafe(ADMIN_COOKIE, cookieOptions(isHttps(request))))
       ),
-    issueDeviceToken: ({ payload }) => orDieSql(auth.issueDeviceToken(payload)),
-    revokeDeviceToken: ({ payload }) => orDieSql(auth.revokeDeviceToken(payload.token.trim()))
+    issueDeviceToken: ({ payload }) => auth.issueDeviceToken(payload),
+    revokeDeviceToken: ({ payload }) => auth.revokeDeviceToken(payload.token.trim())
   })
 }))

@@ -7,7 +7,7 @@ import { PairingApi } from "./httpApi.ts"
 import { Effect } from "effect"
 import { CurrentPrincipal, resolvedBy } from "../../auth/principal.ts"
 import { Pairings } from "../Pairings.ts"
-import { apiOf, group, orDieSql } from "../../../src/http/serve.ts"
+import { apiOf, group } from "../../../src/http/serve.ts"
 
 const ok = <A>(pairing: A) => ({ status: "ok", pairing }) as const
 
@@ -19,8 +19,8 @@ export const PairingHttp = group(apiOf(PairingApi), "pairing", (handlers) => Eff
   })
   return handlers.handleAll({
     list: ({ query }) => Effect.map(pairings.list({ status: query.status }), (list) => ({ status: "ok", pairings: list }) as const),
-    approve: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(orDieSql(pairings.approve(params.id, payload, who)), ok)),
-    deny: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(orDieSql(pairings.deny(params.id, payload, who)), ok)),
-    revoke: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(orDieSql(pairings.revoke(params.id, payload, who)), ok))
+    approve: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(pairings.approve(params.id, payload, who), ok)),
+    deny: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(pairings.deny(params.id, payload, who), ok)),
+    revoke: ({ params, payload }) => Effect.flatMap(by, (who) => Effect.map(pairings.revoke(params.id, payload, who), ok))
   })
 }))

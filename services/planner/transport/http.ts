@@ -2,10 +2,10 @@
 import { PlanApi } from "./httpApi.ts"
 import { Effect } from "effect"
 import { Planner } from "../Planner.ts"
-import { apiOf, group, orDieSql } from "../../../src/http/serve.ts"
+import { apiOf, group } from "../../../src/http/serve.ts"
 
 /** Plan handlers; need {@link Planner}. */
 export const PlanHttp = group(apiOf(PlanApi), "plan", (handlers) => Effect.gen(function*() {
   const planner = yield* Planner
-  return handlers.handleAll({ plan: ({ payload }) => orDieSql(planner.plan(payload)) })
+  return handlers.handleAll({ plan: ({ payload }) => planner.plan(payload) })
 }))
