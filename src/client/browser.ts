@@ -70,14 +70,4 @@ export { memoryScopedTokenStore, type ScopedTokenStore, type StoredScopedToken }
 export { type GatewayHttpClientOptions, makeGatewayHttpClient } from "./http.ts"
 
 // Wire contracts the SDK speaks.
-export {
-  type CapabilityDescriptor,
-  GATEWAY_PROTOCOL_REV,
-  type PresenceEntry,
-  WS_SUBPROTOCOL,
-  WsCloseCode,
-  type WsEventEnvelope,
-  type WsPeerRole,
-  type WsRequestEnvelope,
-  type WsResponseEnvelope
-} from "../../services/ws-sessions/schema.ts"
+export * from "./wire.ts"

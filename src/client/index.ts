@@ -122,15 +122,5 @@ export { type GatewayHttpClientOptions, makeGatewayHttpClient } from "./http.ts"
 export { DEMO_ECHO_CAPABILITY, type DemoNodeOptions, runDemoNode } from "./demoNode.ts"
 
 // Wire contracts the SDK speaks (src/contracts/ws.ts, src/contracts/deviceIdentity.ts), re-exported for callers.
-export {
-  type CapabilityDescriptor,
-  GATEWAY_PROTOCOL_REV,
-  type PresenceEntry,
-  WS_SUBPROTOCOL,
-  WsCloseCode,
-  type WsEventEnvelope,
-  type WsPeerRole,
-  type WsRequestEnvelope,
-  type WsResponseEnvelope
-} from "../../services/ws-sessions/schema.ts"
+export * from "./wire.ts"
 export { deviceIdFromPubkey, proofTranscript, verifyProof } from "../../services/ws-sessions/deviceIdentity.ts"
