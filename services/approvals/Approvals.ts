@@ -162,7 +162,7 @@ export class Approvals extends Context.Service<Approvals, {
           fanout.settled(approval.id)
           // The reactions (after commit: the caller committed already, so they run now, before it returns).
           return events.publish(ApprovalResolved, { approval }, eventScope(approval)).pipe(
-            Effect.andThen(Effect.orDie(domainEvents.publish(ApprovalDomainEvents.ApprovalResolved, approval)))
+            Effect.andThen(domainEvents.publish(ApprovalDomainEvents.ApprovalResolved, approval))
           )
         }, { discard: true })
 

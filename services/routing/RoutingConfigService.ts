@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 import { Clock, Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { AuditChains, Decision } from "../domain-events/decisions.ts"
@@ -119,7 +120,7 @@ export class RoutingConfigService extends Context.Service<RoutingConfigService, 
           reverted_from_revision: fields.reverted_from_revision ?? null
         }
         // The revision and its audit event (`gateway.routing`, docs/audit.md) commit together.
-        const stored = yield* Effect.orDie(sql.withTransaction(Effect.tap(repo.append(row), (stored) =>
+        const stored = yield* transactionAtEdge(sql.withTransaction)(Effect.tap(repo.append(row), (stored) =>
           domainEvents.publish(Decision, {
             chain: AuditChains.routing,
             action: {
@@ -130,7 +131,7 @@ export class RoutingConfigService extends Context.Service<RoutingConfigService, 
               reverted_from_revision: stored.reverted_from_revision,
               created_by: fields.created_by
             }
-          }))))
+          })))
         // Answered as stored (canonical key order), so the response and a later GET are the same JSON.
         const record = toRecord(stored, JSON.parse(configJson) as RoutingConfig, fields.created_by)
         const config_sha256 = sha256Hex(configJson)

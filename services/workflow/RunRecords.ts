@@ -265,10 +265,10 @@ export class RunRecords extends Context.Service<RunRecords, {
         cancelReason: Effect.fn("RunRecords.cancelReason")((run_id) => Effect.sync(() => cancelReasons.get(run_id))),
         queued: Effect.fn("RunRecords.queued")((run) =>
           Effect.andThen(
-            Effect.orDie(domainEvents.publish(Decision, {
+            domainEvents.publish(Decision, {
               chain: run.plan_id,
               action: { type: "run.queued", run_id: run.run_id, job_id: run.job_id, key: run.key, lane: run.lane }
-            })),
+            }),
             Effect.andThen(announce(RunQueued, run, run.run_id), afterCommit(() => metrics.workflowRun("queued")))
           )),
         startAttempt: Effect.fn("RunRecords.startAttempt")((attempt) =>
