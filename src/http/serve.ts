@@ -21,7 +21,7 @@
  *
  * Everything here answers in the gateway's error format (src/http/respond.ts).
  */
-import { Context, Effect, Layer, Result, type Schema, Scope } from "effect"
+import { Effect, Layer, Result, type Schema } from "effect"
 import { HttpRouter, type HttpServerError } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { formatIssue, makeDecoder, parseJsonBody } from "../../services/shared/decode.ts"
@@ -146,27 +146,9 @@ const withJsonBodies = <H>(group: HttpApiGroup.Top, handlers: H): H => {
  * must answer its endpoint's success (or an `HttpServerResponse`) and may
  * fail only with the errors its endpoint declares.
  */
-export const group: typeof HttpApiBuilder.group = (api, name, build) => {
-  const declaration = (api.groups as unknown as Record<string, HttpApiGroup.Top>)[name]
-  // The middleware the group's endpoints declare: the only services the builder looks up in its captured context.
-  const middlewares = new Set<Context.Key<any, any>>()
-  for (const endpoint of Object.values(declaration.endpoints)) {
-    for (const middleware of endpoint.middlewares) middlewares.add(middleware)
-  }
-  // `HttpApiBuilder.group` captures the context its layer is built in and provides it to every request
-  // (`Effect.provideContext`: two copies of the request fiber's whole context, plus one write per captured
-  // service, ≈ 20 µs per request with the gateway's ≈ 60 services; docs/performance.md "Request path").
-  // The builder is therefore built in a context holding only the declared middleware (and the layer's scope);
-  // `build` (the handlers and whatever they capture) still runs with every service, and a request runs with
-  // the serving fiber's services, where the same layers are provided (src/app/gateway.ts).
-  return Layer.effectContext(Effect.contextWith((services: Context.Context<any>) => {
-    const builder = HttpApiBuilder.group(api, name, (handlers) => {
-      const built: unknown = build(withJsonBodies(declaration, handlers))
-      return (Effect.isEffect(built) ? Effect.provideContext(built, services) : built) as any
-    })
-    return Effect.provideContext(Layer.build(builder), Context.pick(Scope.Scope, ...middlewares)(services))
-  })) as any
-}
+export const group: typeof HttpApiBuilder.group = (api, name, build) =>
+  HttpApiBuilder.group(api, name, (handlers) =>
+    build(withJsonBodies((api.groups as unknown as Record<string, HttpApiGroup.Top>)[name], handlers)))
 
 /**
  * Merges each pair of routes `X` and `X/*` (same method) into one `X/*`
