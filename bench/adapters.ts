@@ -153,6 +153,15 @@ const startTarget = async (name: TargetName, home: string, profileDir: string | 
     HTTPAPI_TOKEN: BENCH_ADMIN_TOKEN,
     HTTPAPI_ADAPTER: adapter
   })
+  // A peer server of bench/ configured by <PREFIX>_HOST, _PORT and _TOKEN.
+  const startPeer = (script: string, prefix: string) =>
+    startServer({
+      name,
+      script: join(distRoot, script),
+      nodeArgs,
+      env: { ...process.env, [`${prefix}_HOST`]: "127.0.0.1", [`${prefix}_PORT`]: String(port), [`${prefix}_TOKEN`]: BENCH_ADMIN_TOKEN },
+      port
+    })
   switch (name) {
     case "gateway-lean":
     case "gateway-lean-aa":
@@ -168,21 +177,9 @@ const startTarget = async (name: TargetName, home: string, profileDir: string | 
     case "httpapi-lean":
       return startServer({ name, script: join(distRoot, "bench/httpapi-server.js"), nodeArgs, env: httpapiEnv("lean"), port })
     case "hono":
-      return startServer({
-        name,
-        script: join(distRoot, "bench/hono-server.js"),
-        nodeArgs,
-        env: { ...process.env, HONO_HOST: "127.0.0.1", HONO_PORT: String(port), HONO_TOKEN: BENCH_ADMIN_TOKEN },
-        port
-      })
+      return startPeer("bench/hono-server.js", "HONO")
     case "baseline":
-      return startServer({
-        name,
-        script: join(distRoot, "bench/baseline-server.js"),
-        nodeArgs,
-        env: { ...process.env, BASELINE_HOST: "127.0.0.1", BASELINE_PORT: String(port), BASELINE_TOKEN: BENCH_ADMIN_TOKEN },
-        port
-      })
+      return startPeer("bench/baseline-server.js", "BASELINE")
   }
 }
 

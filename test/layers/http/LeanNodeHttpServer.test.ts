@@ -31,7 +31,10 @@ interface Running {
 }
 
 /** Serves `routes` on a fresh `node:http` server (127.0.0.1, any port) through the lean adapter. */
-const serve = async <E, R>(routes: Layer.Layer<never, E, R>, resources: Layer.Layer<any> = Layer.empty): Promise<Running> => {
+const serve = async <E, R, A = never>(
+  routes: Layer.Layer<never, E, R>,
+  resources: Layer.Layer<A> = Layer.empty as Layer.Layer<A>
+): Promise<Running> => {
   const server = createServer()
   const runtime = ManagedRuntime.make(
     // Route layers also require the router's request-level markers, which `HttpRouter.serve` discharges.
