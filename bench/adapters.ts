@@ -16,6 +16,8 @@
  * - `before-lean`, `before-node` (only when named in BENCH_TARGETS) `gateway-lean` and `gateway-node`
  *                   of another build, whose `dist/` is BENCH_BEFORE_DIST (e.g. a checkout of main),
  *                   to measure a change before and after in the same run
+ * - `hono`          (only when named in BENCH_TARGETS) Hono 4 + zod 4 (bench/hono-server.ts), the peer
+ *                   `npm run bench` (bench/run.ts) measures, here in the same interleaved rounds
  *
  * Before measuring, the answers are checked (bench/http-bench.ts `verifyTargets`):
  * byte-identical sample decisions, 401 without and with a wrong token, the
@@ -76,7 +78,8 @@ const ALL_TARGETS = [
   "baseline",
   "gateway-lean-aa",
   "before-lean",
-  "before-node"
+  "before-node",
+  "hono"
 ] as const
 type TargetName = (typeof ALL_TARGETS)[number]
 /** Measured unless BENCH_TARGETS says otherwise; `gateway-lean-aa` (an A/A control) only on request. */
@@ -150,6 +153,15 @@ const startTarget = async (name: TargetName, home: string, profileDir: string | 
     HTTPAPI_TOKEN: BENCH_ADMIN_TOKEN,
     HTTPAPI_ADAPTER: adapter
   })
+  // A peer server of bench/ configured by <PREFIX>_HOST, _PORT and _TOKEN.
+  const startPeer = (script: string, prefix: string) =>
+    startServer({
+      name,
+      script: join(distRoot, script),
+      nodeArgs,
+      env: { ...process.env, [`${prefix}_HOST`]: "127.0.0.1", [`${prefix}_PORT`]: String(port), [`${prefix}_TOKEN`]: BENCH_ADMIN_TOKEN },
+      port
+    })
   switch (name) {
     case "gateway-lean":
     case "gateway-lean-aa":
@@ -164,14 +176,10 @@ const startTarget = async (name: TargetName, home: string, profileDir: string | 
       return startServer({ name, script: join(distRoot, "bench/httpapi-server.js"), nodeArgs, env: httpapiEnv("node"), port })
     case "httpapi-lean":
       return startServer({ name, script: join(distRoot, "bench/httpapi-server.js"), nodeArgs, env: httpapiEnv("lean"), port })
+    case "hono":
+      return startPeer("bench/hono-server.js", "HONO")
     case "baseline":
-      return startServer({
-        name,
-        script: join(distRoot, "bench/baseline-server.js"),
-        nodeArgs,
-        env: { ...process.env, BASELINE_HOST: "127.0.0.1", BASELINE_PORT: String(port), BASELINE_TOKEN: BENCH_ADMIN_TOKEN },
-        port
-      })
+      return startPeer("bench/baseline-server.js", "BASELINE")
   }
 }
 
@@ -187,8 +195,8 @@ const verify = async (targets: ReadonlyMap<TargetName, ServerProcess>): Promise<
   const reference = targets.get("gateway-lean") ?? targets.get("gateway-node") ?? targets.get("baseline")!
   const control = targets.get("gateway-lean-aa")
   if (control !== undefined && control !== reference) await verifyTargets(reference, [control])
-  // Peers whose 401 bodies must be byte-identical to each other: the baseline and the HttpApi servers.
-  const plainPeers = (["baseline", "httpapi-node", "httpapi-lean"] as const)
+  // Peers whose 401 bodies must be byte-identical to each other: the baseline, the HttpApi servers and Hono.
+  const plainPeers = (["baseline", "httpapi-node", "httpapi-lean", "hono"] as const)
     .map((n) => targets.get(n))
     .filter((t): t is ServerProcess => t !== undefined && t !== reference)
   if (plainPeers.length > 0) await verifyTargets(reference, plainPeers)
@@ -483,7 +491,9 @@ const main = async (): Promise<void> => {
     ["gateway-lean-aa", "gateway-lean"],
     ["gateway-lean", "before-lean"],
     ["gateway-node", "before-node"],
-    ["before-lean", "before-node"]
+    ["before-lean", "before-node"],
+    ["gateway-lean", "hono"],
+    ["before-lean", "hono"]
   ]
   const presentPairs = pairs.filter(([a, b]) => selected.includes(a) && selected.includes(b))
   if (presentPairs.length > 0) {

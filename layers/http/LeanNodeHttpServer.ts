@@ -8,6 +8,12 @@
  *   the headers before reading any body): `data` chunks collected into one
  *   `Buffer`, delivered on `end` (platform-node reads through a stream wrapper
  *   that resumes on `close`, a tick later, with more listeners).
+ * - Requests that {@link ReadBodyFirst} accepts (the gateway: authenticated from
+ *   their headers alone) have their body read before the app runs, so that
+ *   the app, its body read included, usually completes synchronously inside
+ *   the `end` callback: no fiber suspended, scheduled, registered in the
+ *   server scope or given a close listener. Every other request runs at once
+ *   and reads its body when it asks (after authentication, in the gateway).
  * - Either way the body is bounded by `HttpIncomingMessage.MaxBodySize` when the
  *   app reads it (a declared `content-length` above it fails without reading);
  *   a breach fails with `RequestParseError` reason `"BodyTooLarge"`.
@@ -113,6 +119,19 @@ export const make = Effect.fnUntraced(function*(evaluate: LazyArg<Http.Server>, 
 })
 
 /**
+ * Which requests the adapter reads the body of before running the app
+ * (`undefined`, the default: none). A predicate on the Node request, run
+ * synchronously in its `request` callback; it should accept only requests
+ * that the app would let read their body (authenticated, under the body
+ * limit, with a declared `content-length`), so that nothing is read that the
+ * app would have refused unread. Read from the serving fiber's context.
+ */
+export const ReadBodyFirst = Context.Reference<((request: Http.IncomingMessage) => boolean) | undefined>(
+  "svc-gateway/layers/http/LeanNodeHttpServer/ReadBodyFirst",
+  { defaultValue: () => undefined }
+)
+
+/**
  * A Node `request` listener running `httpApp` (with `middleware`) for each
  * request in its own fiber, forked into `scope`.
  */
@@ -132,14 +151,20 @@ export const makeHandler = <E, R>(
       const services = parent.context as Context.Context<any>
       const parentId = parent.id
       const scope = options.scope
-      return Effect.succeed((nodeRequest: Http.IncomingMessage, nodeResponse: Http.ServerResponse): void => {
-        const request = new LeanServerRequest(nodeRequest, nodeResponse)
+      const readFirst = Context.get(services, ReadBodyFirst)
+      const run = (request: LeanServerRequest): void => {
         const fiber = Effect.runForkWith(Context.add(services, HttpServerRequest.HttpServerRequest, request))(handled)
         if (fiber.pollUnsafe() !== undefined) return
         Fiber.runIn(fiber, scope)
+        const nodeResponse = request.response
         nodeResponse.on("close", () => {
           if (!nodeResponse.writableEnded) fiber.interruptUnsafe(parentId, HttpServerError.ClientAbort.annotation)
         })
+      }
+      return Effect.succeed((nodeRequest: Http.IncomingMessage, nodeResponse: Http.ServerResponse): void => {
+        const request = new LeanServerRequest(nodeRequest, nodeResponse)
+        if (readFirst !== undefined && readFirst(nodeRequest)) request.readBodyFirst(run)
+        else run(request)
       })
     })
   }) as any
@@ -282,6 +307,13 @@ class BodyReader {
   /** The body, when it has been read in full. */
   get body(): Buffer | undefined {
     return this.exit !== undefined && this.exit._tag === "Success" ? this.exit.value : undefined
+  }
+
+  /** Reads the whole body now (unbounded: readers apply their limit), then calls `then` (synchronously if already read). */
+  prefetch(then: () => void): void {
+    if (this.exit !== undefined) return then()
+    this.waiters.push(then)
+    if (!this.listening) this.listen(undefined)
   }
 
   read(maxBytes: number | undefined): Effect.Effect<Buffer, HttpServerError.HttpServerError> {
@@ -436,6 +468,12 @@ class LeanServerRequest extends NodeHttpIncomingMessage.NodeHttpIncomingMessage<
       this.url = target.pathname + target.search
       this.headersOverride = Headers.fromInput({ ...source.headers, host: target.host } as Record<string, string | Array<string>>)
     }
+  }
+
+  /** Reads the body, then calls `then` with this request ({@link ReadBodyFirst}). */
+  readBodyFirst(then: (request: LeanServerRequest) => void): void {
+    const reader = this.reader ??= new BodyReader(this)
+    reader.prefetch(() => then(this))
   }
 
   /** The error every body reader fails with. */

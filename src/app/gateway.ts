@@ -56,7 +56,8 @@ import { Subsystems } from "./subsystems.ts"
 import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { gatewayMiddleware } from "../http/middleware.ts"
 import { accessTable, makeRouteMatcher } from "../http/authorization.ts"
-import { AuthenticationLive } from "../http/authentication.ts"
+import { AuthenticationLive, authenticatedFromHeaders } from "../http/authentication.ts"
+import { AuthService } from "../../services/auth/AuthService.ts"
 import { RequestErrorsLive, WildcardBasesRouter } from "../http/serve.ts"
 import { WsConfig } from "../ws/config.ts"
 import * as WsDispatch from "../ws/dispatch.ts"
@@ -208,6 +209,20 @@ export const LoggingLive = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
   )))
 
 /**
+ * The lean adapter reads the body of the requests that authentication cannot
+ * refuse (the admin bearer token, or auth off; small declared bodies) before
+ * running the app, which then completes without suspending
+ * (src/http/authentication.ts `authenticatedFromHeaders`).
+ */
+const ReadBodyFirstLive = Layer.effect(LeanNodeHttpServer.ReadBodyFirst)(
+  Effect.gen(function*() {
+    const auth = yield* AuthService
+    const settings = yield* GatewayConfig
+    return authenticatedFromHeaders(auth, settings.maxBodyBytes)
+  })
+)
+
+/**
  * Which Effect `HttpServer` serves HTTP on the gateway's `node:http` server:
  * - `"lean"` (the default): `layers/http/LeanNodeHttpServer.ts`, ≈ 10% less
  *   server CPU per request (docs/adapter-evidence.md);
@@ -228,13 +243,10 @@ export const gatewayHttp = (adapter: HttpAdapter = "lean") =>
   Layer.unwrap(Effect.map(GatewayConfig, (settings) => {
     const http = Layer.unwrap(Effect.map(NodeServer.NodeServer, ({ server }) => {
       const options = { host: settings.host, port: settings.port }
-      return HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-        Layer.provideMerge(
-          adapter === "lean"
-            ? LeanNodeHttpServer.layer(() => server, options)
-            : NodeHttpServer.layer(() => server, options)
-        )
-      )
+      const routes = HttpRouter.serve(GatewayHttpRoutes, { disableLogger: true, disableListenLog: true })
+      return adapter === "lean"
+        ? routes.pipe(Layer.provide(ReadBodyFirstLive), Layer.provideMerge(LeanNodeHttpServer.layer(() => server, options)))
+        : routes.pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, options)))
     }))
     // Built after the server, so released before it: the WS connections close (1001) and the drain starts
     // before the server stops listening and waits for in-flight requests.

@@ -21,6 +21,7 @@
  * routes, which answer 404 only after this).
  */
 import { Cause, Effect, Layer, Option } from "effect"
+import type * as Http from "node:http"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { authzDenied } from "../../services/audit/authEvents.ts"
@@ -33,7 +34,7 @@ import { Forbidden, Unauthorized } from "../../services/shared/errors.ts"
 import { requiredScope, type RouteAccess } from "./api/access.ts"
 import { Authentication } from "./api/security.ts"
 import { authorizationFailure, endpointAccess } from "./authorization.ts"
-import { requestCredential } from "./credentials.ts"
+import { bearerToken, requestCredential } from "./credentials.ts"
 import { isSameOrigin, requestScheme } from "./origin.ts"
 import { CurrentRequestId, failureResponse } from "./respond.ts"
 
@@ -74,6 +75,45 @@ export type Authenticator = (
   template: string
 ) => AuthOutcome
 
+/**
+ * Node requests whose bearer token {@link authenticatedFromHeaders} found to
+ * be the admin token, with that token: the {@link Authenticator} then knows
+ * the principal without hashing the token a second time. Only a request that
+ * presented the admin token has an entry, so comparing with it reveals nothing.
+ */
+const adminByHeaders = new WeakMap<Http.IncomingMessage, string>()
+
+/** The largest body read ahead of the app ({@link authenticatedFromHeaders}); larger ones are read on demand. */
+const READ_FIRST_MAX_BYTES = 64 * 1024
+
+/**
+ * A plain, synchronous check for the HTTP adapter's request callback
+ * (`LeanNodeHttpServer.ReadBodyFirst`): `true` when `request` may have its
+ * body read before the app runs, because authentication cannot refuse it: a
+ * declared `content-length` of 1 byte to `min(maxBodyBytes, 64 KiB)`, and
+ * either auth is off or the `Authorization: Bearer` token is the admin token
+ * (admin passes authentication and authorization on every route). Anything
+ * else (device tokens, cookies, no credential, chunked or large bodies) is
+ * run at once and authenticated before its body is read, as before. The app
+ * still runs every check (middleware unchanged); this only decides when the
+ * body is read.
+ */
+export const authenticatedFromHeaders = (auth: AuthService["Service"], maxBodyBytes: number) => {
+  const limit = Math.min(maxBodyBytes, READ_FIRST_MAX_BYTES)
+  return (request: Http.IncomingMessage): boolean => {
+    const headers = request.headers
+    const declared = headers["content-length"]
+    if (declared === undefined || headers["transfer-encoding"] !== undefined) return false
+    const length = Number(declared)
+    if (!(length > 0 && length <= limit)) return false
+    if (!auth.enabled) return true
+    const token = bearerToken(headers["authorization"])
+    if (token === undefined || !auth.isAdminToken(token)) return false
+    adminByHeaders.set(request, token)
+    return true
+  }
+}
+
 /** Builds the {@link Authenticator}; needs `AuthService`, `GatewayMetrics` and `DomainEvents`. */
 export const makeAuthenticator = Effect.gen(function*() {
   const auth = yield* AuthService
@@ -111,7 +151,10 @@ export const makeAuthenticator = Effect.gen(function*() {
       authFailed("cross_origin")
       return failCrossOrigin
     }
-    if (auth.isAdminToken(credential.token)) return adminPrincipal
+    if (
+      (credential.source === "bearer" && adminByHeaders.get(request.source as Http.IncomingMessage) === credential.token) ||
+      auth.isAdminToken(credential.token)
+    ) return adminPrincipal
     const method = request.method
     const clientAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
     const attempt = auth.authenticateAttempt(credential.token, clientAddress)

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Duration } from "effect"
 import { TestClock } from "effect/testing"
+import { request as httpRequest } from "node:http"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 
 let gw: TestGateway
@@ -42,6 +43,38 @@ describe("authentication", () => {
     const body = await readJson(res)
     expect(body.error).toBe("unauthorized")
     expect(typeof body.message).toBe("string")
+  })
+
+  it("authenticates from the headers before the body arrives; the admin's request is answered once it has", async () => {
+    // Only the headers are sent at first: a refusal cannot depend on the body.
+    const open = (headers: Record<string, string>) => {
+      const url = new URL(gw.url)
+      const req = httpRequest({
+        host: url.hostname,
+        port: url.port,
+        path: "/policy/check",
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": String(JSON.stringify(policyBody).length), ...headers }
+      })
+      const status = new Promise<number>((resolve, reject) => {
+        req.on("response", (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+        req.on("error", reject)
+      })
+      req.flushHeaders()
+      return { req, status }
+    }
+    for (const headers of [{}, bearer("f".repeat(64))]) {
+      const { req, status } = open(headers)
+      expect(await status).toBe(401)
+      req.destroy()
+    }
+    const admin = open(bearer(gw.adminToken))
+    admin.req.end(JSON.stringify(policyBody))
+    expect(await admin.status).toBe(200)
   })
 
   it("answers 401 before 404 for unknown routes", async () => {

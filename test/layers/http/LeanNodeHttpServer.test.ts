@@ -31,7 +31,10 @@ interface Running {
 }
 
 /** Serves `routes` on a fresh `node:http` server (127.0.0.1, any port) through the lean adapter. */
-const serve = async <E, R>(routes: Layer.Layer<never, E, R>, resources: Layer.Layer<never> = Layer.empty): Promise<Running> => {
+const serve = async <E, R, A = never>(
+  routes: Layer.Layer<never, E, R>,
+  resources: Layer.Layer<A> = Layer.empty as Layer.Layer<A>
+): Promise<Running> => {
   const server = createServer()
   const runtime = ManagedRuntime.make(
     // Route layers also require the router's request-level markers, which `HttpRouter.serve` discharges.
@@ -233,6 +236,44 @@ describe("client aborts", () => {
     await eventually(() => exits.length === 1, "the request fiber to end")
     expect(started).toBe(0)
     expect(Exit.isFailure(exits[0])).toBe(true)
+  })
+})
+
+describe("reading the body first (ReadBodyFirst)", () => {
+  let running: Running
+  let accepted = 0
+  beforeAll(async () => {
+    // Whether the body had arrived in full when the app started, then the body the app reads.
+    const peek = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const complete = (request.source as { readonly complete: boolean }).complete
+      return Effect.map(request.text, (text) => HttpServerResponse.text(`${complete} ${text}`))
+    })
+    running = await serve(
+      Layer.mergeAll(HttpRouter.add("POST", "/peek", peek), HttpRouter.add("POST", "/small", readText(8))),
+      // In the serving fiber's context, where the adapter reads it.
+      Layer.succeed(LeanNodeHttpServer.ReadBodyFirst, (request) => {
+        if (request.headers["x-first"] !== "yes") return false
+        accepted++
+        return true
+      })
+    )
+  })
+  afterAll(() => running.close())
+
+  it("runs the app once the body has arrived for the requests it accepts, at once for the others", async () => {
+    const first = openRequest(running, "/peek", { "content-length": 5, "x-first": "yes" })
+    const other = openRequest(running, "/peek", { "content-length": 5 })
+    await eventually(() => accepted === 1, "the predicate to accept the first request")
+    first.req.end("abcde")
+    other.req.end("vwxyz")
+    expect(await first.reply).toMatchObject({ status: 200, body: "true abcde" })
+    expect(await other.reply).toMatchObject({ status: 200, body: "false vwxyz" })
+  })
+
+  it("applies the app's body limit to a body read first (413)", async () => {
+    expect(await send(running, "/small", { body: "12345678", headers: { "x-first": "yes" } })).toMatchObject({ status: 200, body: "12345678" })
+    expect(await send(running, "/small", { body: "123456789", headers: { "x-first": "yes" } }))
+      .toMatchObject({ status: 413, body: "RequestParseError:BodyTooLarge" })
   })
 })
 
