@@ -53,6 +53,8 @@ import { join } from "node:path"
 import { observabilityFromSettings } from "../../services/diagnostics/observability.ts"
 import { GatewayApi, PlannedApi, PlannedWsMessages, WsMessages } from "./contracts.ts"
 import { Subsystems } from "./subsystems.ts"
+import { SnapshotTableSet } from "../../services/snapshots/tableSet.ts"
+import { GatewayTableSet } from "./tables.ts"
 import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { gatewayMiddleware } from "../http/middleware.ts"
 import { accessTable, makeRouteMatcher } from "../http/authorization.ts"
@@ -154,8 +156,9 @@ export const gatewayServices = <E = never>(
 ) => {
   const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
     options?.storage ?? StorageFromSettings
-  // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized).
-  return subsystemLayers.pipe(Layer.provideMerge(AuditLog.layer), Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
+  // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized);
+  // the snapshot set derived from the subsystems' tables (src/app/tables.ts).
+  return subsystemLayers.pipe(Layer.provide(SnapshotTableSet.layer(GatewayTableSet)), Layer.provideMerge(AuditLog.layer), Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
 }
 
 /**
