@@ -177,3 +177,10 @@ export const CoreSettings = Setting.group("core", {
     "Most open connections (HTTP and WebSocket); more are dropped at accept."
   )
 })
+
+declare module "./settings.ts" {
+  /** Enters the gateway-wide settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly core: typeof CoreSettings.settings
+  }
+}

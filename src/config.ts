@@ -24,7 +24,8 @@
  */
 import { Config, ConfigProvider, Effect, Option, Result } from "effect"
 import { Flag } from "effect/cli"
-import { DECLARED_SETTINGS, type RawSettings, type SettingKey } from "../layers/config.ts"
+import { type RawSettings, type SettingKey } from "../layers/config.ts"
+import { DECLARED_SETTINGS } from "./app/settings.ts"
 import type { AnySetting, SettingKind } from "../layers/settings.ts"
 
 export { LOG_LEVELS } from "../layers/config.ts"

@@ -93,15 +93,8 @@ export { Presence } from "../../services/ws-sessions/Presence.ts"
 export { WsSessionsLive } from "../../services/ws-sessions/WsSessions.ts"
 export { GatewayApi, PlannedApi } from "./contracts.ts"
 export { WsServerLive } from "../ws/server.ts"
-export {
-  defaultSettings,
-  GATEWAY_VERSION,
-  GatewayConfig,
-  type GatewaySettings,
-  type RawSettings,
-  type SettingsOverrides,
-  validateSettings
-} from "../../layers/config.ts"
+export { GATEWAY_VERSION, GatewayConfig, type GatewaySettings, type RawSettings, type SettingsOverrides } from "../../layers/config.ts"
+export { defaultSettings, validateSettings } from "./settings.ts"
 export { DatabaseInfo, StorageLive, StorageMemoryTest } from "../../layers/storage/Storage.ts"
 
 /** `GatewayConfig` from already validated settings: where settings enter the graph. */

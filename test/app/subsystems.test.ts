@@ -9,8 +9,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
-import { SETTINGS_GROUPS } from "../../layers/config.ts"
+import { SETTINGS_GROUPS } from "../../src/app/settings.ts"
 import { CoreSettings } from "../../layers/coreSettings.ts"
+import type { SettingsGroup } from "../../layers/settings.ts"
 import { Contracts, GatewayApi, WsMessages } from "../../src/app/contracts.ts"
 import { Subsystems } from "../../src/app/subsystems.ts"
 import { GatewayTableSet } from "../../src/app/tables.ts"
@@ -39,9 +40,23 @@ describe("the subsystem list", () => {
   })
 
   it("the settings groups are the core settings and exactly the descriptors' settings", () => {
-    const groups = new Set<unknown>(SETTINGS_GROUPS)
-    const fromDescriptors = new Set<unknown>([CoreSettings, ...Subsystems.flatMap((s) => s.settings)])
-    expect(groups).toEqual(fromDescriptors)
+    expect(SETTINGS_GROUPS).toEqual([CoreSettings, ...Subsystems.flatMap((s) => s.settings)])
+  })
+
+  it("every settings declaration file's group is in the root's list and enters the settings type (SettingsRegistry) under its name", async () => {
+    const files = ["layers/coreSettings.ts", ...sources("services").filter((f) => f.endsWith("/settings.ts"))]
+    const listed = new Set<unknown>(SETTINGS_GROUPS)
+    for (const file of files) {
+      const exported: Record<string, unknown> = await import(join(ROOT, file))
+      const groups = Object.values(exported).filter((v): v is SettingsGroup =>
+        typeof v === "object" && v !== null && "subsystem" in v && "settings" in v
+      )
+      expect(groups.length, file).toBe(1)
+      expect(listed.has(groups[0]), `${file} is not in the settings of a descriptor of src/app/subsystems.ts`).toBe(true)
+      const entry = new RegExp(`interface SettingsRegistry \\{\\s*readonly "?${groups[0]!.subsystem}"?: typeof \\w+\\.settings\\s*\\}`)
+      expect(readFileSync(join(ROOT, file), "utf8"), `${file} enters its group into SettingsRegistry`).toMatch(entry)
+    }
+    expect(files.length).toBe(SETTINGS_GROUPS.length)
   })
 })
 
