@@ -12,10 +12,24 @@
  *
  * @module
  */
-import { type DerivedSettings, deriveSettings } from "../../layers/config.ts"
+import { type DerivedSettings, deriveSettings, type SettingKey } from "../../layers/config.ts"
 import { CoreSettings } from "../../layers/coreSettings.ts"
 import type { SettingsGroup } from "../../layers/settings.ts"
 import { Subsystems } from "./subsystems.ts"
+
+/** The precisely typed groups of `G` (a descriptor without settings has the wide `SettingsGroup`). */
+type Precise<G> = G extends SettingsGroup ? (string extends keyof G["settings"] ? never : G) : never
+/** The intersection of the members of the union `U`. */
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
+/** Every raw key the root's list declares (the core settings and each descriptor's). */
+type RootKeys = keyof Intersection<Precise<typeof CoreSettings | (typeof Subsystems)[number]["settings"][number]>["settings"]>
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type Assert<T extends true> = T
+/**
+ * Compiles only while the settings types (layers/settings.ts `SettingsRegistry`, entered by each declaring file)
+ * declare exactly the raw keys of the root's list.
+ */
+export type SettingsRegistryIsTheRootList = Assert<Same<RootKeys, SettingKey>>
 
 /** Every group of settings declarations: the gateway-wide ones, then each subsystem's, in the root's order. */
 export const SETTINGS_GROUPS: ReadonlyArray<SettingsGroup> = [CoreSettings, ...Subsystems.flatMap((s) => s.settings)]
