@@ -15,7 +15,7 @@ import { HttpRouter } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { defaultSettings } from "../layers/config.ts"
+import { defaultSettings } from "../src/app/settings.ts"
 import { GatewayConfigLive, GatewayHttpRoutes, gatewayServices, StorageMemoryTest } from "../src/app/gateway.ts"
 import { BENCH_ADMIN_TOKEN, SAMPLE_BODY } from "./sample.ts"
 

@@ -2,30 +2,27 @@
  * The validated settings of one gateway process (`GatewayConfig`), derived
  * from the settings declarations (layers/settings.ts): the gateway-wide
  * ones (layers/coreSettings.ts) and each subsystem's
- * (`services/<subsystem>/settings.ts`), listed once in {@link SETTINGS_GROUPS}.
- * From them come the `GatewaySettings` type, {@link DEFAULTS},
- * {@link validateSettings} (each setting's own check, then the cross-field
- * rules) and {@link defaultSettings}; src/config.ts derives the CLI flags
- * and the reading of the environment, src/cliOutput.ts the `--help` table,
- * scripts/settingsTable.ts the README's table (README.md "Configuration"
- * lists every setting with its variable, flag and default).
+ * (`services/<subsystem>/settings.ts`). No list of them is kept here:
+ * - the types (`GatewaySettings`, {@link SettingKey}, {@link RawSettings})
+ *   come from layers/settings.ts `SettingsRegistry`, which each declaring
+ *   file enters its group into;
+ * - the values come from the root's list of subsystems (src/app/settings.ts
+ *   `SETTINGS_GROUPS`: the core settings and each descriptor's `settings`),
+ *   given to {@link deriveSettings}, which derives the declared settings in
+ *   the CLI's order, the defaults, `validateSettings` (each setting's own
+ *   check, then the cross-field rules) and `defaultSettings`.
+ *
+ * src/config.ts derives the CLI flags and the reading of the environment,
+ * src/cliOutput.ts the `--help` table, scripts/settingsTable.ts the README's
+ * table (README.md "Configuration" lists every setting with its variable,
+ * flag and default).
  *
  * Settings enter the dependency graph once, as `GatewayConfig`
  * (src/app/gateway.ts `GatewayConfigLive`); every subsystem and transport
  * reads what it needs from there.
  */
 import { Context, Option, Redacted, Result } from "effect"
-import { ApprovalsSettings } from "../services/approvals/settings.ts"
-import { AuthProfilesSettings } from "../services/auth-profiles/settings.ts"
-import { DiagnosticsSettings } from "../services/diagnostics/settings.ts"
-import { PolicyBundleSettings } from "../services/policy-bundle/settings.ts"
-import { ProviderOAuthSettings } from "../services/provider-oauth/settings.ts"
-import { SecretsSettings } from "../services/secrets/settings.ts"
-import { SnapshotsSettings } from "../services/snapshots/settings.ts"
-import { WatchersSettings } from "../services/watchers/settings.ts"
-import { WorkflowSettings } from "../services/workflow/settings.ts"
-import { CoreSettings } from "./coreSettings.ts"
-import type { AnySetting, RawOf, RawSettingsOf, SettingsGroup, SettingsOf } from "./settings.ts"
+import type { AnySetting, RawOf, RawSettingsOf, SettingsGroup, SettingsOf, SettingsRegistry } from "./settings.ts"
 
 export { defaultHome, LOG_LEVELS } from "./coreSettings.ts"
 export { parseTracePropagationTargets } from "../services/diagnostics/settings.ts"
@@ -33,32 +30,11 @@ export { parseTracePropagationTargets } from "../services/diagnostics/settings.t
 /** The gateway's version (package.json), reported by presence and the start log. */
 export const GATEWAY_VERSION = "0.1.0"
 
-/**
- * Every group of settings declarations: the gateway-wide ones, then each
- * subsystem's. The one list of them: the types below are derived from it.
- */
-export const SETTINGS_GROUPS = [
-  CoreSettings,
-  PolicyBundleSettings,
-  ProviderOAuthSettings,
-  AuthProfilesSettings,
-  SecretsSettings,
-  WorkflowSettings,
-  WatchersSettings,
-  SnapshotsSettings,
-  DiagnosticsSettings,
-  ApprovalsSettings
-] as const
+/** The intersection of the members of the union `U`. */
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
 
-/** The declarations of every group of `G`, by raw key, as one record type. */
-type DeclarationsOf<G extends ReadonlyArray<SettingsGroup>> = G extends readonly [
-  infer Head extends SettingsGroup,
-  ...infer Tail extends ReadonlyArray<SettingsGroup>
-] ? Head["settings"] & DeclarationsOf<Tail>
-  : unknown
-
-/** Every declaration by raw key (the type the settings types are derived from). */
-type ALL = DeclarationsOf<typeof SETTINGS_GROUPS> & Record<never, AnySetting>
+/** Every declaration by raw key: the groups of `SettingsRegistry`, as one record (the type the settings types are derived from). */
+type ALL = Intersection<SettingsRegistry[keyof SettingsRegistry]> & Record<never, AnySetting>
 
 /** Every declared setting's raw key. */
 export type SettingKey = keyof ALL & string
@@ -67,7 +43,7 @@ export type SettingKey = keyof ALL & string
  * The order `--help`, `serve --help` and the problem lines listed the
  * settings in before they were declared by subsystem (issue 20), kept so
  * the CLI prints exactly what it printed; a setting not named here comes
- * after these, in the order of {@link SETTINGS_GROUPS}.
+ * after these, in the order of the groups given to {@link deriveSettings}.
  */
 const ISSUE_20_ORDER: ReadonlyArray<string> = [
   "host", "port", "logLevel", "home", "databaseUrl", "policyBundlePath", "oauthProvidersConfig", "authProfiles",
@@ -85,38 +61,6 @@ export interface DeclaredSetting {
   readonly setting: AnySetting
 }
 
-/** Every declared setting, in the order the CLI lists them (`--help`, problem lines). */
-export const DECLARED_SETTINGS: ReadonlyArray<DeclaredSetting> = (() => {
-  const declared = (SETTINGS_GROUPS as ReadonlyArray<SettingsGroup>).flatMap((group) =>
-    Object.entries(group.settings).map(([key, setting]): DeclaredSetting => ({
-      key: key as SettingKey,
-      name: setting.name ?? key,
-      subsystem: group.subsystem,
-      setting
-    }))
-  )
-  const rank = (key: string) => {
-    const index = ISSUE_20_ORDER.indexOf(key)
-    return index === -1 ? ISSUE_20_ORDER.length : index
-  }
-  const keys = new Set<string>()
-  for (const { key, name } of declared) {
-    if (keys.has(key) || keys.has(name)) throw new Error(`svc-gateway: the setting ${key} is declared twice`)
-    keys.add(key)
-  }
-  // Array.prototype.sort is stable: settings not in the issue-20 order keep the order of the groups.
-  return [...declared].sort((a, b) => rank(a.key) - rank(b.key))
-})()
-
-/**
- * The raw default of every setting (the value when neither its flag nor its
- * variable is set): times in milliseconds unless the name says seconds,
- * sizes in bytes; `Option.none()` for the optional texts.
- */
-export const DEFAULTS: { readonly [K in SettingKey]: RawOf<ALL[K]> } = Object.fromEntries(
-  DECLARED_SETTINGS.map(({ key, setting }) => [key, setting.default])
-) as never
-
 /**
  * Fully validated settings of one gateway process: one property per declared
  * setting (its declaration documents it), and `isExposed`.
@@ -132,7 +76,7 @@ export class GatewayConfig extends Context.Service<GatewayConfig, GatewaySetting
 /**
  * Settings before validation, by raw key (flags and environment decoded, or
  * given by a program): each one optional, absent or `undefined` meaning its
- * default ({@link DEFAULTS}).
+ * default (`DEFAULTS`).
  */
 export type RawSettings = RawSettingsOf<ALL>
 
@@ -152,71 +96,122 @@ export const isLoopbackHost = (host: string): boolean => {
 const defined = <R extends object>(record: R): Partial<R> =>
   Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as Partial<R>
 
-/**
- * Checks every setting (its declaration's `resolve`, in the CLI's order),
- * then the cross-field rules. Returns the settings or every problem found
- * (each a full sentence naming the setting), so startup can print them all.
- */
-export const validateSettings = (raw: RawSettings): { readonly ok: true; readonly settings: GatewaySettings } | {
+/** The raw default of every setting, by raw key. */
+export type SettingsDefaults = { readonly [K in SettingKey]: RawOf<ALL[K]> }
+
+/** The result of validating settings: the settings, or every problem found. */
+export type SettingsValidation = { readonly ok: true; readonly settings: GatewaySettings } | {
   readonly ok: false
   readonly problems: ReadonlyArray<string>
-} => {
-  const filled: { readonly [K in SettingKey]: RawOf<ALL[K]> } = { ...DEFAULTS, ...defined(raw) }
-  const problems: Array<string> = []
-  const settings: Record<string, unknown> = {}
-  for (const { key, name, setting } of DECLARED_SETTINGS) {
-    const value = setting.resolve(filled[key])
-    if (Result.isFailure(value)) problems.push(value.failure)
-    else settings[name] = value.success
-  }
-  // The cross-field rules.
-  const exposed = !isLoopbackHost(filled.host)
-  if (filled.auth === "off" && exposed) {
-    problems.push(`SVC_AUTH=off is only allowed on a loopback bind, but the host is ${filled.host}; bind to 127.0.0.1 or turn auth on`)
-  }
-  const token = Option.getOrUndefined(filled.adminToken)
-  if (exposed && filled.auth === "on" && token !== undefined && Redacted.value(token).trim().length < MIN_EXPOSED_ADMIN_TOKEN_LENGTH) {
-    problems.push(
-      `binding to the non-loopback address ${filled.host} requires an admin token of at least ${MIN_EXPOSED_ADMIN_TOKEN_LENGTH} characters (SVC_ADMIN_TOKEN)`
-    )
-  }
-  if (filled.headersTimeoutMs > filled.requestTimeoutMs) {
-    problems.push("SVC_HEADERS_TIMEOUT_MS must not exceed SVC_REQUEST_TIMEOUT_MS (the headers are part of the request)")
-  }
-  if (problems.length > 0) return { ok: false, problems }
-  return { ok: true, settings: { ...settings, isExposed: exposed } as unknown as GatewaySettings }
 }
 
 /**
- * What {@link defaultSettings} lets a caller override: any setting except the
- * derived `isExposed`; `adminToken` may be a plain string.
+ * What {@link DerivedSettings.defaultSettings} lets a caller override: any
+ * setting except the derived `isExposed`; `adminToken` may be a plain string.
  */
 export type SettingsOverrides =
   & Partial<Omit<GatewaySettings, "isExposed" | "adminToken">>
   & { readonly adminToken?: string | Redacted.Redacted<string> | undefined }
 
+/** What {@link deriveSettings} derives from the groups of settings declarations. */
+export interface DerivedSettings {
+  /** Every declared setting, in the order the CLI lists them (`--help`, problem lines). */
+  readonly DECLARED_SETTINGS: ReadonlyArray<DeclaredSetting>
+  /**
+   * The raw default of every setting (the value when neither its flag nor its
+   * variable is set): times in milliseconds unless the name says seconds,
+   * sizes in bytes; `Option.none()` for the optional texts.
+   */
+  readonly DEFAULTS: SettingsDefaults
+  /**
+   * Checks every setting (its declaration's `resolve`, in the CLI's order),
+   * then the cross-field rules. Returns the settings or every problem found
+   * (each a full sentence naming the setting), so startup can print them all.
+   */
+  readonly validateSettings: (raw: RawSettings) => SettingsValidation
+  /**
+   * Validated settings for apps that compose the gateway's layers themselves
+   * (`GatewayServicesLive(settings)`, `GatewayLive(settings)`): the documented
+   * defaults of `svc-gateway serve` (127.0.0.1:8788, state in `~/.svc`, SQLite,
+   * auth on, admin token from `$home/admin-token`, …) with `overrides` applied.
+   * It reads no environment variable and no flag: pass what you want, e.g.
+   * `defaultSettings({ home: "/var/lib/my-app/svc", adminToken: process.env.SVC_ADMIN_TOKEN })`.
+   *
+   * The result goes through `validateSettings`, so the same cross-field
+   * rules as the CLI apply (and `isExposed` is derived from `host`). An
+   * `undefined` override means "use the default". Throws an `Error` listing
+   * every problem when the combination is invalid (e.g. `authEnabled: false`
+   * on a non-loopback host).
+   */
+  readonly defaultSettings: (overrides?: SettingsOverrides) => GatewaySettings
+}
+
 /**
- * Validated settings for apps that compose the gateway's layers themselves
- * (`GatewayServicesLive(settings)`, `GatewayLive(settings)`): the documented
- * defaults of `svc-gateway serve` (127.0.0.1:8788, state in `~/.svc`, SQLite,
- * auth on, admin token from `$home/admin-token`, …) with `overrides` applied.
- * It reads no environment variable and no flag: pass what you want, e.g.
- * `defaultSettings({ home: "/var/lib/my-app/svc", adminToken: process.env.SVC_ADMIN_TOKEN })`.
- *
- * The result goes through {@link validateSettings}, so the same cross-field
- * rules as the CLI apply (and `isExposed` is derived from `host`). An
- * `undefined` override means "use the default". Throws an `Error` listing
- * every problem when the combination is invalid (e.g. `authEnabled: false`
- * on a non-loopback host).
+ * The declared settings, defaults and checks of `groups` (the gateway-wide
+ * group and each subsystem's: src/app/settings.ts gives the root's list).
+ * A setting declared twice throws.
  */
-export const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySettings => {
-  const o: Record<string, unknown> = defined(overrides)
-  const raw: Record<string, unknown> = {}
-  for (const { key, name, setting } of DECLARED_SETTINGS) {
-    if (o[name] !== undefined) raw[key] = setting.fromValue(o[name])
+export const deriveSettings = (groups: ReadonlyArray<SettingsGroup>): DerivedSettings => {
+  const declared = groups.flatMap((group) =>
+    Object.entries(group.settings).map(([key, setting]): DeclaredSetting => ({
+      key: key as SettingKey,
+      name: setting.name ?? key,
+      subsystem: group.subsystem,
+      setting
+    }))
+  )
+  const rank = (key: string) => {
+    const index = ISSUE_20_ORDER.indexOf(key)
+    return index === -1 ? ISSUE_20_ORDER.length : index
   }
-  if (typeof o.adminToken === "string") raw.adminToken = Option.some(Redacted.make(o.adminToken))
-  const result = validateSettings(raw as RawSettings)
-  if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
-  return result.settings
+  const keys = new Set<string>()
+  for (const { key, name } of declared) {
+    if (keys.has(key) || keys.has(name)) throw new Error(`svc-gateway: the setting ${key} is declared twice`)
+    keys.add(key)
+  }
+  // Array.prototype.sort is stable: settings not in the issue-20 order keep the order of the groups.
+  const DECLARED_SETTINGS: ReadonlyArray<DeclaredSetting> = [...declared].sort((a, b) => rank(a.key) - rank(b.key))
+
+  const DEFAULTS: SettingsDefaults = Object.fromEntries(DECLARED_SETTINGS.map(({ key, setting }) => [key, setting.default])) as never
+
+  const validateSettings = (raw: RawSettings): SettingsValidation => {
+    const filled: SettingsDefaults = { ...DEFAULTS, ...defined(raw) }
+    const problems: Array<string> = []
+    const settings: Record<string, unknown> = {}
+    for (const { key, name, setting } of DECLARED_SETTINGS) {
+      const value = setting.resolve(filled[key])
+      if (Result.isFailure(value)) problems.push(value.failure)
+      else settings[name] = value.success
+    }
+    // The cross-field rules.
+    const exposed = !isLoopbackHost(filled.host)
+    if (filled.auth === "off" && exposed) {
+      problems.push(`SVC_AUTH=off is only allowed on a loopback bind, but the host is ${filled.host}; bind to 127.0.0.1 or turn auth on`)
+    }
+    const token = Option.getOrUndefined(filled.adminToken)
+    if (exposed && filled.auth === "on" && token !== undefined && Redacted.value(token).trim().length < MIN_EXPOSED_ADMIN_TOKEN_LENGTH) {
+      problems.push(
+        `binding to the non-loopback address ${filled.host} requires an admin token of at least ${MIN_EXPOSED_ADMIN_TOKEN_LENGTH} characters (SVC_ADMIN_TOKEN)`
+      )
+    }
+    if (filled.headersTimeoutMs > filled.requestTimeoutMs) {
+      problems.push("SVC_HEADERS_TIMEOUT_MS must not exceed SVC_REQUEST_TIMEOUT_MS (the headers are part of the request)")
+    }
+    if (problems.length > 0) return { ok: false, problems }
+    return { ok: true, settings: { ...settings, isExposed: exposed } as unknown as GatewaySettings }
+  }
+
+  const defaultSettings = (overrides: SettingsOverrides = {}): GatewaySettings => {
+    const o: Record<string, unknown> = defined(overrides)
+    const raw: Record<string, unknown> = {}
+    for (const { key, name, setting } of DECLARED_SETTINGS) {
+      if (o[name] !== undefined) raw[key] = setting.fromValue(o[name])
+    }
+    if (typeof o.adminToken === "string") raw.adminToken = Option.some(Redacted.make(o.adminToken))
+    const result = validateSettings(raw as RawSettings)
+    if (!result.ok) throw new Error(`svc-gateway: invalid settings:\n${result.problems.map((p) => `  - ${p}`).join("\n")}`)
+    return result.settings
+  }
+
+  return { DECLARED_SETTINGS, DEFAULTS, validateSettings, defaultSettings }
 }

@@ -2,10 +2,10 @@
  * The gateway-wide settings (issue 21 §1): where it listens and keeps its
  * state, its log level, gateway authentication and the limits of its HTTP
  * and WebSocket transports. Each subsystem declares its own settings in its
- * folder (`services/<subsystem>/settings.ts`); layers/config.ts lists them
+ * folder (`services/<subsystem>/settings.ts`); src/app/settings.ts collects them
  * all. The cross-field rules (auth off only on loopback, the admin token's
  * length on an exposed bind, headers within the request time) are
- * layers/config.ts `validateSettings`.
+ * layers/config.ts `deriveSettings` (`validateSettings`).
  */
 import { type LogLevel, Option, Redacted, Result } from "effect"
 import { homedir } from "node:os"
@@ -177,3 +177,10 @@ export const CoreSettings = Setting.group("core", {
     "Most open connections (HTTP and WebSocket); more are dropped at accept."
   )
 })
+
+declare module "./settings.ts" {
+  /** Enters the gateway-wide settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly core: typeof CoreSettings.settings
+  }
+}

@@ -70,6 +70,27 @@ export interface SettingsGroup<S extends Record<string, AnySetting> = Record<str
   readonly settings: S
 }
 
+/**
+ * Every group of settings declarations, by group name, for the types
+ * (layers/config.ts `GatewaySettings`, `SettingKey`, `RawSettings`): the file
+ * declaring a group enters it here itself, next to the declaration, so that
+ * no list of subsystems is kept for the types:
+ *
+ * ```ts
+ * declare module "../../layers/settings.ts" {
+ *   interface SettingsRegistry {
+ *     readonly approvals: typeof ApprovalsSettings.settings
+ *   }
+ * }
+ * ```
+ *
+ * The values come from the root's list (src/app/settings.ts: the core
+ * settings and each subsystem descriptor's `settings`); test/app/subsystems.test.ts
+ * keeps the two equal.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface SettingsRegistry {}
+
 /** The raw value type of a declaration. */
 export type RawOf<S> = S extends Setting<infer Raw, infer _A, infer _N> ? Raw : never
 /** The `GatewaySettings` value type of a declaration. */

@@ -5,29 +5,27 @@
  * descriptions and examples (src/http/api/examples.ts), the declared but
  * unserved routes (`PlannedApi`), the WebSocket request types
  * (`WsMessages`, `WsInitiatedRequests`, `PlannedWsMessages`) with their
- * examples, and the events (`*Events` lists). `npm run docs:api` writes the
+ * examples, and the events (every contract's). `npm run docs:api` writes the
  * file (scripts/gen-api-docs.mjs); test/docs/api-reference.test.ts fails when
  * it differs from what this renders.
  */
 import { type Schema, SchemaRepresentation } from "effect"
-import { ApprovalEvents } from "../services/approvals/events.ts"
-import { NodeEvents } from "../services/nodes/events.ts"
-import { PairingEvents } from "../services/pairing/events.ts"
-import { PolicyBundleEvents } from "../services/policy-bundle/events.ts"
-import { RoutingEvents } from "../services/routing/events.ts"
-import { WatcherEvents } from "../services/watchers/events.ts"
-import { RunPausedForReaders, WorkflowEvents } from "../services/workflow/events.ts"
+import { RunPausedForReaders } from "../services/workflow/events.ts"
 import type { Audience, GatewayEvent } from "../services/ws-sessions/GatewayEvent.ts"
-import { ErrorEvent, WsSessionEvents } from "../services/ws-sessions/events.ts"
+import { ErrorEvent } from "../services/ws-sessions/events.ts"
 import { accessSentence, type DocumentedEndpoint, documentedEndpoints, exampleCommand } from "../src/http/api/examples.ts"
-import { GatewayApi, PlannedApi } from "../src/app/contracts.ts"
+import { Contracts, GatewayApi, PlannedApi } from "../src/app/contracts.ts"
 import { openApiDocument, openApiPath } from "../src/app/routes/openapi.ts"
 import { PlannedWsMessages, WsInitiatedRequests, WsMessages } from "../src/app/contracts.ts"
 import type { AnyWsMessage, WsInitiatedRequest } from "../src/ws/api/message.ts"
 
 type Json = Record<string, any>
 
-/** The sections of the HTTP reference, in the order the examples build on each other (every group, once). */
+/**
+ * The sections of the HTTP reference, in the order the examples build on each other. A group not listed here (a
+ * new subsystem's) gets its own section after these, in `GatewayApi` order, titled by its name: listing it here
+ * only places it in the narrative.
+ */
 export const GROUP_ORDER: ReadonlyArray<readonly [group: string, title: string]> = [
   ["health", "Health"],
   ["auth", "Sessions and device tokens"],
@@ -53,13 +51,17 @@ export const GROUP_ORDER: ReadonlyArray<readonly [group: string, title: string]>
   ["ui", "Operator UI"]
 ]
 
+/** Every section of the HTTP reference: {@link GROUP_ORDER}, then every other group of `endpoints`, in their order. */
+const sectionsOf = (endpoints: ReadonlyArray<DocumentedEndpoint>): ReadonlyArray<readonly [group: string, title: string]> => {
+  const listed = new Set(GROUP_ORDER.map(([group]) => group))
+  const others = [...new Set(endpoints.map((e) => e.group))].filter((group) => !listed.has(group))
+  return [...GROUP_ORDER, ...others.map((group) => [group, group] as const)]
+}
+
 /** The HTTP endpoints in the order of docs/api.md (and of the example run). */
 export const orderedEndpoints = (): ReadonlyArray<DocumentedEndpoint> => {
   const endpoints = documentedEndpoints(GatewayApi)
-  const order = new Map(GROUP_ORDER.map(([group], i) => [group, i]))
-  for (const endpoint of endpoints) {
-    if (!order.has(endpoint.group)) throw new Error(`scripts/apiReference.ts GROUP_ORDER does not list the group ${endpoint.group}`)
-  }
+  const order = new Map(sectionsOf(endpoints).map(([group], i) => [group, i]))
   return [...endpoints].sort((a, b) => order.get(a.group)! - order.get(b.group)!)
 }
 
@@ -323,17 +325,14 @@ const renderInitiated = (request: WsInitiatedRequest, defs: Json, used: Set<stri
     `- Answer: \`${renderType(jsonSchemaOf(request.result, defs), "", used).replace(/\n\s*/g, " ")}\``
   ].join("\n")
 
+/**
+ * Every event: each contract's declarations, in the root's order (src/app/contracts.ts), then the two the gateway
+ * sends besides them: `error` (a WS request it could not take) and `run.paused` as the run's readers receive it.
+ */
 const EVENTS: ReadonlyArray<GatewayEvent> = [
-  ...WsSessionEvents,
+  ...Contracts.flatMap((c): ReadonlyArray<GatewayEvent> => c.events),
   ErrorEvent,
-  ...ApprovalEvents,
-  ...PairingEvents,
-  ...NodeEvents,
-  ...WorkflowEvents,
-  RunPausedForReaders,
-  ...WatcherEvents,
-  ...PolicyBundleEvents,
-  ...RoutingEvents
+  RunPausedForReaders
 ]
 
 const renderEvents = (defs: Json, used: Set<string>): string => {
@@ -400,7 +399,7 @@ export const renderApiReference = (): string => {
   const defs: Json = { ...spec.components.schemas }
   const sections: Array<string> = [HEADER, "## HTTP", ""]
   const endpoints = orderedEndpoints()
-  for (const [group, title] of GROUP_ORDER) {
+  for (const [group, title] of sectionsOf(endpoints)) {
     const members = endpoints.filter((e) => e.group === group)
     if (members.length === 0) continue
     sections.push(`### ${title}`, "")

@@ -1,12 +1,12 @@
 /**
  * The README's configuration table, rendered from the settings declarations
- * (layers/config.ts `SETTINGS_GROUPS`: layers/coreSettings.ts and each
- * subsystem's `services/<subsystem>/settings.ts`). It sits in README.md
+ * (src/app/settings.ts `SETTINGS_GROUPS`: layers/coreSettings.ts, then each
+ * subsystem's `services/<subsystem>/settings.ts` in the root's order). It sits in README.md
  * between {@link BEGIN} and {@link END}; `npm run docs:settings`
  * (scripts/gen-settings-table.mjs) rewrites it, and test/config-readme.test.ts
  * fails when the README differs from the declarations.
  */
-import { DECLARED_SETTINGS, SETTINGS_GROUPS } from "../layers/config.ts"
+import { DECLARED_SETTINGS, SETTINGS_GROUPS } from "../src/app/settings.ts"
 import type { SettingsGroup } from "../layers/settings.ts"
 
 /** The marker before the generated table. */

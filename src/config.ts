@@ -1,7 +1,7 @@
 /**
  * The `svc-gateway serve` settings on the command line and in the
- * environment, derived from the settings declarations (layers/config.ts
- * `DECLARED_SETTINGS`: layers/coreSettings.ts and each subsystem's
+ * environment, derived from the settings declarations (src/app/settings.ts
+ * `DECLARED_SETTINGS`: layers/coreSettings.ts and each subsystem descriptor's
  * `services/<subsystem>/settings.ts`): one flag per setting, which wins over
  * its environment variable, which wins over the default. `validateSettings`
  * then checks each setting and the cross-field rules before anything
@@ -24,7 +24,8 @@
  */
 import { Config, ConfigProvider, Effect, Option, Result } from "effect"
 import { Flag } from "effect/cli"
-import { DECLARED_SETTINGS, type RawSettings, type SettingKey } from "../layers/config.ts"
+import { type RawSettings, type SettingKey } from "../layers/config.ts"
+import { DECLARED_SETTINGS } from "./app/settings.ts"
 import type { AnySetting, SettingKind } from "../layers/settings.ts"
 
 export { LOG_LEVELS } from "../layers/config.ts"

@@ -24,6 +24,8 @@ import { errorInfo } from "../services/shared/errors.ts"
 import { makeDecoder, parseJsonBody } from "../services/shared/decode.ts"
 import { SnapshotImportRequest } from "../services/snapshots/schema.ts"
 import { parseTableList, Snapshots } from "../services/snapshots/Snapshots.ts"
+import { SnapshotTableSet } from "../services/snapshots/tableSet.ts"
+import { GatewayTableSet } from "./app/tables.ts"
 
 /** Where the database is: the `serve` settings that matter here. */
 export interface SnapshotTarget {
@@ -47,7 +49,7 @@ const describe = (error: unknown): string => {
 const withSnapshots = <A, E>(command: string, target: SnapshotTarget, effect: Effect.Effect<A, E, Snapshots>) => {
   const storage = StorageLive({ databaseUrl: target.databaseUrl, sqlitePath: sqlitePath(target) })
   return effect.pipe(
-    Effect.provide(Snapshots.layerNoDeps.pipe(Layer.provide(storage))),
+    Effect.provide(Snapshots.layerNoDeps.pipe(Layer.provide(storage), Layer.provide(SnapshotTableSet.layer(GatewayTableSet)))),
     Effect.provideService(Logger.LogToStderr, true),
     Effect.provideService(References.MinimumLogLevel, "Warn"),
     Effect.catchCause((cause) =>

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { DECLARED_SETTINGS } from "../layers/config.ts"
+import { DECLARED_SETTINGS } from "../src/app/settings.ts"
 import { BEGIN, END, withSettingsTable } from "../scripts/settingsTable.ts"
 
 const README = join(import.meta.dirname, "..", "README.md")

@@ -1,7 +1,8 @@
 /** Settings validation (issue #2 §2): clear problems, never half-configured. */
 import { describe, expect, it } from "@effect/vitest"
 import { Option, Redacted } from "effect"
-import { DECLARED_SETTINGS, DEFAULTS, defaultSettings, isLoopbackHost, type RawSettings, validateSettings } from "../layers/config.ts"
+import { isLoopbackHost, type RawSettings } from "../layers/config.ts"
+import { DECLARED_SETTINGS, DEFAULTS, defaultSettings, validateSettings } from "../src/app/settings.ts"
 
 const raw = (overrides: Partial<RawSettings> = {}): RawSettings => ({
   ...DEFAULTS,

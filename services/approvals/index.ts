@@ -15,7 +15,7 @@ import { ApprovalsSettings } from "./settings.ts"
  * The approvals subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const ApprovalsSubsystem: Subsystem<typeof ApprovalsContract, typeof Approvals.layer, typeof ApprovalsHttp, typeof ApprovalsWs> = subsystem({
+export const ApprovalsSubsystem: Subsystem<typeof ApprovalsContract, typeof Approvals.layer, typeof ApprovalsHttp, typeof ApprovalsWs, typeof ApprovalsSettings> = subsystem({
   contract: ApprovalsContract,
   layer: Approvals.layer,
   http: [ApprovalsHttp],

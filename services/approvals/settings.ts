@@ -14,3 +14,10 @@ export const ApprovalsSettings = Setting.group("approvals", {
     doc: "Default lifetime of an approval in seconds (its creator may choose another); a pending approval expires at that moment."
   })
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the approvals subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly approvals: typeof ApprovalsSettings.settings
+  }
+}

@@ -19,7 +19,7 @@ export const AuthProfilesLive = AuthProfiles.layer.pipe(Layer.provide(SecretsLiv
  * The auth-profiles subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const AuthProfilesSubsystem: Subsystem<typeof AuthProfilesContract, typeof AuthProfilesLive, typeof AuthProfilesHttp, never> = subsystem({
+export const AuthProfilesSubsystem: Subsystem<typeof AuthProfilesContract, typeof AuthProfilesLive, typeof AuthProfilesHttp, never, typeof AuthProfilesSettings> = subsystem({
   contract: AuthProfilesContract,
   layer: AuthProfilesLive,
   http: [AuthProfilesHttp],

@@ -19,3 +19,10 @@ export const AuthProfilesSettings = Setting.group("auth-profiles", {
     })
   )
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the auth-profiles subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly "auth-profiles": typeof AuthProfilesSettings.settings
+  }
+}

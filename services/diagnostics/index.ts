@@ -13,7 +13,7 @@ import { DiagnosticsSettings } from "./settings.ts"
  * The diagnostics subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const DiagnosticsSubsystem: Subsystem<typeof DiagnosticsContract, typeof Diagnostics.layer, typeof RuntimeHttp, never> = subsystem({
+export const DiagnosticsSubsystem: Subsystem<typeof DiagnosticsContract, typeof Diagnostics.layer, typeof RuntimeHttp, never, typeof DiagnosticsSettings> = subsystem({
   contract: DiagnosticsContract,
   layer: Diagnostics.layer,
   http: [RuntimeHttp],

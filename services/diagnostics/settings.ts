@@ -68,3 +68,10 @@ export const DiagnosticsSettings = Setting.group("diagnostics", {
     fromValue: (targets) => Option.some(targets.join(","))
   })
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the diagnostics subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly diagnostics: typeof DiagnosticsSettings.settings
+  }
+}

@@ -15,7 +15,7 @@ import { AuditChains } from "../domain-events/chains.ts"
  * The policy-bundle subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const PolicyBundleSubsystem: Subsystem<typeof PolicyBundleContract, typeof PolicyBundle.layer, typeof PolicyBundleHttp, never> = subsystem({
+export const PolicyBundleSubsystem: Subsystem<typeof PolicyBundleContract, typeof PolicyBundle.layer, typeof PolicyBundleHttp, never, typeof PolicyBundleSettings> = subsystem({
   contract: PolicyBundleContract,
   layer: PolicyBundle.layer,
   http: [PolicyBundleHttp],

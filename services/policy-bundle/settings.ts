@@ -15,3 +15,10 @@ export const PolicyBundleSettings = Setting.group("policy-bundle", {
       "Deployment policy bundle (YAML or JSON). Set but unreadable or invalid: the gateway does not start. An agent bundle at `$SVC_HOME/policy.yml`, `policy.yaml` or `policy.json` is merged in (most restrictive wins)."
   })
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the policy-bundle subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly "policy-bundle": typeof PolicyBundleSettings.settings
+  }
+}

@@ -28,7 +28,7 @@ export const ProviderOAuthLive = Layer.unwrap(Effect.map(GatewayConfig, (setting
  * The provider-oauth subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const ProviderOauthSubsystem: Subsystem<typeof ProviderOauthContract, typeof ProviderOAuthLive, typeof ProviderOAuthHttp, never> = subsystem({
+export const ProviderOauthSubsystem: Subsystem<typeof ProviderOauthContract, typeof ProviderOAuthLive, typeof ProviderOAuthHttp, never, typeof ProviderOAuthSettings> = subsystem({
   contract: ProviderOauthContract,
   layer: ProviderOAuthLive,
   http: [ProviderOAuthHttp],

@@ -14,3 +14,10 @@ export const ProviderOAuthSettings = Setting.group("provider-oauth", {
     doc: "OAuth providers for `POST /providers/:provider/oauth/authorize` (YAML or JSON); an invalid file stops the start."
   })
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the provider-oauth subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly "provider-oauth": typeof ProviderOAuthSettings.settings
+  }
+}

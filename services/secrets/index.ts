@@ -36,7 +36,7 @@ export const SecretsLive = SecretStore.layer.pipe(Layer.provide(SecretReferences
  * The secrets subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const SecretsSubsystem: Subsystem<typeof SecretsContract, typeof SecretsLive, typeof SecretsHttp, never> = subsystem({
+export const SecretsSubsystem: Subsystem<typeof SecretsContract, typeof SecretsLive, typeof SecretsHttp, never, typeof SecretsSettings> = subsystem({
   contract: SecretsContract,
   layer: SecretsLive,
   http: [SecretsHttp],

@@ -24,3 +24,10 @@ export const SecretsSettings = Setting.group("secrets", {
       "The 32-byte master key of the `db` provider (generated 0600 on first start). Back it up: without it stored secrets cannot be read, and the gateway refuses to start."
   })
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the secrets subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly secrets: typeof SecretsSettings.settings
+  }
+}

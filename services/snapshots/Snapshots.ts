@@ -1,8 +1,8 @@
 /**
  * Snapshots (gateway-api.md "Snapshots"; docs/operations.md "Backup and
  * restore", "Moving from SQLite to PostgreSQL"): export every
- * table of the snapshot set (services/snapshots/registry.ts, derived from the
- * subsystems' table declarations) as a portable bundle, and import a
+ * table of the snapshot set (services/snapshots/tableSet.ts, derived by the
+ * root from the subsystems' table declarations) as a portable bundle, and import a
  * bundle into empty tables, on either database. Used by `GET
  * /snapshot/export`, `POST /snapshot/import` and `svc-gateway snapshot`.
  *
@@ -28,7 +28,7 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { DatabaseInfo } from "../../layers/storage/Storage.ts"
 import { isoTime } from "../shared/time.ts"
 import { ImportRefused, InvalidRequest, type SnapshotExportFailed } from "./errors.ts"
-import { SNAPSHOT_TABLES, type SnapshotTable, snapshotTable } from "./registry.ts"
+import type { SnapshotTable } from "../../layers/storage/table.ts"
 import {
   IMPORT_CONFIRMATION,
   SNAPSHOT_FORMAT,
@@ -38,6 +38,7 @@ import {
   type SnapshotTableData
 } from "./schema.ts"
 import { clip, type PreparedTable, portableTable, prepareTable, unknownTables } from "./rows.ts"
+import { SnapshotTableSet, snapshotTable } from "./tableSet.ts"
 import * as TableSql from "./tableSql.ts"
 
 export { parseTableList } from "./rows.ts"
@@ -58,8 +59,10 @@ export class Snapshots extends Context.Service<Snapshots, {
    */
   readonly importBundle: (request: SnapshotImportRequest) => Effect.Effect<SnapshotImportResponse, InvalidRequest | ImportRefused>
 }>()("svc-gateway/snapshots/Snapshots") {
-  /** Needs `SqlClient` and `DatabaseInfo`. */
+  /** Needs `SqlClient`, `DatabaseInfo` and the {@link SnapshotTableSet}. */
   static readonly layerNoDeps = Layer.effect(Snapshots, Effect.gen(function*() {
+    const set = yield* SnapshotTableSet
+    const carried = set.tables
     const sql = yield* SqlClient.SqlClient
     const db = yield* DatabaseInfo
     const dialect = db.kind
@@ -70,7 +73,7 @@ export class Snapshots extends Context.Service<Snapshots, {
     const ensureTables = lock.withPermits(1)(Effect.gen(function*() {
       if (migrated.done) return
       const seen = new Set<string>()
-      for (const { owner } of SNAPSHOT_TABLES) {
+      for (const { owner } of carried) {
         if (seen.has(owner.subsystem)) continue
         seen.add(owner.subsystem)
         yield* migrate(owner.subsystem, owner.migrations)
@@ -100,11 +103,11 @@ export class Snapshots extends Context.Service<Snapshots, {
       }).pipe(Effect.orDie)
 
     const resolveTables = (names: ReadonlyArray<string> | undefined) => {
-      if (names === undefined) return Effect.succeed(SNAPSHOT_TABLES)
-      const unknown = names.filter((n) => snapshotTable(n) === undefined)
+      if (names === undefined) return Effect.succeed(carried)
+      const unknown = names.filter((n) => snapshotTable(set, n) === undefined)
       if (unknown.length > 0) return Effect.fail(new InvalidRequest({ message: unknownTables(unknown) }))
       const wanted = new Set(names)
-      return Effect.succeed(SNAPSHOT_TABLES.filter((t) => wanted.has(t.name)))
+      return Effect.succeed(carried.filter((t) => wanted.has(t.name)))
     }
 
     const exportBundle = Effect.fn("Snapshots.export")(function*(names?: ReadonlyArray<string>) {
@@ -188,7 +191,7 @@ export class Snapshots extends Context.Service<Snapshots, {
         const blocking = occupied.filter((t) => !t.writtenAtStart)
         let fresh = blocking.length === 0
         if (fresh) {
-          for (const other of SNAPSHOT_TABLES) {
+          for (const other of carried) {
             if (other.writtenAtStart) continue
             if (yield* TableSql.hasRows(sql, other.name)) {
               fresh = false
@@ -208,7 +211,7 @@ export class Snapshots extends Context.Service<Snapshots, {
     return Snapshots.of({ exportBundle, importBundle })
   }))
 
-  /** {@link layerNoDeps}: it needs only the storage. */
+  /** {@link layerNoDeps}: it needs only the storage and the root's {@link SnapshotTableSet}. */
   static readonly layer = Snapshots.layerNoDeps
 }
 

@@ -13,7 +13,7 @@ import { SnapshotsSettings } from "./settings.ts"
  * The snapshots subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const SnapshotsSubsystem: Subsystem<typeof SnapshotsContract, typeof Snapshots.layer, typeof SnapshotsHttp, never> = subsystem({
+export const SnapshotsSubsystem: Subsystem<typeof SnapshotsContract, typeof Snapshots.layer, typeof SnapshotsHttp, never, typeof SnapshotsSettings> = subsystem({
   contract: SnapshotsContract,
   layer: Snapshots.layer,
   http: [SnapshotsHttp],

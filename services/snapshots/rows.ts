@@ -9,7 +9,7 @@
 import { Effect, Result } from "effect"
 import { type Decoder, makeDecoder } from "../shared/decode.ts"
 import { InvalidRequest, SnapshotExportFailed } from "./errors.ts"
-import { SNAPSHOT_TABLES, type SnapshotTable } from "./registry.ts"
+import type { SnapshotTable } from "../../layers/storage/table.ts"
 import { type Dialect, toPortable, toStored } from "./values.ts"
 
 /** A bundle table checked and converted for insertion: bound values in the order of `columns`. */
@@ -27,13 +27,19 @@ export const unknownTables = (names: ReadonlyArray<string>): string =>
   names.length === 1 ? `unknown table '${clip(names[0]!)}'` : `unknown tables ${names.map((n) => `'${clip(n)}'`).join(", ")}`
 
 /**
- * Each table's row decoder, compiled once. Messages name the field and what
- * was expected, never the value (`echoInput: false`): a row may hold digests
- * and ciphertext.
+ * Each table's row decoder, compiled once (on its first use). Messages name
+ * the field and what was expected, never the value (`echoInput: false`): a
+ * row may hold digests and ciphertext.
  */
-const rowDecoders: ReadonlyMap<string, Decoder<unknown>> = new Map(
-  SNAPSHOT_TABLES.map((t) => [t.name, makeDecoder(t.row, { label: "row", echoInput: false })])
-)
+const rowDecoders = new WeakMap<SnapshotTable, Decoder<unknown>>()
+const rowDecoder = (table: SnapshotTable): Decoder<unknown> => {
+  let decoder = rowDecoders.get(table)
+  if (decoder === undefined) {
+    decoder = makeDecoder(table.row, { label: "row", echoInput: false })
+    rowDecoders.set(table, decoder)
+  }
+  return decoder
+}
 
 /**
  * Checks one bundle row (already converted) against its table's row schema,
@@ -59,7 +65,7 @@ const unreadable = (
     // The dialect's conversion already succeeded for this value; the canonical one accepts the same inputs.
     canonical[column.name] = Result.isSuccess(stored) ? stored.success : null
   }
-  const decoded = rowDecoders.get(table.name)!(canonical)
+  const decoded = rowDecoder(table)(canonical)
   return Result.isFailure(decoded) ? decoded.failure : undefined
 }
 

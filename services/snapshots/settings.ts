@@ -20,3 +20,10 @@ export const SnapshotsSettings = Setting.group("snapshots", {
     })
   )
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the snapshots subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly snapshots: typeof SnapshotsSettings.settings
+  }
+}

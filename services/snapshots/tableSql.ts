@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import type { SnapshotTable } from "./registry.ts"
+import type { SnapshotTable } from "../../layers/storage/table.ts"
 import type { Dialect } from "./values.ts"
 
 /** Bound values per INSERT (below SQLite's historical limit of 999). */

@@ -24,7 +24,7 @@ export const WatchersLive = WebhookTrigger.layer.pipe(Layer.provideMerge(Watcher
  * The watchers subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const WatchersSubsystem: Subsystem<typeof WatchersContract, typeof WatchersLive, typeof WatchersHttp, never> = subsystem({
+export const WatchersSubsystem: Subsystem<typeof WatchersContract, typeof WatchersLive, typeof WatchersHttp, never, typeof WatchersSettings> = subsystem({
   contract: WatchersContract,
   layer: WatchersLive,
   http: [WatchersHttp],

@@ -19,3 +19,10 @@ export const WatchersSettings = Setting.group("watchers", {
     })
   )
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the watchers subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly watchers: typeof WatchersSettings.settings
+  }
+}

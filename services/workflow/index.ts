@@ -15,7 +15,7 @@ import { WorkflowSettings } from "./settings.ts"
  * The workflow subsystem (src/subsystem/Subsystem.ts): what the composition root
  * (src/app/subsystems.ts) needs of it.
  */
-export const WorkflowSubsystem: Subsystem<typeof WorkflowContract, typeof WorkflowLive, typeof WorkflowHttp, typeof WorkflowWs> = subsystem({
+export const WorkflowSubsystem: Subsystem<typeof WorkflowContract, typeof WorkflowLive, typeof WorkflowHttp, typeof WorkflowWs, typeof WorkflowSettings> = subsystem({
   contract: WorkflowContract,
   layer: WorkflowLive,
   http: [WorkflowHttp],

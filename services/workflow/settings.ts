@@ -54,3 +54,10 @@ export const WorkflowSettings = Setting.group("workflow", {
     doc: "Workflow steps running at once across runs (paused runs hold none)."
   })
 })
+
+declare module "../../layers/settings.ts" {
+  /** Enters the workflow subsystem's settings into the settings type (layers/config.ts `GatewaySettings`). */
+  interface SettingsRegistry {
+    readonly workflow: typeof WorkflowSettings.settings
+  }
+}

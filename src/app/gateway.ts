@@ -53,6 +53,8 @@ import { join } from "node:path"
 import { observabilityFromSettings } from "../../services/diagnostics/observability.ts"
 import { GatewayApi, PlannedApi, PlannedWsMessages, WsMessages } from "./contracts.ts"
 import { Subsystems } from "./subsystems.ts"
+import { SnapshotTableSet } from "../../services/snapshots/tableSet.ts"
+import { GatewayTableSet } from "./tables.ts"
 import { AuditLog } from "../../services/audit/AuditLog.ts"
 import { gatewayMiddleware } from "../http/middleware.ts"
 import { accessTable, makeRouteMatcher } from "../http/authorization.ts"
@@ -92,15 +94,8 @@ export { Presence } from "../../services/ws-sessions/Presence.ts"
 export { WsSessionsLive } from "../../services/ws-sessions/WsSessions.ts"
 export { GatewayApi, PlannedApi } from "./contracts.ts"
 export { WsServerLive } from "../ws/server.ts"
-export {
-  defaultSettings,
-  GATEWAY_VERSION,
-  GatewayConfig,
-  type GatewaySettings,
-  type RawSettings,
-  type SettingsOverrides,
-  validateSettings
-} from "../../layers/config.ts"
+export { GATEWAY_VERSION, GatewayConfig, type GatewaySettings, type RawSettings, type SettingsOverrides } from "../../layers/config.ts"
+export { defaultSettings, validateSettings } from "./settings.ts"
 export { DatabaseInfo, StorageLive, StorageMemoryTest } from "../../layers/storage/Storage.ts"
 
 /** `GatewayConfig` from already validated settings: where settings enter the graph. */
@@ -155,8 +150,9 @@ export const gatewayServices = <E = never>(
 ) => {
   const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
     options?.storage ?? StorageFromSettings
-  // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized).
-  return subsystemLayers.pipe(Layer.provideMerge(AuditLog.layer), Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
+  // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized);
+  // the snapshot set derived from the subsystems' tables (src/app/tables.ts).
+  return subsystemLayers.pipe(Layer.provide(SnapshotTableSet.layer(GatewayTableSet)), Layer.provideMerge(AuditLog.layer), Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
 }
 
 /**

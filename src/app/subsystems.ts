@@ -6,9 +6,9 @@
  * setting switches off, the WS dispatch table and the gateway-wide audit
  * chains; src/app/contracts.ts lists the same subsystems' contracts in the
  * same order (the schema-only twin the clients load; a test keeps the two
- * equal), and the snapshot table set and the settings table are checked
- * against the descriptors' tables and settings. Adding a subsystem is one
- * folder and one line here (plus its contract's line there).
+ * equal), the snapshot table set (src/app/tables.ts) and the settings
+ * (src/app/settings.ts). Adding a subsystem is one folder and one line here
+ * (plus its contract's line there).
  *
  * @module
  */

@@ -2,15 +2,6 @@
  * Public shapes of the client SDK: options, session, listener payloads and
  * the typed request maps (gateway-api.md "WebSocket API").
  */
-import type { ApprovalEvents } from "../../services/approvals/events.ts"
-import type { WorkflowEvents } from "../../services/workflow/events.ts"
-import type { EventMap } from "../../services/ws-sessions/GatewayEvent.ts"
-import type { NodeEvents } from "../../services/nodes/events.ts"
-import type { PairingEvents } from "../../services/pairing/events.ts"
-import type { WsSessionEvents } from "../../services/ws-sessions/events.ts"
-import type { PolicyBundleEvents } from "../../services/policy-bundle/events.ts"
-import type { WatcherEvents } from "../../services/watchers/events.ts"
-import type { RoutingEvents } from "../../services/routing/events.ts"
 import type {
   CapabilityDescriptor,
   WsConnectProofResult,
@@ -18,7 +9,7 @@ import type {
   WsPeerRole,
   WsRequestEnvelope
 } from "../../services/ws-sessions/schema.ts"
-import type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../app/contracts.ts"
+import type { DeclaredEventMap, GatewayInitiatedRequestMap, GatewayRequestMap } from "../app/contracts.ts"
 import type { ClientIdentity } from "./deviceKey.ts"
 import type { ScopedTokenStore } from "./scopedTokenStore.ts"
 import type { GatewaySocketFactory } from "./socket.ts"
@@ -193,19 +184,8 @@ export type TaskExecutePayload = GatewayInitiatedRequestMap["task.execute"]["pay
 /** `approval.request` payload (gateway → client; reference §3.4), as declared in src/ws/api/initiated.ts. */
 export type ApprovalRequestPayload = GatewayInitiatedRequestMap["approval.request"]["payload"]
 
-type DeclaredEventMap = EventMap<
-  | (typeof WsSessionEvents)[number]
-  | (typeof ApprovalEvents)[number]
-  | (typeof PolicyBundleEvents)[number]
-  | (typeof PairingEvents)[number]
-  | (typeof NodeEvents)[number]
-  | (typeof WorkflowEvents)[number]
-  | (typeof WatcherEvents)[number]
-  | (typeof RoutingEvents)[number]
->
-
 /**
- * Payloads of the events the gateway sends, by event type (from the event declarations). `pairing.approved`
+ * Payloads of the events the gateway sends, by event type (from every contract's event declarations, src/app/contracts.ts). `pairing.approved`
  * reaches listeners without its `scoped_token`: the SDK keeps the token to itself (node mode).
  */
 export type GatewayEventMap = Omit<DeclaredEventMap, "pairing.approved"> & {

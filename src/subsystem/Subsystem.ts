@@ -32,7 +32,8 @@ export interface Subsystem<
   C extends Contract = Contract,
   L extends Layer.Any = Layer.Any,
   H extends Layer.Any = Layer.Any,
-  W extends WsHandlerGroup<any> = WsHandlerGroup<any>
+  W extends WsHandlerGroup<any> = WsHandlerGroup<any>,
+  S extends SettingsGroup = SettingsGroup
 > {
   readonly contract: C
   /** Its services, wired for production (needs only `GatewayConfig`, the storage and the root's shared ports). */
@@ -45,8 +46,12 @@ export interface Subsystem<
   readonly ws: ReadonlyArray<W>
   /** The tables its migrations create (services/<x>/tables.ts): the snapshot set is derived from these. */
   readonly tables: ReadonlyArray<TableDeclaration>
-  /** Its settings declarations (services/<x>/settings.ts), if it has any. */
-  readonly settings: ReadonlyArray<SettingsGroup>
+  /**
+   * Its settings declarations (services/<x>/settings.ts), if it has any. Typed by `typeof` (`S`) so that the
+   * descriptor's declaration file loads the settings file, whose `SettingsRegistry` entry types `GatewaySettings`
+   * for programs that use the packed declarations.
+   */
+  readonly settings: ReadonlyArray<S>
   /** The gateway-wide audit chains its decisions join (docs/audit.md "Chains"). */
   readonly auditChains: ReadonlyArray<string>
 }
@@ -56,7 +61,8 @@ export const subsystem = <
   C extends Contract,
   L extends Layer.Any,
   H extends Layer.Any = never,
-  W extends WsHandlerGroup<any> = never
+  W extends WsHandlerGroup<any> = never,
+  S extends SettingsGroup = never
 >(options: {
   readonly contract: C
   readonly layer: L
@@ -64,9 +70,9 @@ export const subsystem = <
   readonly switches?: ReadonlyArray<HttpGroupSwitch>
   readonly ws?: ReadonlyArray<W>
   readonly tables?: ReadonlyArray<TableDeclaration>
-  readonly settings?: ReadonlyArray<SettingsGroup>
+  readonly settings?: ReadonlyArray<S>
   readonly auditChains?: ReadonlyArray<string>
-}): Subsystem<C, L, H, W> => ({
+}): Subsystem<C, L, H, W, S> => ({
   contract: options.contract,
   layer: options.layer,
   http: options.http ?? [],

@@ -9,11 +9,13 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
-import { SETTINGS_GROUPS } from "../../layers/config.ts"
+import { DECLARED_SETTINGS, SETTINGS_GROUPS } from "../../src/app/settings.ts"
 import { CoreSettings } from "../../layers/coreSettings.ts"
+import { Setting, type SettingsGroup } from "../../layers/settings.ts"
+import { deriveSettings } from "../../layers/config.ts"
 import { Contracts, GatewayApi, WsMessages } from "../../src/app/contracts.ts"
 import { Subsystems } from "../../src/app/subsystems.ts"
-import { TABLE_DECLARATIONS } from "../../services/snapshots/registry.ts"
+import { GatewayTableSet } from "../../src/app/tables.ts"
 
 const ROOT = resolve(import.meta.dirname, "../..")
 
@@ -33,15 +35,38 @@ describe("the subsystem list", () => {
     for (const s of Subsystems) expect(s.http.length).toBe(s.contract.http.length)
   })
 
-  it("the snapshot registry declares exactly the descriptors' tables", () => {
+  it("the snapshot set is derived from exactly the descriptors' tables", () => {
     const declared = (list: ReadonlyArray<{ readonly name: string }>) => list.map((t) => t.name).sort()
-    expect(declared(TABLE_DECLARATIONS.flat())).toEqual(declared(Subsystems.flatMap((s) => s.tables)))
+    expect(declared([...GatewayTableSet.tables, ...GatewayTableSet.excluded])).toEqual(declared(Subsystems.flatMap((s) => s.tables)))
   })
 
   it("the settings groups are the core settings and exactly the descriptors' settings", () => {
-    const groups = new Set<unknown>(SETTINGS_GROUPS)
-    const fromDescriptors = new Set<unknown>([CoreSettings, ...Subsystems.flatMap((s) => s.settings)])
-    expect(groups).toEqual(fromDescriptors)
+    expect(SETTINGS_GROUPS).toEqual([CoreSettings, ...Subsystems.flatMap((s) => s.settings)])
+  })
+
+  it("a new subsystem's settings join the CLI's list after the existing ones, from its descriptor alone", () => {
+    const MemorySettings = Setting.group("memory", {
+      memoryMaxItems: Setting.integer({ env: "SVC_MEMORY_MAX_ITEMS", flag: "memory-max-items", default: 1000, summary: "Most items", doc: "Most items." })
+    })
+    const derived = deriveSettings([...SETTINGS_GROUPS, MemorySettings])
+    expect(derived.DECLARED_SETTINGS.map((d) => d.key)).toEqual([...DECLARED_SETTINGS.map((d) => d.key), "memoryMaxItems"])
+    expect(derived.DECLARED_SETTINGS.at(-1)?.subsystem).toBe("memory")
+  })
+
+  it("every settings declaration file's group is in the root's list and enters the settings type (SettingsRegistry) under its name", async () => {
+    const files = ["layers/coreSettings.ts", ...sources("services").filter((f) => f.endsWith("/settings.ts"))]
+    const listed = new Set<unknown>(SETTINGS_GROUPS)
+    for (const file of files) {
+      const exported: Record<string, unknown> = await import(join(ROOT, file))
+      const groups = Object.values(exported).filter((v): v is SettingsGroup =>
+        typeof v === "object" && v !== null && "subsystem" in v && "settings" in v
+      )
+      expect(groups.length, file).toBe(1)
+      expect(listed.has(groups[0]), `${file} is not in the settings of a descriptor of src/app/subsystems.ts`).toBe(true)
+      const entry = new RegExp(`interface SettingsRegistry \\{\\s*readonly "?${groups[0]!.subsystem}"?: typeof \\w+\\.settings\\s*\\}`)
+      expect(readFileSync(join(ROOT, file), "utf8"), `${file} enters its group into SettingsRegistry`).toMatch(entry)
+    }
+    expect(files.length).toBe(SETTINGS_GROUPS.length)
   })
 })
 
@@ -64,7 +89,7 @@ const SHARED = [
   "src/ws/", "src/subsystem/"
 ]
 /** Registries that list subsystems (a subsystem that needed one would need it edited). */
-const REGISTRIES = ["src/app/", "services/snapshots/registry.ts", "layers/config.ts"]
+const REGISTRIES = ["src/app/", "layers/config.ts"]
 
 describe("what each subsystem's folder needs outside it", () => {
   const folders = readdirSync(join(ROOT, "services")).filter((d) => statSync(join(ROOT, "services", d)).isDirectory())
@@ -94,5 +119,53 @@ describe("what each subsystem's folder needs outside it", () => {
       )
     }
     expect(Object.entries(report).filter(([, files]) => files.length > 0)).toEqual([])
+  })
+})
+
+/** What each subsystem is needed by outside services/ (see below), pinned. */
+const PINNED_NEEDS: Record<string, ReadonlyArray<string>> = {
+  approvals: ["src/app/gateway.ts", "src/contracts/index.ts", "src/ws/api/initiated.ts"],
+  audit: ["src/app/gateway.ts", "src/http/authentication.ts", "src/ws/dispatch.ts"],
+  auth: ["src/app/gateway.ts", "src/client/errors.ts", "src/client/transport.ts", "src/contracts/index.ts", "src/http/api/security.ts", "src/http/authentication.ts", "src/http/authorization.ts", "src/http/credentials.ts", "src/ws/connection.ts", "src/ws/credentials.ts", "src/ws/dispatch.ts", "src/ws/server.ts"],
+  "auth-profiles": ["src/app/gateway.ts", "src/contracts/index.ts"],
+  diagnostics: ["layers/config.ts", "src/app/gateway.ts", "src/serve.ts"],
+  nodes: ["src/app/gateway.ts", "src/contracts/index.ts", "src/ws/api/initiated.ts"],
+  pairing: ["src/app/gateway.ts", "src/contracts/index.ts", "src/ws/connection.ts", "src/ws/server.ts"],
+  planner: ["src/contracts/index.ts"],
+  playbooks: ["src/app/gateway.ts"],
+  policy: ["src/app/gateway.ts", "src/contracts/index.ts"],
+  "policy-bundle": ["src/app/gateway.ts", "src/contracts/index.ts"],
+  secrets: ["src/app/gateway.ts"],
+  snapshots: ["src/app/gateway.ts", "src/app/tables.ts", "src/contracts/index.ts", "src/snapshot.ts"],
+  watchers: ["src/app/gateway.ts"],
+  workflow: ["scripts/apiReference.ts"],
+  "ws-sessions": ["scripts/apiReference.ts", "src/app/gateway.ts", "src/client/GatewayClientCore.ts", "src/client/demoNode.ts", "src/client/deviceKey.ts", "src/client/encoding.ts", "src/client/envelopes.ts", "src/client/errors.ts", "src/client/identity.ts", "src/client/index.ts", "src/client/transport.ts", "src/client/types.ts", "src/client/wire.ts", "src/contracts/index.ts", "src/subsystem/contract.ts", "src/ws/api/message.ts", "src/ws/connection.ts", "src/ws/credentials.ts", "src/ws/dispatch.ts", "src/ws/server.ts"],
+}
+
+/**
+ * The other direction: the files outside services/ that need a subsystem's folder (they import from it), besides
+ * the root's two lists (src/app/subsystems.ts, src/app/contracts.ts). A file named here would be edited when a
+ * subsystem like it is added, so each is a use of that one subsystem, not a list: the WS transport and the client
+ * speak the sessions protocol (ws-sessions), authenticate (auth), use the node/pairing/approval initiated requests
+ * and a few of their records; the package entry re-exports services and schemas for programs that compose the
+ * gateway; the snapshot CLI and the derived table set use the snapshots service. A new subsystem appears nowhere here
+ * (the test fails on any folder not pinned): one folder, its descriptor's line and its contract's line.
+ */
+describe("the files outside services/ that need a subsystem", () => {
+  const ROOT_LISTS = new Set(["src/app/subsystems.ts", "src/app/contracts.ts"])
+  const outside = [...sources("src"), ...sources("layers"), ...sources("scripts")]
+  const folderOf = (target: string) => /^services\/([^/]+)\//.exec(target)?.[1]
+
+  it("are the root's two lists and the pinned uses below, nothing else", () => {
+    const needs: Record<string, Array<string>> = {}
+    for (const file of outside.filter((f) => !ROOT_LISTS.has(f))) {
+      for (const target of importsOf(file)) {
+        const folder = folderOf(target)
+        if (folder === undefined || SHARED.some((p) => target.startsWith(p))) continue
+        ;(needs[folder] ??= []).includes(file) || needs[folder]!.push(file)
+      }
+    }
+    for (const files of Object.values(needs)) files.sort()
+    expect(needs).toEqual(PINNED_NEEDS)
   })
 })

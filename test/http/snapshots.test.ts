@@ -16,14 +16,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { StorageMemoryTest } from "../../src/app/gateway.ts"
 import { SecretResolver } from "../../services/secrets/SecretStore.ts"
-import { isExcludedTable, SNAPSHOT_TABLES } from "../../services/snapshots/registry.ts"
+import { isExcludedTable, SNAPSHOT_TABLES } from "../../src/app/tables.ts"
 import { postgres } from "../support/databases.ts"
 import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { HTTP_POLICY, type Populated, populate } from "../support/populate.ts"
 import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
-/** Tables a gateway creates that a snapshot leaves out on purpose: the declared exclusions (services/snapshots/registry.ts). */
+/** Tables a gateway creates that a snapshot leaves out on purpose: the declared exclusions (src/app/tables.ts). */
 const EXCLUDED = isExcludedTable
 
 const homeWithPolicy = () => {

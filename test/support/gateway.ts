@@ -17,7 +17,8 @@ import {
   LoggingLive,
   StorageMemoryTest
 } from "../../src/app/gateway.ts"
-import { DEFAULTS, type GatewaySettings, validateSettings } from "../../layers/config.ts"
+import { type GatewaySettings } from "../../layers/config.ts"
+import { DEFAULTS, validateSettings } from "../../src/app/settings.ts"
 import type { TestDatabaseServices } from "./databases.ts"
 
 /** A running test gateway. */

@@ -1,8 +1,8 @@
 /**
- * The snapshot set derived from the subsystems' table declarations
- * (services/snapshots/registry.ts, tableSet.ts; layers/storage/table.ts,
- * columns.ts): the same tables, order, primary keys, owners and column kinds
- * as the hand-written registry it replaced (pinned below once, so a row
+ * The snapshot set derived from the subsystems' table declarations (the
+ * root's list of descriptors: src/app/tables.ts; services/snapshots/tableSet.ts;
+ * layers/storage/table.ts, columns.ts): the same tables, order, primary keys,
+ * owners and column kinds as the hand-written registry it replaced (pinned below once, so a row
  * schema change that alters a column's kind or order is caught); every table
  * the declared migrations create is in the set or declared excluded; the
  * derivation rules and the declaration checks.
@@ -20,8 +20,11 @@ import {
 } from "../../../layers/storage/columns.ts"
 import { migrate } from "../../../layers/storage/migrations.ts"
 import { excludedTable, table, type TableOwner } from "../../../layers/storage/table.ts"
-import { isExcludedTable, SNAPSHOT_TABLES, TABLE_DECLARATIONS } from "../../../services/snapshots/registry.ts"
-import { tableSet } from "../../../services/snapshots/tableSet.ts"
+import { Subsystems } from "../../../src/app/subsystems.ts"
+import { isExcludedTable, SNAPSHOT_TABLES } from "../../../src/app/tables.ts"
+import { SNAPSHOT_V2_ORDER, tableSet } from "../../../services/snapshots/tableSet.ts"
+
+const TABLE_DECLARATIONS = Subsystems.map((s) => s.tables)
 import { testDatabases } from "../../support/databases.ts"
 
 /**
@@ -184,6 +187,18 @@ describe("the import order", () => {
     const set = tableSet([[t("a", ["c"]), t("b")], [t("c"), t("d")], [excludedTable("x_*", "because")]])
     expect(set.tables.map((x) => x.name)).toEqual(["b", "c", "a", "d"])
     expect(set.excluded.map((x) => x.name)).toEqual(["x_*"])
+  })
+
+  it("puts the tables of the svc.snapshot.v2 format first, in the format's order, whatever the subsystem order", () => {
+    const set = tableSet([[t("z"), t("plans")], [t("policy_snapshots"), t("y", ["z"])]])
+    expect(set.tables.map((x) => x.name)).toEqual(["policy_snapshots", "plans", "z", "y"])
+  })
+
+  it("is the v2 order for the gateway's own tables, and a new subsystem's tables come after them, each after its references", () => {
+    expect(SNAPSHOT_TABLES.map((x) => x.name)).toEqual(SNAPSHOT_V2_ORDER)
+    const memory = [t("memory_items", ["memory_spaces", "plans"]), t("memory_spaces")]
+    const set = tableSet([memory, ...TABLE_DECLARATIONS])
+    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "memory_spaces", "memory_items"])
   })
 
   it("refuses a reference to a table no snapshot carries, a cycle and a name declared twice", () => {

@@ -11,7 +11,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { SNAPSHOT_TABLES } from "../../../services/snapshots/registry.ts"
+import { SnapshotTableSet } from "../../../services/snapshots/tableSet.ts"
+import { GatewayTableSet, SNAPSHOT_TABLES } from "../../../src/app/tables.ts"
 import { SNAPSHOT_FORMAT, type SnapshotBundleInput } from "../../../services/snapshots/schema.ts"
 import { Snapshots } from "../../../services/snapshots/Snapshots.ts"
 import { testDatabases } from "../../support/databases.ts"
@@ -98,7 +99,7 @@ const totalRows = Effect.gen(function*() {
 for (const db of testDatabases) {
   describe(`Snapshots on ${db.name}`, () => {
     const fresh = <A, E>(effect: Effect.Effect<A, E, Snapshots | SqlClient.SqlClient>) =>
-      Effect.provide(effect, Snapshots.layerNoDeps.pipe(Layer.provideMerge(db.make())))
+      Effect.provide(effect, Snapshots.layerNoDeps.pipe(Layer.provide(SnapshotTableSet.layer(GatewayTableSet)), Layer.provideMerge(db.make())))
 
     it.effect("exports every registered table of an empty database, creating them first", () =>
       fresh(Effect.gen(function*() {
