@@ -68,7 +68,7 @@ const rssMiB = (pid: number): number => {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** One cold start: spawn, poll `/healthz` until 200, read RSS one second later, stop. */
-const coldStart = async (target: StartupTarget, home: string): Promise<{ readonly ms: number; readonly rss: number }> => {
+export const coldStart = async (target: StartupTarget, home: string): Promise<{ readonly ms: number; readonly rss: number }> => {
   const port = await freePort()
   const started = performance.now()
   const child = spawn(process.execPath, [target.script, ...target.args], { env: target.env(port, home), stdio: ["ignore", "ignore", "pipe"] })
