@@ -17,7 +17,7 @@
  * @module
  */
 import { Context, Deferred, Duration, Effect, Layer } from "effect"
-import { StartupGate } from "../../layers/startup.ts"
+import { StartupGate } from "../backplane/StartupGate.ts"
 import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
 
 /** How long after the start-up gate opens the engine is built when no call asked for it before. */

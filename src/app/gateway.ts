@@ -66,7 +66,7 @@ import * as LeanNodeHttpServer from "../../layers/http/LeanNodeHttpServer.ts"
 import * as NodeServer from "../../layers/http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "../../layers/storage/Storage.ts"
 import { migrateAll, type MigrationSet } from "../../layers/storage/migrations.ts"
-import { makeStartupGate } from "../../layers/startup.ts"
+import { makeStartupGate } from "../../services/backplane/StartupGate.ts"
 
 export { Approvals, ApprovalsConfig } from "../../services/approvals/Approvals.ts"
 export { AuditLog } from "../../services/audit/AuditLog.ts"
@@ -280,7 +280,7 @@ export const GatewayLive = <E = never>(
   }
 ) =>
   Layer.unwrap(Effect.map(makeStartupGate, (startup) =>
-    // The start-up gate opens once the server listens: the workflow runner starts then (layers/startup.ts).
+    // The start-up gate opens once the server listens: the workflow runner starts then (services/backplane/StartupGate.ts).
     Layer.effectDiscard(Effect.gen(function*() {
       yield* HttpServer.HttpServer
       yield* startup.open

@@ -8,7 +8,7 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, describe, expect, it } from "vitest"
-import { makeStartupGate } from "../../../layers/startup.ts"
+import { makeStartupGate } from "../../../services/backplane/StartupGate.ts"
 import { Workflow, workflowWith } from "../../../services/workflow/Workflow.ts"
 import { sqliteFile } from "../../support/databases.ts"
 import { eventually } from "../../support/eventually.ts"

@@ -17,7 +17,7 @@ export interface StartupGateService {
 }
 
 /** The gate; defaults to an open one. */
-export const StartupGate = Context.Reference<StartupGateService>("svc-gateway/layers/StartupGate", {
+export const StartupGate = Context.Reference<StartupGateService>("svc-gateway/backplane/StartupGate", {
   defaultValue: () => ({ opened: Effect.void })
 })
 
