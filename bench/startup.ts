@@ -4,7 +4,9 @@
  * dist/bench/startup.js`):
  *
  * - cold start: from spawning `node <server>` to the first `200` answer of
- *   `GET /healthz` (polled every 5 ms), in milliseconds;
+ *   `GET /healthz` (polled every 5 ms), in milliseconds; the gateway on a
+ *   fresh `$SVC_HOME` (its database created and migrated) and on an existing
+ *   one (a home a first, uncounted start created: migrations up to date);
  * - idle RSS: the server's resident memory (`/proc/<pid>/status` VmRSS) one
  *   second after that first answer, in MiB;
  * - for the gateway's CLI, `svc-gateway --help` (the bundled CLI, and the
@@ -28,6 +30,8 @@ export interface StartupTarget {
   readonly script: string
   readonly args: ReadonlyArray<string>
   readonly env: (port: number, home: string) => NodeJS.ProcessEnv
+  /** `existing`: every counted start reuses one home that an uncounted first start created (default: a fresh home each). */
+  readonly home?: "fresh" | "existing"
 }
 
 /** Median and spread of a list of numbers. */
@@ -64,7 +68,7 @@ const rssMiB = (pid: number): number => {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** One cold start: spawn, poll `/healthz` until 200, read RSS one second later, stop. */
-const coldStart = async (target: StartupTarget, home: string): Promise<{ readonly ms: number; readonly rss: number }> => {
+export const coldStart = async (target: StartupTarget, home: string): Promise<{ readonly ms: number; readonly rss: number }> => {
   const port = await freePort()
   const started = performance.now()
   const child = spawn(process.execPath, [target.script, ...target.args], { env: target.env(port, home), stdio: ["ignore", "ignore", "pipe"] })
@@ -98,6 +102,7 @@ const runToExit = (script: string, args: ReadonlyArray<string>): Promise<number>
 export const startupTargets = (distRoot: string): ReadonlyArray<StartupTarget> => {
   return [
     { name: "gateway", script: join(distRoot, "cli/main.mjs"), args: ["serve"], env: gatewayEnv },
+    { name: "gateway (existing home)", script: join(distRoot, "cli/main.mjs"), args: ["serve"], env: gatewayEnv, home: "existing" },
     { name: "gateway (unbundled)", script: join(distRoot, "src/main.js"), args: ["serve"], env: gatewayEnv },
     {
       name: "baseline",
@@ -126,7 +131,9 @@ export const measureStartup = async (distRoot: string, runs: number, home: () =>
   const servers: Array<StartupReport["servers"][number]> = []
   for (const target of startupTargets(distRoot)) {
     const samples: Array<{ ms: number; rss: number }> = []
-    for (let i = 0; i < runs; i++) samples.push(await coldStart(target, home()))
+    const existing = target.home === "existing" ? home() : undefined
+    if (existing !== undefined) await coldStart(target, existing)
+    for (let i = 0; i < runs; i++) samples.push(await coldStart(target, existing ?? home()))
     servers.push({ name: target.name, coldStartMs: spread(samples.map((s) => s.ms)), idleRssMiB: spread(samples.map((s) => s.rss)) })
   }
   const help: Array<StartupReport["help"][number]> = []

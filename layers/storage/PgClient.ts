@@ -41,18 +41,4 @@ export const layer = (
     startupParameters: options.searchPath === undefined ? undefined : { search_path: options.searchPath }
   })
 
-/**
- * Returns the URL without its password (in the user-info part or a
- * `password` query parameter), for logs and diagnostics. Unparsable input
- * yields `"<invalid url>"` so a secret can never leak through it.
- */
-export const redactUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    parsed.password = ""
-    parsed.searchParams.delete("password")
-    return parsed.toString()
-  } catch {
-    return "<invalid url>"
-  }
-}
+export { redactUrl } from "./redactUrl.ts"

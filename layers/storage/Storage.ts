@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import * as PgClient from "./PgClient.ts"
+import { redactUrl } from "./redactUrl.ts"
 import * as SqliteClient from "./SqliteClient.ts"
 
 /**
@@ -72,16 +72,20 @@ export const resolveStorageTarget = (options: StorageOptions): Effect.Effect<Sto
  * subsystem's repository layer (layers/storage/migrations.ts `migrate`).
  */
 export const storageLayer = (target: StorageTarget): Layer.Layer<SqlClient.SqlClient | DatabaseInfo, SqlError> => {
+  // The PostgreSQL driver (pg, @effect/sql-pg) is loaded only when used: a SQLite start does not compile it.
   const client: Layer.Layer<SqlClient.SqlClient, SqlError> = target.kind === "sqlite"
     ? SqliteClient.layer({ filename: target.filename })
-    : PgClient.layer({ url: target.url, searchPath: target.searchPath })
+    : Layer.unwrap(Effect.map(
+      Effect.promise(() => import("./PgClient.ts")),
+      (PgClient) => PgClient.layer({ url: target.url, searchPath: target.searchPath })
+    ))
   const ready = Layer.effectDiscard(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`SELECT 1`
   }))
   const info = Layer.succeed(DatabaseInfo, {
     kind: target.kind,
-    location: target.kind === "sqlite" ? target.filename : PgClient.redactUrl(target.url)
+    location: target.kind === "sqlite" ? target.filename : redactUrl(target.url)
   })
   return Layer.merge(Layer.provideMerge(ready, client), info)
 }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-export { migrate, type Migration, MigrationFailed, migrationsTable } from "./migrations.ts"
+export { migrate, migrateAll, type Migration, MigrationFailed, type MigrationSet, migrationsTable } from "./migrations.ts"
 export * as PgClient from "./PgClient.ts"
 export * as SqliteClient from "./SqliteClient.ts"
 export {

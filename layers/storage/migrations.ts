@@ -8,6 +8,11 @@
  * does the work (`Migrator.fromRecord` loader, one transaction, a table lock
  * on PostgreSQL so concurrent instances migrate once).
  *
+ * At start the gateway applies every subsystem's migrations at once with
+ * {@link migrateAll} (one read to find what is pending, then one transaction
+ * for all of them); the repositories' own `migrate` calls are then no-ops on
+ * that client. A repository built alone (tests, tools) still migrates itself.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
@@ -126,15 +131,95 @@ const toMigrationFailed = (subsystem: string, migrations: ReadonlyArray<Migratio
 export const migrationsTable = (subsystem: string): string => `svc_migrations_${subsystem.replace(/[^a-z0-9_]/gi, "_")}`
 
 /**
+ * The subsystems {@link migrateAll} brought up to date, per client: their
+ * later `migrate` calls on that client are no-ops (the latest migration id
+ * applied, so a longer list than the one applied still runs).
+ */
+const upToDate = new WeakMap<SqlClient.SqlClient, Map<string, number>>()
+
+const latestId = (migrations: ReadonlyArray<Migration>): number => migrations.reduce((max, m) => Math.max(max, m.id), 0)
+
+const runMigrator = (subsystem: string, migrations: ReadonlyArray<Migration>) =>
+  Migrator.make({})({
+    loader: Migrator.fromRecord(Object.fromEntries(migrations.map((m) => [`${m.id}_${m.name}`, apply(m)]))),
+    table: migrationsTable(subsystem)
+  }).pipe(Effect.mapError(toMigrationFailed(subsystem, migrations)))
+
+/**
  * Applies the pending `migrations` of `subsystem` in one transaction and
  * returns the `[id, name]` pairs it applied (none when up to date). Fails
  * with {@link MigrationFailed} naming the migration and the database's reason.
+ * A no-op when {@link migrateAll} already applied them on this client.
  */
 export const migrate = (
   subsystem: string,
   migrations: ReadonlyArray<Migration>
 ): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, MigrationFailed, SqlClient.SqlClient> =>
-  Migrator.make({})({
-    loader: Migrator.fromRecord(Object.fromEntries(migrations.map((m) => [`${m.id}_${m.name}`, apply(m)]))),
-    table: migrationsTable(subsystem)
-  }).pipe(Effect.mapError(toMigrationFailed(subsystem, migrations)))
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    (upToDate.get(sql)?.get(subsystem) ?? -1) >= latestId(migrations)
+      ? Effect.succeed([])
+      : runMigrator(subsystem, migrations))
+
+/** One subsystem's migrations, as {@link migrateAll} takes them (a table declaration's `owner`). */
+export interface MigrationSet {
+  readonly subsystem: string
+  readonly migrations: ReadonlyArray<Migration>
+}
+
+/**
+ * The subsystems of `sets` whose latest declared migration is not recorded
+ * yet, read in two queries (which bookkeeping tables exist; their latest ids)
+ * without a transaction.
+ */
+const pendingSets = (sql: SqlClient.SqlClient, sets: ReadonlyArray<MigrationSet>) =>
+  Effect.gen(function*() {
+    // Bookkeeping table names are sanitized identifiers (migrationsTable), so they are spelled inline.
+    const tables = sets.map((s) => migrationsTable(s.subsystem))
+    const listed = tables.map((t) => `('${t}')`).join(", ")
+    const existing = new Set((yield* sql.unsafe<{ name: string }>(sql.onDialectOrElse({
+      pg: () => `SELECT name FROM (VALUES ${listed}) AS t(name) WHERE to_regclass(quote_ident(name)) IS NOT NULL`,
+      orElse: () => `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${tables.map((t) => `'${t}'`).join(", ")})`
+    }))).map((r) => r.name))
+    const present = tables.filter((t) => existing.has(t))
+    const latest = new Map<string, number>()
+    if (present.length > 0) {
+      const union = present.map((t) => `SELECT '${t}' AS name, MAX(migration_id) AS latest FROM ${t}`).join(" UNION ALL ")
+      for (const row of yield* sql.unsafe<{ name: string; latest: number | string | null }>(union)) {
+        latest.set(row.name, Number(row.latest ?? 0))
+      }
+    }
+    return sets.filter((s) => (latest.get(migrationsTable(s.subsystem)) ?? 0) < latestId(s.migrations))
+  })
+
+/**
+ * Applies the pending migrations of every set in **one** transaction (all or
+ * nothing: a failing migration rolls back every subsystem's), after one read
+ * that finds nothing to do on an up-to-date database. Each subsystem keeps
+ * its own bookkeeping table, so the result is the same as calling
+ * {@link migrate} for each; afterwards their `migrate` calls on this client
+ * are no-ops. On PostgreSQL the missing bookkeeping tables are created first,
+ * each on its own (as `migrate` does), so that two instances starting on an
+ * empty schema do not abort each other's transaction; the transaction then
+ * takes each table's lock, so they migrate once. Fails with
+ * {@link MigrationFailed} naming the subsystem and migration.
+ */
+export const migrateAll = (sets: ReadonlyArray<MigrationSet>): Effect.Effect<void, MigrationFailed, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const unique = [...new Map(sets.map((s) => [s.subsystem, s])).values()]
+    const pending = yield* pendingSets(sql, unique)
+    if (pending.length > 0) {
+      yield* sql.onDialectOrElse({
+        // Migrator's own idempotent creation (and the race it tolerates), with no migration to run.
+        pg: () => Effect.forEach(pending, (s) => runMigrator(s.subsystem, []), { discard: true }),
+        orElse: () => Effect.void
+      })
+      yield* sql.withTransaction(Effect.forEach(pending, (s) => runMigrator(s.subsystem, s.migrations), { discard: true }))
+    }
+    const done = upToDate.get(sql) ?? new Map<string, number>()
+    for (const s of unique) done.set(s.subsystem, latestId(s.migrations))
+    upToDate.set(sql, done)
+  }).pipe(
+    Effect.catchIf(isSqlError, (error) =>
+      Effect.fail(new MigrationFailed({ message: `Running the migrations failed: ${describeCause(error)}`, cause: error })))
+  )

@@ -42,6 +42,7 @@ import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
 import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
+import { inBackground } from "./engineInBackground.ts"
 import { concurrencyLimited } from "./executors/concurrency.ts"
 import { CliSandbox } from "./executors/CliSandbox.ts"
 import { HttpTraceTargets } from "./executors/HttpExecutor.ts"
@@ -343,11 +344,11 @@ const SINGLE_RUNNER_SHARDS = 8
  * Tests pass a fake `StepExecutor` here.
  */
 export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) => {
-  const engine = WorkflowRuns.layer.pipe(
+  // Started off the start-up path (engineInBackground.ts): its calls wait until it is ready.
+  const engine = inBackground(WorkflowRuns.layer.pipe(
     Layer.provide(RunRecorderLive),
-    Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true, shardsPerGroup: SINGLE_RUNNER_SHARDS })),
-    Layer.provide(executors)
-  )
+    Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true, shardsPerGroup: SINGLE_RUNNER_SHARDS }))
+  )).pipe(Layer.provide(executors))
   return WorkflowNoDeps.pipe(
     Layer.provide(LaneScheduler.layer),
     Layer.provideMerge(engine),

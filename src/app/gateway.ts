@@ -46,7 +46,7 @@
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { Effect, FileSystem, Layer, Logger, References } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
@@ -68,6 +68,8 @@ import { GatewayConfig, type GatewaySettings } from "../../layers/config.ts"
 import * as LeanNodeHttpServer from "../../layers/http/LeanNodeHttpServer.ts"
 import * as NodeServer from "../../layers/http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "../../layers/storage/Storage.ts"
+import { migrateAll, type MigrationSet } from "../../layers/storage/migrations.ts"
+import { makeStartupGate } from "../../services/backplane/StartupGate.ts"
 
 export { Approvals, ApprovalsConfig } from "../../services/approvals/Approvals.ts"
 export { AuditLog } from "../../services/audit/AuditLog.ts"
@@ -140,10 +142,22 @@ export const StorageFromSettings = Layer.unwrap(Effect.gen(function*() {
   return StorageLive({ databaseUrl: settings.databaseUrl, sqlitePath: join(settings.home, "gateway.db") })
 })).pipe(Layer.provide(NodeServices.layer))
 
+/** Every subsystem's migrations (the owners of its declared tables), in the order of {@link Subsystems}. */
+const subsystemMigrations: ReadonlyArray<MigrationSet> = Subsystems.flatMap((s) =>
+  s.tables.flatMap((t) => (t.owner === undefined ? [] : [t.owner]))
+)
+
+/**
+ * Every subsystem's pending migrations in one transaction, before any
+ * subsystem is built (layers/storage/migrations.ts `migrateAll`): the
+ * repositories' own `migrate` calls are then no-ops.
+ */
+const MigrationsLive = Layer.effectDiscard(migrateAll(subsystemMigrations))
+
 /**
  * Every domain service of {@link Subsystems}. `options.storage` replaces the
- * database (any layer providing a `SqlClient` and `DatabaseInfo`;
- * repositories create their tables). Needs {@link GatewayConfig}.
+ * database (any layer providing a `SqlClient` and `DatabaseInfo`); every
+ * subsystem's tables are migrated first, in one transaction. Needs {@link GatewayConfig}.
  */
 export const gatewayServices = <E = never>(
   options?: { readonly storage?: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E> }
@@ -151,8 +165,15 @@ export const gatewayServices = <E = never>(
   const storage: Layer.Layer<SqlClient.SqlClient | DatabaseInfo, E | Layer.Error<typeof StorageFromSettings>, GatewayConfig> =
     options?.storage ?? StorageFromSettings
   // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized);
-  // the snapshot set derived from the subsystems' tables (src/app/tables.ts).
-  return subsystemLayers.pipe(Layer.provide(SnapshotTableSet.layer(GatewayTableSet)), Layer.provideMerge(AuditLog.layer), Layer.provideMerge(storage), Layer.provideMerge(ObservabilityLive))
+  // the snapshot set derived from the subsystems' tables (src/app/tables.ts); every subsystem's migrations in one
+  // transaction before any subsystem is built.
+  return subsystemLayers.pipe(
+    Layer.provide(SnapshotTableSet.layer(GatewayTableSet)),
+    Layer.provideMerge(AuditLog.layer),
+    Layer.provideMerge(MigrationsLive),
+    Layer.provideMerge(storage),
+    Layer.provideMerge(ObservabilityLive)
+  )
 }
 
 /**
@@ -268,8 +289,15 @@ export const GatewayLive = <E = never>(
     readonly adapter?: HttpAdapter
   }
 ) =>
-  gatewayHttp(options?.adapter).pipe(
-    Layer.provideMerge(gatewayServices(options)),
-    Layer.provideMerge(LoggingLive),
-    Layer.provideMerge(GatewayConfigLive(settings))
-  )
+  Layer.unwrap(Effect.map(makeStartupGate, (startup) =>
+    // The start-up gate opens once the server listens: the workflow runner starts then (services/backplane/StartupGate.ts).
+    Layer.effectDiscard(Effect.gen(function*() {
+      yield* HttpServer.HttpServer
+      yield* startup.open
+    })).pipe(
+      Layer.provideMerge(gatewayHttp(options?.adapter)),
+      Layer.provideMerge(gatewayServices(options)),
+      Layer.provideMerge(LoggingLive),
+      Layer.provideMerge(GatewayConfigLive(settings)),
+      Layer.provideMerge(startup.gate)
+    )))
