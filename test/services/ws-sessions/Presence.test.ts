@@ -1,4 +1,4 @@
-/** Presence TTL, pruning events and audience filtering, on the test clock. */
+/** Presence TTL, pruning events, coalesced announcements and audience filtering, on the test clock. */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -19,7 +19,8 @@ const layer = Presence.layerNoDeps.pipe(
     version: "0.0.0",
     ttl: Duration.seconds(60),
     pruneInterval: Duration.seconds(5),
-    maxEntries: 3
+    maxEntries: 3,
+    announceWindow: Duration.millis(250)
   })),
   Layer.provideMerge(EventBus.layerNoDeps),
   Layer.provideMerge(ConnectionRegistry.layer)
@@ -59,6 +60,95 @@ describe("Presence", () => {
       for (const id of ["1", "2", "3", "4"]) yield* presence.upsert({ deviceId: id, role: "node", reason: "connect" })
       expect((yield* presence.snapshot).entries.map((e) => e.instance_id)).toEqual(["gw-test", "2", "3", "4"])
     }).pipe(Effect.provide(layer)))
+})
+
+const bigLayer = Presence.layerNoDeps.pipe(
+  Layer.provide(Layer.succeed(PresenceConfig, {
+    instanceId: "gw-test",
+    version: "0.0.0",
+    ttl: Duration.seconds(60),
+    pruneInterval: Duration.seconds(5),
+    maxEntries: 500,
+    announceWindow: Duration.millis(250)
+  })),
+  Layer.provideMerge(EventBus.layerNoDeps),
+  Layer.provideMerge(ConnectionRegistry.layer)
+)
+
+const upserted = (operator: ReturnType<typeof fakeConnection>) =>
+  operator.events("presence.upserted").map((e) => ({
+    entry: e.payload.entry.instance_id,
+    entries: e.payload.entries?.map((x: { instance_id: string }) => x.instance_id)
+  }))
+
+describe("Presence announcements (coalesced per window)", () => {
+  it.effect("announces a lone upsert at once; upserts within the window together at its end, each device once", () =>
+    Effect.gen(function*() {
+      const registry = yield* ConnectionRegistry
+      const presence = yield* Presence
+      const operator = fakeConnection("op", adminPrincipal)
+      yield* registry.add(operator.handle)
+
+      yield* presence.upsert({ deviceId: "a", role: "client", reason: "connect" })
+      expect(upserted(operator)).toEqual([{ entry: "a", entries: undefined }])
+
+      yield* TestClock.adjust(Duration.millis(100))
+      yield* presence.upsert({ deviceId: "b", role: "client", reason: "connect" })
+      yield* presence.upsert({ deviceId: "c", role: "node", reason: "connect" })
+      yield* presence.upsert({ deviceId: "b", role: "client", reason: "periodic", beacon: { host: "h" } })
+      expect(upserted(operator)).toHaveLength(1) // nothing more before the window ends
+      yield* TestClock.adjust(Duration.millis(150))
+      expect(upserted(operator)).toEqual([{ entry: "a", entries: undefined }, { entry: "b", entries: ["c", "b"] }])
+      const batch = operator.events("presence.upserted")[1].payload
+      expect(batch.entry).toEqual(batch.entries[1])
+      expect(batch.entry).toMatchObject({ instance_id: "b", reason: "periodic", host: "h" })
+
+      // A quiet window closes it: the next upsert is announced at once again, alone.
+      yield* TestClock.adjust(Duration.millis(250))
+      yield* TestClock.adjust(Duration.millis(10))
+      yield* presence.upsert({ deviceId: "d", role: "client", reason: "connect" })
+      expect(upserted(operator).at(-1)).toEqual({ entry: "d", entries: undefined })
+      expect(upserted(operator)).toHaveLength(3)
+      yield* TestClock.adjust(Duration.millis(250))
+      expect(upserted(operator)).toHaveLength(3)
+    }).pipe(Effect.provide(bigLayer)))
+
+  it.effect("a storm of N connections costs each operator one event per window, not N", () =>
+    Effect.gen(function*() {
+      const registry = yield* ConnectionRegistry
+      const presence = yield* Presence
+      const operators: Array<ReturnType<typeof fakeConnection>> = []
+      // 200 operator clients connect 10 ms apart (2 s), each announced as it connects.
+      for (let i = 0; i < 200; i++) {
+        const operator = fakeConnection(`op${i}`, adminPrincipal)
+        operators.push(operator)
+        yield* registry.add(operator.handle)
+        yield* presence.upsert({ deviceId: `dev_op${i}`, role: "client", reason: "connect" })
+        yield* TestClock.adjust(Duration.millis(10))
+      }
+      yield* TestClock.adjust(Duration.millis(250))
+      const messages = operators.reduce((n, o) => n + o.events("presence.upserted").length, 0)
+      // Uncoalesced: 1 + 2 + … + 200 = 20,100 events. Coalesced: at most one per 250 ms window per operator (2 s: 9).
+      expect(messages).toBeLessThanOrEqual(200 * 9)
+      // The first operator still learns of every device, each exactly once.
+      const seen = operators[0].events("presence.upserted").flatMap((e) =>
+        (e.payload.entries ?? [e.payload.entry]).map((x: { instance_id: string }) => x.instance_id)
+      )
+      expect(seen).toEqual(operators.map((_, i) => `dev_op${i}`))
+    }).pipe(Effect.provide(bigLayer)))
+
+  it.effect("one prune tick announces all its expired entries in one presence.pruned", () =>
+    Effect.gen(function*() {
+      const registry = yield* ConnectionRegistry
+      const presence = yield* Presence
+      const operator = fakeConnection("op", adminPrincipal)
+      yield* registry.add(operator.handle)
+      for (const id of ["x", "y", "z"]) yield* presence.upsert({ deviceId: id, role: "node", reason: "connect" })
+      yield* TestClock.adjust(Duration.seconds(65))
+      const pruned = operator.events("presence.pruned")
+      expect(pruned).toHaveLength(1)
+      expect(pruned[0].payload).toEqual({ instance_id: "z", instance_ids: ["x", "y", "z"] })
+    }).pipe(Effect.provide(bigLayer)))
 })
 
 describe("event audience", () => {
