@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, installCleanup, onExit, type ServerProcess, startServer } from "./processes.ts"
+import { freePort, installCleanup, machineBusySeconds, onExit, processCpuSeconds, type ServerProcess, startServer } from "./processes.ts"
 import { BENCH_ADMIN_TOKEN } from "./sample.ts"
 import { closeAll, openMany, rssBytes, type RoundTripRun, runRoundTrips } from "./ws-bench.ts"
 import { type Audience, connectAudience, fanOutOnce } from "./ws-fanout.ts"
@@ -89,13 +89,23 @@ const main = async () => {
     ]
     const gateways = targets.filter((t) => t.handshake)
     const results = new Map<string, Map<number, Array<RoundTripRun>>>()
+    /** Server CPU µs per round trip, per target and connection count, one value per round. */
+    const cpuPerTrip = new Map<string, Array<number>>()
+    const busyAtStart = machineBusySeconds()
+    const startedAt = performance.now()
+    const ownCpuAtStart = process.cpuUsage()
+    const serversCpu = () => targets.reduce((sum, t) => sum + (processCpuSeconds(t.server.pid) ?? 0), 0)
+    const serversCpuAtStart = serversCpu()
     for (const connections of [1, 100]) {
       const sockets = new Map<string, Awaited<ReturnType<typeof openMany>>>()
       for (const t of targets) sockets.set(t.name, await openMany(t.server.url, BENCH_ADMIN_TOKEN, t.handshake, connections))
       for (const t of targets) await runRoundTrips(sockets.get(t.name)!, 1) // warm-up
       for (let r = 0; r < rounds; r++) {
         for (const t of targets) {
+          const cpuBefore = processCpuSeconds(t.server.pid) ?? 0
           const run = await runRoundTrips(sockets.get(t.name)!, seconds)
+          const cpuKey = `${t.name}/${connections}`
+          cpuPerTrip.set(cpuKey, [...(cpuPerTrip.get(cpuKey) ?? []), (((processCpuSeconds(t.server.pid) ?? 0) - cpuBefore) * 1e6) / run.roundTrips])
           const byTarget = results.get(t.name) ?? new Map<number, Array<RoundTripRun>>()
           byTarget.set(connections, [...(byTarget.get(connections) ?? []), run])
           results.set(t.name, byTarget)
@@ -136,9 +146,18 @@ const main = async () => {
       await closeAll(sockets)
     }
 
+    const busy = (machineBusySeconds() ?? 0) - (busyAtStart ?? 0)
+    const elapsedS = (performance.now() - startedAt) / 1000
+    const own = process.cpuUsage(ownCpuAtStart)
+    const ours = (own.user + own.system) / 1e6 + serversCpu() - serversCpuAtStart
+    const otherCpu = busyAtStart === undefined
+      ? "machine CPU unknown"
+      : `the machine was busy ${(busy / elapsedS).toFixed(2)} of ${cpus().length} cores on average during the run, ` +
+        `${(Math.max(0, busy - ours) / elapsedS).toFixed(2)} cores of it other processes ("other CPU")`
     const row = (name: string, connections: number) => {
       const run = best(results.get(name)!.get(connections)!)
-      return `| ${name} | ${connections} | ${Math.round(run.perSecond).toLocaleString("en-US")} | ${run.p50Ms.toFixed(2)} | ${run.p99Ms.toFixed(2)} |`
+      const cpu = median(cpuPerTrip.get(`${name}/${connections}`)!)
+      return `| ${name} | ${connections} | ${Math.round(run.perSecond).toLocaleString("en-US")} | ${run.p50Ms.toFixed(2)} | ${run.p99Ms.toFixed(2)} | ${cpu.toFixed(1)} |`
     }
     const ratio = (connections: number, name = "gateway") =>
       best(results.get(name)!.get(connections)!).perSecond / best(results.get("ws baseline")!.get(connections)!).perSecond
@@ -147,9 +166,15 @@ const main = async () => {
       const base = results.get("ws baseline")!.get(connections)!
       return mine.map((run, i) => run.perSecond / base[i].perSecond)
     }
+    const cpuRatio = (name: string, connections: number) => {
+      const mine = cpuPerTrip.get(`${name}/${connections}`)!
+      const base = cpuPerTrip.get(`ws baseline/${connections}`)!
+      return median(mine.map((x, i) => x / base[i]))
+    }
     const ratioLine = (name: string) =>
       `- ${name}: best-round ratio ${ratio(1, name).toFixed(2)}x over 1 connection, ${ratio(100, name).toFixed(2)}x over 100; ` +
-      `per-round ratios over 100: ${roundRatios(100, name).map((x) => x.toFixed(2)).join(", ")} (median ${median(roundRatios(100, name)).toFixed(2)})`
+      `per-round ratios over 100: ${roundRatios(100, name).map((x) => x.toFixed(2)).join(", ")} (median ${median(roundRatios(100, name)).toFixed(2)}); ` +
+      `server CPU per round trip ÷ plain ws (median per round): ${cpuRatio(name, 1).toFixed(2)}x over 1, ${cpuRatio(name, 100).toFixed(2)}x over 100`
     const report = [
       "# Benchmark: WebSocket request/response",
       "",
@@ -158,10 +183,10 @@ const main = async () => {
       `- CPU: ${cpus()[0]?.model ?? "unknown"} (${cpus().length} cores)`,
       `- Load: closed loop (send \`ping\`, await its response) per connection, ${rounds} rounds of ${seconds} s per target, interleaved; best round shown`,
       "",
-      `- Machine load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(" / ")}`,
+      `- Machine: load average at the end ${loadavg().map((x) => x.toFixed(2)).join(" / ")}; ${otherCpu}`,
       "",
-      "| target | connections | round trips/s | p50 ms | p99 ms |",
-      "|---|---:|---:|---:|---:|",
+      "| target | connections | round trips/s | p50 ms | p99 ms | server CPU µs per round trip (median) |",
+      "|---|---:|---:|---:|---:|---:|",
       ...[1, 100].flatMap((connections) => targets.map((t) => row(t.name, connections))),
       "",
       `**gateway / baseline round trips: ${ratio(1).toFixed(2)}x over 1 connection, ${ratio(100).toFixed(2)}x over 100** (target >= 0.8x)`,

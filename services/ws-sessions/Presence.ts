@@ -10,9 +10,12 @@
  * announced at once; the upserts that follow within the window are announced
  * together when it ends, as one `presence.upserted` whose `entry` is the most
  * recent and whose `entries` lists each device once (latest state, in the order
- * they were last seen). A connection storm of N devices so costs one event per
- * window per operator instead of N. Each prune tick announces its expired
- * entries as one `presence.pruned` (`instance_ids` when there are several).
+ * they were last seen). The window lasts at least `announceWindow` and at least
+ * as long as `announceRate` needs to deliver the last announcement (R
+ * recipients → R / announceRate seconds), so presence never sends more than
+ * about `announceRate` messages per second in total: a connection storm of N
+ * devices costs O(N) messages instead of N²/2. Each prune tick announces its
+ * expired entries as one `presence.pruned` (`instance_ids` when several).
  */
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
@@ -33,11 +36,14 @@ export class PresenceConfig extends Context.Service<PresenceConfig, {
   readonly maxEntries: number
   /** Upserts within this window of an announced one are announced together at its end (zero: each at once). */
   readonly announceWindow: Duration.Duration
+  /** Presence messages per second (all recipients together) the window is lengthened to stay under. */
+  readonly announceRate: number
 }>()("svc-gateway/ws-sessions/PresenceConfig") {
   /**
    * The gateway's settings: a fresh instance id (`gw-<uuid>`), the gateway
    * version, entries kept 60 s after last seen (pruned every 5 s), at most 500,
-   * announcements coalesced over 250 ms.
+   * announcements coalesced over at least 250 ms and at most 1,000 presence
+   * messages a second (a window per 1,000 recipients of one second).
    */
   static readonly layer = Layer.sync(PresenceConfig, () => ({
     instanceId: `gw-${crypto.randomUUID()}`,
@@ -45,7 +51,8 @@ export class PresenceConfig extends Context.Service<PresenceConfig, {
     ttl: Duration.seconds(60),
     pruneInterval: Duration.seconds(5),
     maxEntries: 500,
-    announceWindow: Duration.millis(250)
+    announceWindow: Duration.millis(250),
+    announceRate: 1000
   }))
 }
 
@@ -81,23 +88,28 @@ export class Presence extends Context.Service<Presence, {
 
       // Coalescing: `windowOpen` while an announcement went out less than `announceWindow` ago; upserts meanwhile
       // wait in `pending` (one per device, latest state, in last-seen order) for the window's end.
-      const coalesce = Duration.toMillis(config.announceWindow) > 0
+      const minWindowMs = Duration.toMillis(config.announceWindow)
+      const coalesce = minWindowMs > 0
       const pending = new Map<string, PresenceEntry>()
       let windowOpen = false
       const announce = (batch: ReadonlyArray<PresenceEntry>) =>
         events.publish(PresenceUpserted, batch.length === 1 ? { entry: batch[0] } : { entry: batch[batch.length - 1], entries: batch })
-      const closeWindows: Effect.Effect<void> = Effect.gen(function*() {
-        while (true) {
-          yield* Effect.sleep(config.announceWindow)
-          if (pending.size === 0) {
-            windowOpen = false
-            return
+      /** The window after an announcement that reached `delivered` connections. */
+      const windowAfter = (delivered: number) => Duration.millis(Math.max(minWindowMs, (delivered * 1000) / config.announceRate))
+      const closeWindows = (first: Duration.Duration): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          let window = first
+          while (true) {
+            yield* Effect.sleep(window)
+            if (pending.size === 0) {
+              windowOpen = false
+              return
+            }
+            const batch = [...pending.values()]
+            pending.clear()
+            window = windowAfter((yield* announce(batch)).delivered)
           }
-          const batch = [...pending.values()]
-          pending.clear()
-          yield* announce(batch)
-        }
-      })
+        })
 
       const upsert = Effect.fn("Presence.upsert")(function*(input: {
         readonly deviceId: string
@@ -133,8 +145,8 @@ export class Presence extends Context.Service<Presence, {
           pending.set(input.deviceId, entry)
         } else {
           windowOpen = true
-          yield* announce([entry])
-          yield* Effect.forkIn(closeWindows, scope)
+          const published = yield* announce([entry])
+          yield* Effect.forkIn(closeWindows(windowAfter(published.delivered)), scope)
         }
         return entry
       })

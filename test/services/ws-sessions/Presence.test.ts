@@ -20,7 +20,8 @@ const layer = Presence.layerNoDeps.pipe(
     ttl: Duration.seconds(60),
     pruneInterval: Duration.seconds(5),
     maxEntries: 3,
-    announceWindow: Duration.millis(250)
+    announceWindow: Duration.millis(250),
+    announceRate: 1000
   })),
   Layer.provideMerge(EventBus.layerNoDeps),
   Layer.provideMerge(ConnectionRegistry.layer)
@@ -62,18 +63,45 @@ describe("Presence", () => {
     }).pipe(Effect.provide(layer)))
 })
 
-const bigLayer = Presence.layerNoDeps.pipe(
-  Layer.provide(Layer.succeed(PresenceConfig, {
-    instanceId: "gw-test",
-    version: "0.0.0",
-    ttl: Duration.seconds(60),
-    pruneInterval: Duration.seconds(5),
-    maxEntries: 500,
-    announceWindow: Duration.millis(250)
-  })),
-  Layer.provideMerge(EventBus.layerNoDeps),
-  Layer.provideMerge(ConnectionRegistry.layer)
-)
+const bigLayer = (announceRate = 1000) =>
+  Presence.layerNoDeps.pipe(
+    Layer.provide(Layer.succeed(PresenceConfig, {
+      instanceId: "gw-test",
+      version: "0.0.0",
+      ttl: Duration.seconds(60),
+      pruneInterval: Duration.seconds(5),
+      maxEntries: 500,
+      announceWindow: Duration.millis(250),
+      announceRate
+    })),
+    Layer.provideMerge(EventBus.layerNoDeps),
+    Layer.provideMerge(ConnectionRegistry.layer)
+  )
+
+/** `count` operator clients connect `gapMs` apart, each announced as it connects; then the last window ends. */
+const storm = (count: number, gapMs: number) =>
+  Effect.gen(function*() {
+    const registry = yield* ConnectionRegistry
+    const presence = yield* Presence
+    const operators: Array<ReturnType<typeof fakeConnection>> = []
+    for (let i = 0; i < count; i++) {
+      const operator = fakeConnection(`op${i}`, adminPrincipal)
+      operators.push(operator)
+      yield* registry.add(operator.handle)
+      yield* presence.upsert({ deviceId: `dev_op${i}`, role: "client", reason: "connect" })
+      yield* TestClock.adjust(Duration.millis(gapMs))
+    }
+    yield* TestClock.adjust(Duration.seconds(10))
+    return {
+      operators,
+      messages: operators.reduce((n, o) => n + o.events("presence.upserted").length, 0),
+      /** Devices announced to `operator`, in order (each entry of every event). */
+      seenBy: (operator: ReturnType<typeof fakeConnection>) =>
+        operator.events("presence.upserted").flatMap((e) =>
+          (e.payload.entries ?? [e.payload.entry]).map((x: { instance_id: string }) => x.instance_id)
+        )
+    }
+  })
 
 const upserted = (operator: ReturnType<typeof fakeConnection>) =>
   operator.events("presence.upserted").map((e) => ({
@@ -111,31 +139,28 @@ describe("Presence announcements (coalesced per window)", () => {
       expect(upserted(operator)).toHaveLength(3)
       yield* TestClock.adjust(Duration.millis(250))
       expect(upserted(operator)).toHaveLength(3)
-    }).pipe(Effect.provide(bigLayer)))
+    }).pipe(Effect.provide(bigLayer())))
 
   it.effect("a storm of N connections costs each operator one event per window, not N", () =>
     Effect.gen(function*() {
-      const registry = yield* ConnectionRegistry
-      const presence = yield* Presence
-      const operators: Array<ReturnType<typeof fakeConnection>> = []
-      // 200 operator clients connect 10 ms apart (2 s), each announced as it connects.
-      for (let i = 0; i < 200; i++) {
-        const operator = fakeConnection(`op${i}`, adminPrincipal)
-        operators.push(operator)
-        yield* registry.add(operator.handle)
-        yield* presence.upsert({ deviceId: `dev_op${i}`, role: "client", reason: "connect" })
-        yield* TestClock.adjust(Duration.millis(10))
-      }
-      yield* TestClock.adjust(Duration.millis(250))
-      const messages = operators.reduce((n, o) => n + o.events("presence.upserted").length, 0)
-      // Uncoalesced: 1 + 2 + … + 200 = 20,100 events. Coalesced: at most one per 250 ms window per operator (2 s: 9).
+      // 200 operator clients connect 10 ms apart (2 s). Uncoalesced: 1 + 2 + … + 200 = 20,100 events.
+      const { operators, messages, seenBy } = yield* storm(200, 10)
+      // Coalesced: at most one per 250 ms window per operator (2 s: 9 windows).
       expect(messages).toBeLessThanOrEqual(200 * 9)
-      // The first operator still learns of every device, each exactly once.
-      const seen = operators[0].events("presence.upserted").flatMap((e) =>
-        (e.payload.entries ?? [e.payload.entry]).map((x: { instance_id: string }) => x.instance_id)
-      )
-      expect(seen).toEqual(operators.map((_, i) => `dev_op${i}`))
-    }).pipe(Effect.provide(bigLayer)))
+      // Every operator learns of every device that connected after it, each exactly once, in order.
+      expect(seenBy(operators[0])).toEqual(operators.map((_, i) => `dev_op${i}`))
+      expect(seenBy(operators[150])).toEqual(operators.slice(150).map((_, i) => `dev_op${150 + i}`))
+    }).pipe(Effect.provide(bigLayer())))
+
+  it.effect("the window grows with the audience, so the messages of a storm stay under announceRate per second", () =>
+    Effect.gen(function*() {
+      // 400 operators connect 5 ms apart (2 s) with a budget of 100 presence messages a second: once the audience
+      // is large, a window lasts (recipients / 100) s; the total stays near 100/s × the storm (plus the last
+      // announcement to every operator), not 400²/2 = 80,200.
+      const { operators, messages, seenBy } = yield* storm(400, 5)
+      expect(messages).toBeLessThanOrEqual(100 * 2 + 2 * 400)
+      expect(seenBy(operators[0])).toEqual(operators.map((_, i) => `dev_op${i}`))
+    }).pipe(Effect.provide(bigLayer(100))))
 
   it.effect("one prune tick announces all its expired entries in one presence.pruned", () =>
     Effect.gen(function*() {
@@ -148,7 +173,7 @@ describe("Presence announcements (coalesced per window)", () => {
       const pruned = operator.events("presence.pruned")
       expect(pruned).toHaveLength(1)
       expect(pruned[0].payload).toEqual({ instance_id: "z", instance_ids: ["x", "y", "z"] })
-    }).pipe(Effect.provide(bigLayer)))
+    }).pipe(Effect.provide(bigLayer())))
 })
 
 describe("event audience", () => {
