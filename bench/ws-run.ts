@@ -118,13 +118,18 @@ const main = async () => {
     const audiences = new Map<string, Audience>()
     for (const t of targets) audiences.set(t.name, await connectAudience(t.server.url, BENCH_ADMIN_TOKEN, t.handshake, fanOutCount))
     const fanOut = new Map<string, Array<number>>(targets.map((t) => [t.name, []]))
+    /** Server CPU per fan-out round (ms), one value per round. */
+    const fanOutCpu = new Map<string, Array<number>>(targets.map((t) => [t.name, []]))
     for (const t of targets) await fanOutOnce(audiences.get(t.name)!) // warm-up
     for (let r = 0; r < fanOutRounds; r++) {
       for (const t of targets) {
+        const cpuBefore = processCpuSeconds(t.server.pid) ?? 0
         fanOut.get(t.name)!.push(await fanOutOnce(audiences.get(t.name)!))
+        fanOutCpu.get(t.name)!.push(((processCpuSeconds(t.server.pid) ?? 0) - cpuBefore) * 1000)
         await sleep(20)
       }
     }
+    const meanCpu = (name: string) => fanOutCpu.get(name)!.reduce((a, b) => a + b, 0) / fanOutRounds
     for (const t of targets) {
       const audience = audiences.get(t.name)!
       await closeAll([...audience.operators, audience.node])
@@ -197,10 +202,12 @@ const main = async () => {
       "",
       `Time from the node's request until the last client has the event; ${fanOutRounds} rounds per target, interleaved.`,
       "",
-      "| target | p50 ms | p99 ms | median per-round ratio to plain ws |",
-      "|---|---:|---:|---:|",
+      "| target | p50 ms | p99 ms | median per-round ratio to plain ws | server CPU ms per fan-out (mean) |",
+      "|---|---:|---:|---:|---:|",
       ...targets.map((t) =>
-        `| ${t.name} | ${percentile(fanOut.get(t.name)!, 50).toFixed(1)} | ${percentile(fanOut.get(t.name)!, 99).toFixed(1)} | ${perRoundRatio(t.name).toFixed(2)}x |`
+        `| ${t.name} | ${percentile(fanOut.get(t.name)!, 50).toFixed(1)} | ${percentile(fanOut.get(t.name)!, 99).toFixed(1)} | ${
+          perRoundRatio(t.name).toFixed(2)
+        }x | ${meanCpu(t.name).toFixed(1)} |`
       ),
       "",
       `**gateway / plain ws fan-out time: ${perRoundRatio("gateway").toFixed(2)}x (median of per-round ratios; target <= 1.5x)**`,
