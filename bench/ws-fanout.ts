@@ -21,10 +21,13 @@ export interface StormRun {
   readonly events: number
   /** Seconds from the first connect to the last event received. */
   readonly seconds: number
+  /** Clients the server closed meanwhile (a late pong, a slow consumer); the fan-out rounds use the others. */
+  readonly dropped: number
 }
 
 /** N connected operator clients and one node, ready for fan-out rounds. */
 export interface Audience {
+  /** The operator clients still open after the storm. */
   readonly operators: ReadonlyArray<WebSocket>
   readonly node: WebSocket
   readonly storm: StormRun
@@ -53,7 +56,7 @@ export const connectAudience = async (
   const audience: { -readonly [K in keyof Audience]: Audience[K] } = {
     operators: [],
     node: undefined as unknown as WebSocket,
-    storm: { connections: count, events: 0, seconds: 0 },
+    storm: { connections: count, events: 0, seconds: 0, dropped: 0 },
     arrived: undefined
   }
   const onMessage = (data: WebSocket.RawData) => {
@@ -67,13 +70,19 @@ export const connectAudience = async (
     lastEventAt = performance.now()
   }
   const started = performance.now()
-  audience.operators = await openMany(url, token, handshake, count, { onMessage })
+  const opened = await openMany(url, token, handshake, count, { onMessage })
   let seen = -1
   while (seen !== events) {
     seen = events
     await sleep(quietMs)
   }
-  audience.storm = { connections: count, events, seconds: (Math.max(lastEventAt, started) - started) / 1000 }
+  audience.operators = opened.filter((ws) => ws.readyState === ws.OPEN)
+  audience.storm = {
+    connections: count,
+    events,
+    seconds: (Math.max(lastEventAt, started) - started) / 1000,
+    dropped: count - audience.operators.length
+  }
   audience.node = await openSocket(url, token, handshake, { role: "node", capabilities: [{ id: "cli.exec" }] })
   await sleep(quietMs) // the node's own announcements
   return audience
@@ -84,7 +93,7 @@ let round = 0
 /** One fan-out: milliseconds from the node's `capability.ready` until every operator client has the event. */
 export const fanOutOnce = (audience: Audience, timeoutMs = 30_000): Promise<number> =>
   new Promise((resolve, reject) => {
-    let remaining = audience.operators.length
+    let remaining = audience.operators.filter((ws) => ws.readyState === ws.OPEN).length
     const timer = setTimeout(() => {
       audience.arrived = undefined
       reject(new Error(`fan-out: ${remaining} of ${audience.operators.length} clients never got the event`))

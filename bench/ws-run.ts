@@ -59,13 +59,16 @@ const main = async () => {
   let baseline: ServerProcess | undefined
   let before: ServerProcess | undefined
   try {
-    gateway = await startServer({
-      name: "gateway",
-      script: join(distRoot, "cli", "main.mjs"),
-      args: ["serve"],
-      port: gatewayPort,
-      env: { ...process.env, SVC_HOME: home, SVC_PORT: String(gatewayPort), SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, SVC_LOG_LEVEL: "Error", SVC_AUTH_RATE_LIMIT_MAX: "100000" }
-    })
+    /** `svc serve` of the build in `dist` on `port`, with its own home. */
+    const startGateway = (name: string, dist: string, port: number, svcHome: string) =>
+      startServer({
+        name,
+        script: join(dist, "cli", "main.mjs"),
+        args: ["serve"],
+        port,
+        env: { ...process.env, SVC_HOME: svcHome, SVC_PORT: String(port), SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, SVC_LOG_LEVEL: "Error", SVC_AUTH_RATE_LIMIT_MAX: "100000" }
+      })
+    gateway = await startGateway("gateway", distRoot, gatewayPort, home)
     baseline = await startServer({
       name: "ws baseline",
       script: join(distRoot, "bench", "ws-baseline-server.js"),
@@ -74,13 +77,7 @@ const main = async () => {
       env: { ...process.env, BENCH_TOKEN: BENCH_ADMIN_TOKEN }
     })
     if (beforeDist !== undefined && beforeDist !== "") {
-      before = await startServer({
-        name: "gateway (before)",
-        script: join(beforeDist, "cli", "main.mjs"),
-        args: ["serve"],
-        port: beforePort,
-        env: { ...process.env, SVC_HOME: homeBefore, SVC_PORT: String(beforePort), SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, SVC_LOG_LEVEL: "Error", SVC_AUTH_RATE_LIMIT_MAX: "100000" }
-      })
+      before = await startGateway("gateway (before)", beforeDist, beforePort, homeBefore)
     }
     const targets: ReadonlyArray<{ readonly name: string; readonly server: ServerProcess; readonly handshake: boolean }> = [
       { name: "gateway", server: gateway, handshake: true },
@@ -216,11 +213,11 @@ const main = async () => {
       "",
       "Events received by all clients together from the first connect until the server is quiet (presence announcements).",
       "",
-      "| target | events | events per connection | seconds to the last event |",
-      "|---|---:|---:|---:|",
+      "| target | events | events per connection | seconds to the last event | clients the server dropped |",
+      "|---|---:|---:|---:|---:|",
       ...gateways.map((t) => {
         const storm = audiences.get(t.name)!.storm
-        return `| ${t.name} | ${storm.events.toLocaleString("en-US")} | ${(storm.events / storm.connections).toFixed(1)} | ${storm.seconds.toFixed(2)} |`
+        return `| ${t.name} | ${storm.events.toLocaleString("en-US")} | ${(storm.events / storm.connections).toFixed(1)} | ${storm.seconds.toFixed(2)} | ${storm.dropped} |`
       }),
       "",
       `## Memory per idle connection (${idleCount} connections, RSS delta of the server process)`,

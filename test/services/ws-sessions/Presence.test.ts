@@ -13,27 +13,38 @@ const fakeConnection = (id: string, principal: Principal, role: "client" | "node
 
 const device = (scopes: ReadonlyArray<string>): Principal => ({ kind: "device", tokenId: "t", deviceId: "d", role: "client", scopes: new Set(scopes) })
 
-const layer = Presence.layerNoDeps.pipe(
-  Layer.provide(Layer.succeed(PresenceConfig, {
-    instanceId: "gw-test",
-    version: "0.0.0",
-    ttl: Duration.seconds(60),
-    pruneInterval: Duration.seconds(5),
-    maxEntries: 3,
-    announceWindow: Duration.millis(250),
-    announceRate: 1000
-  })),
-  Layer.provideMerge(EventBus.layerNoDeps),
-  Layer.provideMerge(ConnectionRegistry.layer)
-)
+/** Presence on a local backplane: TTL 60 s (pruned every 5 s), announcements coalesced over 250 ms. */
+const presenceLayer = (maxEntries: number, announceRate = 1000) =>
+  Presence.layerNoDeps.pipe(
+    Layer.provide(Layer.succeed(PresenceConfig, {
+      instanceId: "gw-test",
+      version: "0.0.0",
+      ttl: Duration.seconds(60),
+      pruneInterval: Duration.seconds(5),
+      maxEntries,
+      announceWindow: Duration.millis(250),
+      announceRate
+    })),
+    Layer.provideMerge(EventBus.layerNoDeps),
+    Layer.provideMerge(ConnectionRegistry.layer)
+  )
+
+const layer = presenceLayer(3)
+const bigLayer = (announceRate = 1000) => presenceLayer(500, announceRate)
+
+/** The presence service and one admin operator client connected to receive its events. */
+const withOperator = Effect.gen(function*() {
+  const registry = yield* ConnectionRegistry
+  const presence = yield* Presence
+  const operator = fakeConnection("op", adminPrincipal)
+  yield* registry.add(operator.handle)
+  return { presence, operator }
+})
 
 describe("Presence", () => {
   it.effect("keeps entries for the TTL, then prunes them with presence.pruned", () =>
     Effect.gen(function*() {
-      const registry = yield* ConnectionRegistry
-      const presence = yield* Presence
-      const operator = fakeConnection("op", adminPrincipal)
-      yield* registry.add(operator.handle)
+      const { presence, operator } = yield* withOperator
       yield* presence.upsert({ deviceId: "dev_a", role: "node", reason: "connect" })
       expect(operator.received.map((e) => e.type)).toEqual(["presence.upserted"])
       expect((yield* presence.snapshot).entries.map((e) => e.instance_id)).toEqual(["gw-test", "dev_a"])
@@ -62,21 +73,6 @@ describe("Presence", () => {
       expect((yield* presence.snapshot).entries.map((e) => e.instance_id)).toEqual(["gw-test", "2", "3", "4"])
     }).pipe(Effect.provide(layer)))
 })
-
-const bigLayer = (announceRate = 1000) =>
-  Presence.layerNoDeps.pipe(
-    Layer.provide(Layer.succeed(PresenceConfig, {
-      instanceId: "gw-test",
-      version: "0.0.0",
-      ttl: Duration.seconds(60),
-      pruneInterval: Duration.seconds(5),
-      maxEntries: 500,
-      announceWindow: Duration.millis(250),
-      announceRate
-    })),
-    Layer.provideMerge(EventBus.layerNoDeps),
-    Layer.provideMerge(ConnectionRegistry.layer)
-  )
 
 /** `count` operator clients connect `gapMs` apart, each announced as it connects; then the last window ends. */
 const storm = (count: number, gapMs: number) =>
@@ -112,10 +108,7 @@ const upserted = (operator: ReturnType<typeof fakeConnection>) =>
 describe("Presence announcements (coalesced per window)", () => {
   it.effect("announces a lone upsert at once; upserts within the window together at its end, each device once", () =>
     Effect.gen(function*() {
-      const registry = yield* ConnectionRegistry
-      const presence = yield* Presence
-      const operator = fakeConnection("op", adminPrincipal)
-      yield* registry.add(operator.handle)
+      const { presence, operator } = yield* withOperator
 
       yield* presence.upsert({ deviceId: "a", role: "client", reason: "connect" })
       expect(upserted(operator)).toEqual([{ entry: "a", entries: undefined }])
@@ -164,10 +157,7 @@ describe("Presence announcements (coalesced per window)", () => {
 
   it.effect("one prune tick announces all its expired entries in one presence.pruned", () =>
     Effect.gen(function*() {
-      const registry = yield* ConnectionRegistry
-      const presence = yield* Presence
-      const operator = fakeConnection("op", adminPrincipal)
-      yield* registry.add(operator.handle)
+      const { presence, operator } = yield* withOperator
       for (const id of ["x", "y", "z"]) yield* presence.upsert({ deviceId: id, role: "node", reason: "connect" })
       yield* TestClock.adjust(Duration.seconds(65))
       const pruned = operator.events("presence.pruned")
