@@ -19,9 +19,18 @@ export interface RoundTripRun {
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
-/** Opens one socket (and, for the gateway, completes handshake v2 as a client). */
-export const openSocket = async (baseUrl: string, token: string, handshake: boolean): Promise<WebSocket> => {
+/** How a socket is opened: its handshake role and advertised capabilities, and a listener attached before anything arrives. */
+export interface OpenOptions {
+  readonly role?: "client" | "node"
+  readonly capabilities?: ReadonlyArray<{ readonly id: string }>
+  readonly onMessage?: (data: WebSocket.RawData) => void
+}
+
+/** Opens one socket (and, for the gateway, completes handshake v2, as a client unless `options.role` says otherwise). */
+export const openSocket = async (baseUrl: string, token: string, handshake: boolean, options: OpenOptions = {}): Promise<WebSocket> => {
   const ws = new WebSocket(baseUrl.replace(/^http/, "ws") + "/ws", { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false })
+  if (options.onMessage !== undefined) ws.on("message", options.onMessage)
+  const role = options.role ?? "client"
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve())
     ws.once("error", reject)
@@ -43,11 +52,11 @@ export const openSocket = async (baseUrl: string, token: string, handshake: bool
   ws.send(JSON.stringify({
     request_id: "init",
     type: "connect.init",
-    payload: { protocol_rev: 2, role: "client", device: { device_id: identity.device_id, pubkey: identity.pubkey }, capabilities: [] }
+    payload: { protocol_rev: 2, role, device: { device_id: identity.device_id, pubkey: identity.pubkey }, capabilities: options.capabilities ?? [] }
   }))
   const init = await initReply
   const proofReply = reply("proof")
-  const proof = signProof(identity, { role: "client", connectionId: init.result.connection_id, challenge: init.result.challenge })
+  const proof = signProof(identity, { role, connectionId: init.result.connection_id, challenge: init.result.challenge })
   ws.send(JSON.stringify({ request_id: "proof", type: "connect.proof", payload: { connection_id: init.result.connection_id, proof } }))
   if (!(await proofReply).ok) throw new Error("handshake refused")
   return ws
@@ -104,10 +113,16 @@ export const rssBytes = (pid: number): number => {
 }
 
 /** Opens `count` sockets in batches (so the server is not flooded), returning them. */
-export const openMany = async (baseUrl: string, token: string, handshake: boolean, count: number): Promise<Array<WebSocket>> => {
+export const openMany = async (
+  baseUrl: string,
+  token: string,
+  handshake: boolean,
+  count: number,
+  options: OpenOptions = {}
+): Promise<Array<WebSocket>> => {
   const sockets: Array<WebSocket> = []
   for (let i = 0; i < count; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => openSocket(baseUrl, token, handshake)))
+    const batch = await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => openSocket(baseUrl, token, handshake, options)))
     sockets.push(...batch)
   }
   return sockets

@@ -4,6 +4,18 @@
  * `presence.beacon`, kept for a TTL after it was last seen (60 s default, at
  * most 500 entries). Changes are broadcast as `presence.upserted {entry}` and
  * `presence.pruned {instance_id}` to operator clients holding operator.read.
+ *
+ * Announcements are coalesced (docs/websocket.md "Presence and connections"):
+ * an upsert when none was announced within the last `announceWindow` is
+ * announced at once; the upserts that follow within the window are announced
+ * together when it ends, as one `presence.upserted` whose `entry` is the most
+ * recent and whose `entries` lists each device once (latest state, in the order
+ * they were last seen). The window lasts at least `announceWindow` and at least
+ * as long as `announceRate` needs to deliver the last announcement (R
+ * recipients → R / announceRate seconds), so presence never sends more than
+ * about `announceRate` messages per second in total: a connection storm of N
+ * devices costs O(N) messages instead of N²/2. Each prune tick announces its
+ * expired entries as one `presence.pruned` (`instance_ids` when several).
  */
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
@@ -22,17 +34,25 @@ export class PresenceConfig extends Context.Service<PresenceConfig, {
   readonly pruneInterval: Duration.Duration
   /** Most entries kept; the least recently seen are dropped first. */
   readonly maxEntries: number
+  /** Upserts within this window of an announced one are announced together at its end (zero: each at once). */
+  readonly announceWindow: Duration.Duration
+  /** Presence messages per second (all recipients together) the window is lengthened to stay under. */
+  readonly announceRate: number
 }>()("svc-gateway/ws-sessions/PresenceConfig") {
   /**
    * The gateway's settings: a fresh instance id (`gw-<uuid>`), the gateway
-   * version, entries kept 60 s after last seen (pruned every 5 s), at most 500.
+   * version, entries kept 60 s after last seen (pruned every 5 s), at most 500,
+   * announcements coalesced over at least 250 ms and at most 1,000 presence
+   * messages a second (a window per 1,000 recipients of one second).
    */
   static readonly layer = Layer.sync(PresenceConfig, () => ({
     instanceId: `gw-${crypto.randomUUID()}`,
     version: GATEWAY_VERSION,
     ttl: Duration.seconds(60),
     pruneInterval: Duration.seconds(5),
-    maxEntries: 500
+    maxEntries: 500,
+    announceWindow: Duration.millis(250),
+    announceRate: 1000
   }))
 }
 
@@ -44,7 +64,7 @@ export interface PresenceSnapshot {
 
 /** The presence service. */
 export class Presence extends Context.Service<Presence, {
-  /** Records that `deviceId` is present (connect or beacon) and broadcasts `presence.upserted`. */
+  /** Records that `deviceId` is present (connect or beacon) and announces it with `presence.upserted` (coalesced). */
   readonly upsert: (input: {
     readonly deviceId: string
     readonly role: WsPeerRole
@@ -52,7 +72,7 @@ export class Presence extends Context.Service<Presence, {
     readonly beacon?: WsPresenceBeaconRequest | undefined
     readonly connectedAt?: string | undefined
   }) => Effect.Effect<PresenceEntry>
-  /** Drops expired entries now, broadcasting `presence.pruned` for each. */
+  /** Drops expired entries now, announcing them in one `presence.pruned`. */
   readonly prune: Effect.Effect<ReadonlyArray<string>>
   readonly snapshot: Effect.Effect<PresenceSnapshot>
 }>()("svc-gateway/ws-sessions/Presence") {
@@ -64,6 +84,32 @@ export class Presence extends Context.Service<Presence, {
       const events = yield* EventBus
       const entries = new Map<string, PresenceEntry & { readonly expiresAtMs: number }>()
       const ttlMs = Duration.toMillis(config.ttl)
+      const scope = yield* Effect.scope
+
+      // Coalescing: `windowOpen` while an announcement went out less than `announceWindow` ago; upserts meanwhile
+      // wait in `pending` (one per device, latest state, in last-seen order) for the window's end.
+      const minWindowMs = Duration.toMillis(config.announceWindow)
+      const coalesce = minWindowMs > 0
+      const pending = new Map<string, PresenceEntry>()
+      let windowOpen = false
+      const announce = (batch: ReadonlyArray<PresenceEntry>) =>
+        events.publish(PresenceUpserted, batch.length === 1 ? { entry: batch[0] } : { entry: batch[batch.length - 1], entries: batch })
+      /** The window after an announcement that reached `delivered` connections. */
+      const windowAfter = (delivered: number) => Duration.millis(Math.max(minWindowMs, (delivered * 1000) / config.announceRate))
+      const closeWindows = (first: Duration.Duration): Effect.Effect<void> =>
+        Effect.gen(function*() {
+          let window = first
+          while (true) {
+            yield* Effect.sleep(window)
+            if (pending.size === 0) {
+              windowOpen = false
+              return
+            }
+            const batch = [...pending.values()]
+            pending.clear()
+            window = windowAfter((yield* announce(batch)).delivered)
+          }
+        })
 
       const upsert = Effect.fn("Presence.upsert")(function*(input: {
         readonly deviceId: string
@@ -92,7 +138,16 @@ export class Presence extends Context.Service<Presence, {
         entries.delete(input.deviceId)
         entries.set(input.deviceId, { ...entry, expiresAtMs: now + ttlMs })
         while (entries.size > config.maxEntries) entries.delete(entries.keys().next().value as string)
-        yield* events.publish(PresenceUpserted, { entry })
+        if (!coalesce) {
+          yield* announce([entry])
+        } else if (windowOpen) {
+          pending.delete(input.deviceId)
+          pending.set(input.deviceId, entry)
+        } else {
+          windowOpen = true
+          const published = yield* announce([entry])
+          yield* Effect.forkIn(closeWindows(windowAfter(published.delivered)), scope)
+        }
         return entry
       })
 
@@ -105,8 +160,11 @@ export class Presence extends Context.Service<Presence, {
             pruned.push(id)
           }
         }
-        for (const id of pruned) {
-          yield* events.publish(PresencePruned, { instance_id: id })
+        if (pruned.length > 0) {
+          yield* events.publish(
+            PresencePruned,
+            pruned.length === 1 ? { instance_id: pruned[0] } : { instance_id: pruned[pruned.length - 1], instance_ids: pruned }
+          )
         }
         return pruned
       })

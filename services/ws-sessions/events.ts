@@ -3,15 +3,19 @@ import { Schema } from "effect"
 import { make, OPERATORS_READ } from "./GatewayEvent.ts"
 import { PresenceEntry } from "./schema.ts"
 
-/** A device was seen (connect or beacon): `{entry}`. */
+/**
+ * Devices were seen (connect or beacon): `{entry}`, the most recent; when
+ * several were coalesced into one announcement, `entries` lists each of them
+ * once (latest state, `entry` last). docs/websocket.md "Presence and connections".
+ */
 export const PresenceUpserted = make("presence.upserted", {
-  payload: Schema.Struct({ entry: PresenceEntry }),
+  payload: Schema.Struct({ entry: PresenceEntry, entries: Schema.optional(Schema.Array(PresenceEntry)) }),
   audience: OPERATORS_READ
 })
 
-/** A presence entry expired: `{instance_id}`. */
+/** Presence entries expired: `{instance_id}` (the last), and `instance_ids` (all of them) when several expired at once. */
 export const PresencePruned = make("presence.pruned", {
-  payload: Schema.Struct({ instance_id: Schema.String }),
+  payload: Schema.Struct({ instance_id: Schema.String, instance_ids: Schema.optional(Schema.Array(Schema.String)) }),
   audience: OPERATORS_READ
 })
 

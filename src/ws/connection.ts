@@ -13,7 +13,7 @@
  * for every envelope in and every response and error event out (events and
  * gateway-initiated requests are counted where they are sent).
  */
-import { Cause, Clock, Data, Duration, Effect, FiberSet, Queue, Result, Schedule } from "effect"
+import { Cause, Clock, Data, Duration, Effect, Exit, FiberSet, Queue, Result, Schedule } from "effect"
 import type { WebSocket } from "ws"
 import { type MetricsRecorder, UNKNOWN_TYPE } from "../../services/metrics/GatewayMetrics.ts"
 import type { Principal } from "../../services/auth/principal.ts"
@@ -117,14 +117,22 @@ export const runConnection = (
     // Outbound mailbox: the socket's own send queue, bounded by the number of
     // messages not yet written (mailboxCapacity) and by buffered bytes
     // (maxBufferedBytes). Writing directly avoids a fiber hop per message;
-    // overflow closes the connection as a slow consumer (1013).
+    // overflow closes the connection as a slow consumer (1013). A message sent
+    // while nothing is buffered goes to the kernel at once, so it is written
+    // without a `written` callback (the common case: no per-message callback);
+    // only messages queued behind unwritten bytes are counted until written.
     let unwritten = 0
     const written = () => {
       unwritten--
     }
     const send = (text: string): boolean => {
       if (closed) return false
-      if (unwritten >= settings.mailboxCapacity || ws.bufferedAmount > settings.maxBufferedBytes) {
+      const buffered = ws.bufferedAmount
+      if (buffered === 0) {
+        ws.send(text)
+        return true
+      }
+      if (unwritten >= settings.mailboxCapacity || buffered > settings.maxBufferedBytes) {
         closeSocket(WsCloseCode.slowConsumer, "slow consumer")
         return false
       }
@@ -313,9 +321,15 @@ export const runConnection = (
         respond(request_id, type, { ok: false, error: { code: "invalid_state", message: "the handshake is already complete" } })
         return
       }
-      // Each request runs in its own fiber, owned by this connection. A defect is answered
-      // internal_error, logged, and ends the connection (1011).
-      runInFlight(env.dispatch(handle, request.success).pipe(
+      // A request whose outcome is already known (a handler that never suspends, a refusal) is answered
+      // here, with no fiber. Every other request runs in its own fiber, owned by this connection. A defect
+      // is answered internal_error, logged, and ends the connection (1011).
+      const dispatched = env.dispatch(handle, request.success)
+      if (Exit.isExit(dispatched) && Exit.isSuccess(dispatched)) {
+        respond(request_id, type, (dispatched as Exit.Success<DispatchOutcome>).value)
+        return
+      }
+      runInFlight(dispatched.pipe(
         Effect.map((outcome) => void respond(request_id, type, outcome)),
         Effect.catchCause((cause) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.void

@@ -10,7 +10,7 @@
  * With tracing on (docs/operations.md "Tracing") each handled request runs in
  * a `ws <type>` server span; with Effect's native tracer no span is made.
  */
-import { Context, Effect, Layer, Result, type Schema, Tracer } from "effect"
+import { Context, Effect, Exit, Layer, Result, type Schema, Tracer } from "effect"
 import { DomainEvents } from "../../services/domain-events/DomainEvents.ts"
 import { authzDenied } from "../../services/audit/authEvents.ts"
 import { AuditChains, Decision } from "../../services/domain-events/decisions.ts"
@@ -71,6 +71,8 @@ export const toWsError = (error: unknown): WsError => {
 export type DispatchOutcome =
   | { readonly ok: true; readonly result?: unknown }
   | { readonly ok: false; readonly error: WsError }
+
+const OK: DispatchOutcome = { ok: true }
 
 const failWith = (code: string, message: string): DispatchOutcome => ({ ok: false, error: { code, message } })
 
@@ -181,7 +183,15 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
             Effect.annotateLogs({ type: request.type, connection_id: connection.connectionId, cause: String(error) }),
             Effect.as<DispatchOutcome>({ ok: false, error: toWsError(error) })
           )
-        return span(entry.handler(decoded.success, connection), request, connection).pipe(
+        const handled = entry.handler(decoded.success, connection)
+        // A handler that answered without suspending (`Effect.succeed`/`Effect.void` are already an Exit): its
+        // outcome as an Exit too, so the connection answers at once without forking a fiber. Untraced only (with
+        // tracing on, every request runs in its span).
+        if (!traced && Exit.isExit(handled) && Exit.isSuccess(handled)) {
+          const result = handled.value
+          return Exit.succeed<DispatchOutcome>(result === undefined ? OK : { ok: true, result })
+        }
+        return span(handled, request, connection).pipe(
           Effect.map((result): DispatchOutcome => (result === undefined ? { ok: true } : { ok: true, result })),
           // Typed failures are answers; a non-client one is logged as internal_error. The database failing (a
           // defect at a repository edge) is answered the same way and the connection stays open. Other defects are

@@ -1,4 +1,4 @@
-/** Presence TTL, pruning events and audience filtering, on the test clock. */
+/** Presence TTL, pruning events, coalesced announcements and audience filtering, on the test clock. */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -13,25 +13,38 @@ const fakeConnection = (id: string, principal: Principal, role: "client" | "node
 
 const device = (scopes: ReadonlyArray<string>): Principal => ({ kind: "device", tokenId: "t", deviceId: "d", role: "client", scopes: new Set(scopes) })
 
-const layer = Presence.layerNoDeps.pipe(
-  Layer.provide(Layer.succeed(PresenceConfig, {
-    instanceId: "gw-test",
-    version: "0.0.0",
-    ttl: Duration.seconds(60),
-    pruneInterval: Duration.seconds(5),
-    maxEntries: 3
-  })),
-  Layer.provideMerge(EventBus.layerNoDeps),
-  Layer.provideMerge(ConnectionRegistry.layer)
-)
+/** Presence on a local backplane: TTL 60 s (pruned every 5 s), announcements coalesced over 250 ms. */
+const presenceLayer = (maxEntries: number, announceRate = 1000) =>
+  Presence.layerNoDeps.pipe(
+    Layer.provide(Layer.succeed(PresenceConfig, {
+      instanceId: "gw-test",
+      version: "0.0.0",
+      ttl: Duration.seconds(60),
+      pruneInterval: Duration.seconds(5),
+      maxEntries,
+      announceWindow: Duration.millis(250),
+      announceRate
+    })),
+    Layer.provideMerge(EventBus.layerNoDeps),
+    Layer.provideMerge(ConnectionRegistry.layer)
+  )
+
+const layer = presenceLayer(3)
+const bigLayer = (announceRate = 1000) => presenceLayer(500, announceRate)
+
+/** The presence service and one admin operator client connected to receive its events. */
+const withOperator = Effect.gen(function*() {
+  const registry = yield* ConnectionRegistry
+  const presence = yield* Presence
+  const operator = fakeConnection("op", adminPrincipal)
+  yield* registry.add(operator.handle)
+  return { presence, operator }
+})
 
 describe("Presence", () => {
   it.effect("keeps entries for the TTL, then prunes them with presence.pruned", () =>
     Effect.gen(function*() {
-      const registry = yield* ConnectionRegistry
-      const presence = yield* Presence
-      const operator = fakeConnection("op", adminPrincipal)
-      yield* registry.add(operator.handle)
+      const { presence, operator } = yield* withOperator
       yield* presence.upsert({ deviceId: "dev_a", role: "node", reason: "connect" })
       expect(operator.received.map((e) => e.type)).toEqual(["presence.upserted"])
       expect((yield* presence.snapshot).entries.map((e) => e.instance_id)).toEqual(["gw-test", "dev_a"])
@@ -59,6 +72,98 @@ describe("Presence", () => {
       for (const id of ["1", "2", "3", "4"]) yield* presence.upsert({ deviceId: id, role: "node", reason: "connect" })
       expect((yield* presence.snapshot).entries.map((e) => e.instance_id)).toEqual(["gw-test", "2", "3", "4"])
     }).pipe(Effect.provide(layer)))
+})
+
+/** `count` operator clients connect `gapMs` apart, each announced as it connects; then the last window ends. */
+const storm = (count: number, gapMs: number) =>
+  Effect.gen(function*() {
+    const registry = yield* ConnectionRegistry
+    const presence = yield* Presence
+    const operators: Array<ReturnType<typeof fakeConnection>> = []
+    for (let i = 0; i < count; i++) {
+      const operator = fakeConnection(`op${i}`, adminPrincipal)
+      operators.push(operator)
+      yield* registry.add(operator.handle)
+      yield* presence.upsert({ deviceId: `dev_op${i}`, role: "client", reason: "connect" })
+      yield* TestClock.adjust(Duration.millis(gapMs))
+    }
+    yield* TestClock.adjust(Duration.seconds(10))
+    return {
+      operators,
+      messages: operators.reduce((n, o) => n + o.events("presence.upserted").length, 0),
+      /** Devices announced to `operator`, in order (each entry of every event). */
+      seenBy: (operator: ReturnType<typeof fakeConnection>) =>
+        operator.events("presence.upserted").flatMap((e) =>
+          (e.payload.entries ?? [e.payload.entry]).map((x: { instance_id: string }) => x.instance_id)
+        )
+    }
+  })
+
+const upserted = (operator: ReturnType<typeof fakeConnection>) =>
+  operator.events("presence.upserted").map((e) => ({
+    entry: e.payload.entry.instance_id,
+    entries: e.payload.entries?.map((x: { instance_id: string }) => x.instance_id)
+  }))
+
+describe("Presence announcements (coalesced per window)", () => {
+  it.effect("announces a lone upsert at once; upserts within the window together at its end, each device once", () =>
+    Effect.gen(function*() {
+      const { presence, operator } = yield* withOperator
+
+      yield* presence.upsert({ deviceId: "a", role: "client", reason: "connect" })
+      expect(upserted(operator)).toEqual([{ entry: "a", entries: undefined }])
+
+      yield* TestClock.adjust(Duration.millis(100))
+      yield* presence.upsert({ deviceId: "b", role: "client", reason: "connect" })
+      yield* presence.upsert({ deviceId: "c", role: "node", reason: "connect" })
+      yield* presence.upsert({ deviceId: "b", role: "client", reason: "periodic", beacon: { host: "h" } })
+      expect(upserted(operator)).toHaveLength(1) // nothing more before the window ends
+      yield* TestClock.adjust(Duration.millis(150))
+      expect(upserted(operator)).toEqual([{ entry: "a", entries: undefined }, { entry: "b", entries: ["c", "b"] }])
+      const batch = operator.events("presence.upserted")[1].payload
+      expect(batch.entry).toEqual(batch.entries[1])
+      expect(batch.entry).toMatchObject({ instance_id: "b", reason: "periodic", host: "h" })
+
+      // A quiet window closes it: the next upsert is announced at once again, alone.
+      yield* TestClock.adjust(Duration.millis(250))
+      yield* TestClock.adjust(Duration.millis(10))
+      yield* presence.upsert({ deviceId: "d", role: "client", reason: "connect" })
+      expect(upserted(operator).at(-1)).toEqual({ entry: "d", entries: undefined })
+      expect(upserted(operator)).toHaveLength(3)
+      yield* TestClock.adjust(Duration.millis(250))
+      expect(upserted(operator)).toHaveLength(3)
+    }).pipe(Effect.provide(bigLayer())))
+
+  it.effect("a storm of N connections costs each operator one event per window, not N", () =>
+    Effect.gen(function*() {
+      // 200 operator clients connect 10 ms apart (2 s). Uncoalesced: 1 + 2 + … + 200 = 20,100 events.
+      const { operators, messages, seenBy } = yield* storm(200, 10)
+      // Coalesced: at most one per 250 ms window per operator (2 s: 9 windows).
+      expect(messages).toBeLessThanOrEqual(200 * 9)
+      // Every operator learns of every device that connected after it, each exactly once, in order.
+      expect(seenBy(operators[0])).toEqual(operators.map((_, i) => `dev_op${i}`))
+      expect(seenBy(operators[150])).toEqual(operators.slice(150).map((_, i) => `dev_op${150 + i}`))
+    }).pipe(Effect.provide(bigLayer())))
+
+  it.effect("the window grows with the audience, so the messages of a storm stay under announceRate per second", () =>
+    Effect.gen(function*() {
+      // 400 operators connect 5 ms apart (2 s) with a budget of 100 presence messages a second: once the audience
+      // is large, a window lasts (recipients / 100) s; the total stays near 100/s × the storm (plus the last
+      // announcement to every operator), not 400²/2 = 80,200.
+      const { operators, messages, seenBy } = yield* storm(400, 5)
+      expect(messages).toBeLessThanOrEqual(100 * 2 + 2 * 400)
+      expect(seenBy(operators[0])).toEqual(operators.map((_, i) => `dev_op${i}`))
+    }).pipe(Effect.provide(bigLayer(100))))
+
+  it.effect("one prune tick announces all its expired entries in one presence.pruned", () =>
+    Effect.gen(function*() {
+      const { presence, operator } = yield* withOperator
+      for (const id of ["x", "y", "z"]) yield* presence.upsert({ deviceId: id, role: "node", reason: "connect" })
+      yield* TestClock.adjust(Duration.seconds(65))
+      const pruned = operator.events("presence.pruned")
+      expect(pruned).toHaveLength(1)
+      expect(pruned[0].payload).toEqual({ instance_id: "z", instance_ids: ["x", "y", "z"] })
+    }).pipe(Effect.provide(bigLayer())))
 })
 
 describe("event audience", () => {
