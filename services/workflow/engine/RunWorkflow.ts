@@ -212,6 +212,17 @@ const runExecutor = (step: WorkflowStep, context: AttemptContext) =>
     )
   })
 
+/** Which attempt of which step runs, with what it needs (see {@link attemptBody}). */
+interface AttemptSpec {
+  readonly run_id: string
+  readonly step_index: number
+  readonly step: WorkflowStep
+  readonly attempt: number
+  readonly counted: number
+  readonly verdict: GateVerdict
+  readonly last: boolean
+}
+
 /**
  * One attempt (the body of the activity `step/<i>/attempt/<n>`, and of
  * `step/<i>` for the first attempt of an allowed step); a failure is its
@@ -225,13 +236,7 @@ const runExecutor = (step: WorkflowStep, context: AttemptContext) =>
  * (`finished: true` in the result; the workflow then records no `finished`).
  */
 const attemptBody = (
-  run_id: string,
-  step_index: number,
-  step: WorkflowStep,
-  attempt: number,
-  counted: number,
-  verdict: GateVerdict,
-  last: boolean
+  { attempt, counted, last, run_id, step, step_index, verdict }: AttemptSpec
 ): Effect.Effect<AttemptResult, never, StepExecutor> =>
   Effect.gen(function*() {
     const start = yield* hook((h) => h.attemptStarted(run_id, step_index, attempt, verdict), { _tag: "fresh" as const })
@@ -258,19 +263,11 @@ const attemptBody = (
   })
 
 /** Attempt `attempt` of a step, as the activity `step/<i>/attempt/<n>` (after a pause, and retries). */
-const attemptActivity = (
-  run_id: string,
-  step_index: number,
-  step: WorkflowStep,
-  attempt: number,
-  counted: number,
-  verdict: GateVerdict,
-  last: boolean
-) =>
+const attemptActivity = (spec: AttemptSpec) =>
   Activity.make({
-    name: `step/${step_index}/attempt/${attempt}`,
+    name: `step/${spec.step_index}/attempt/${spec.attempt}`,
     success: AttemptResult,
-    execute: attemptBody(run_id, step_index, step, attempt, counted, verdict, last)
+    execute: attemptBody(spec)
   })
 
 /**
@@ -322,7 +319,7 @@ const stepActivity = (run_id: string, step_index: number, step: WorkflowStep, la
       if (step_index > 0 && (yield* interruptPending)) return { verdict: ALLOW, interrupted: true }
       const verdict = yield* hook((h) => h.gate(run_id, step_index), ALLOW)
       if (verdict.decision !== "allow") return { verdict }
-      const attempt = yield* attemptBody(run_id, step_index, step, 1, 0, verdict, last).pipe(
+      const attempt = yield* attemptBody({ run_id, step_index, step, attempt: 1, counted: 0, verdict, last }).pipe(
         Effect.withSpan(`step/${step_index}/attempt/1`)
       )
       return { verdict, attempt }
@@ -376,7 +373,7 @@ const runAttempts = (
     for (let attempt = 1;; attempt++) {
       const result = attempt === 1 && first !== undefined
         ? first
-        : yield* attemptActivity(run_id, step_index, step, attempt, counted, verdict, last)
+        : yield* attemptActivity({ run_id, step_index, step, attempt, counted, verdict, last })
       if (result.ok) {
         return {
           outcome: { step_index, result: result.result, ...(result.evidence === undefined ? {} : { evidence: result.evidence }) },
