@@ -51,7 +51,11 @@ export const resolveStorageTarget = (options: StorageOptions): Effect.Effect<Sto
   if (url === "") {
     return options.sqlitePath.trim() === ""
       ? Effect.fail(new StorageConfigError({ message: "The SQLite path must not be empty (use \":memory:\" for an in-memory database)" }))
-      : Effect.succeed({ kind: "sqlite", filename: options.sqlitePath, synchronous: options.sqliteSynchronous })
+      : Effect.succeed({
+        kind: "sqlite",
+        filename: options.sqlitePath,
+        ...(options.sqliteSynchronous === undefined ? {} : { synchronous: options.sqliteSynchronous })
+      })
   }
   if (/^postgres(ql)?:\/\//i.test(url)) {
     return URL.canParse(url)
