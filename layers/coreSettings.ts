@@ -78,6 +78,15 @@ export const CoreSettings = Setting.group("core", {
         : Result.succeed(url !== undefined && url.length > 0 ? url : undefined)
     }
   }),
+  sqliteSynchronous: Setting.choice({
+    env: "SVC_SQLITE_SYNCHRONOUS",
+    flag: "sqlite-synchronous",
+    values: ["FULL", "NORMAL"],
+    default: "FULL",
+    summary: "SQLite PRAGMA synchronous: FULL, or NORMAL (faster commits; a power loss may drop the last ones) (SVC_SQLITE_SYNCHRONOUS)",
+    doc:
+      "SQLite's `PRAGMA synchronous` (the database is in WAL mode). `FULL` syncs the log at every commit. `NORMAL` syncs it only at checkpoints: commits cost less, and a crash of the gateway's process (kill -9) still loses nothing, but a power loss or an operating-system crash may lose the last transactions (docs/performance.md). PostgreSQL ignores it."
+  }),
   adminToken: Setting.secret({
     env: "SVC_ADMIN_TOKEN",
     flag: "admin-token",

@@ -52,10 +52,14 @@ import { closeSync, fchmodSync, openSync } from "node:fs"
  * - `filename`: database file path, or `":memory:"` for a private in-memory database.
  * - `busyTimeoutMillis`: how long to wait for another process's write lock (default 5000).
  * - `spanAttributes`: extra attributes added to every SQL tracing span.
+ * - `synchronous`: `PRAGMA synchronous` of a file database (WAL): `FULL` (SQLite's
+ *   default, a sync at every commit) or `NORMAL` (a sync at checkpoints only:
+ *   survives a crash of the process, not a power loss).
  */
 export interface SqliteClientConfig {
   readonly filename: string
   readonly busyTimeoutMillis?: number | undefined
+  readonly synchronous?: "FULL" | "NORMAL" | undefined
   readonly spanAttributes?: Record<string, unknown> | undefined
 }
 
@@ -168,7 +172,10 @@ const open = (config: SqliteClientConfig): Database.Database => {
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(config.busyTimeoutMillis ?? 5000))}`)
     db.exec("PRAGMA foreign_keys = ON")
-    if (!isMemoryFilename(config.filename)) db.exec("PRAGMA journal_mode = WAL")
+    if (!isMemoryFilename(config.filename)) {
+      db.exec("PRAGMA journal_mode = WAL")
+      if (config.synchronous === "NORMAL") db.exec("PRAGMA synchronous = NORMAL")
+    }
     return db
   } catch (cause) {
     db.close()

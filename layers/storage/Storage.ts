@@ -36,11 +36,13 @@ export class StorageConfigError extends Schema.TaggedError<StorageConfigError>()
 export interface StorageOptions {
   readonly databaseUrl?: string | undefined
   readonly sqlitePath: string
+  /** SQLite's `PRAGMA synchronous` (`SVC_SQLITE_SYNCHRONOUS`; default `FULL`). */
+  readonly sqliteSynchronous?: "FULL" | "NORMAL" | undefined
 }
 
 /** A resolved database to open; `searchPath` selects a PostgreSQL schema (used by tests). */
 export type StorageTarget =
-  | { readonly kind: "sqlite"; readonly filename: string }
+  | { readonly kind: "sqlite"; readonly filename: string; readonly synchronous?: "FULL" | "NORMAL" | undefined }
   | { readonly kind: "postgres"; readonly url: string; readonly searchPath?: string | undefined }
 
 /** Decides between PostgreSQL and SQLite; never echoes the URL, which may hold a password. */
@@ -49,7 +51,11 @@ export const resolveStorageTarget = (options: StorageOptions): Effect.Effect<Sto
   if (url === "") {
     return options.sqlitePath.trim() === ""
       ? Effect.fail(new StorageConfigError({ message: "The SQLite path must not be empty (use \":memory:\" for an in-memory database)" }))
-      : Effect.succeed({ kind: "sqlite", filename: options.sqlitePath })
+      : Effect.succeed({
+        kind: "sqlite",
+        filename: options.sqlitePath,
+        ...(options.sqliteSynchronous === undefined ? {} : { synchronous: options.sqliteSynchronous })
+      })
   }
   if (/^postgres(ql)?:\/\//i.test(url)) {
     return URL.canParse(url)
@@ -74,7 +80,7 @@ export const resolveStorageTarget = (options: StorageOptions): Effect.Effect<Sto
 export const storageLayer = (target: StorageTarget): Layer.Layer<SqlClient.SqlClient | DatabaseInfo, SqlError> => {
   // The PostgreSQL driver (pg, @effect/sql-pg) is loaded only when used: a SQLite start does not compile it.
   const client: Layer.Layer<SqlClient.SqlClient, SqlError> = target.kind === "sqlite"
-    ? SqliteClient.layer({ filename: target.filename })
+    ? SqliteClient.layer({ filename: target.filename, synchronous: target.synchronous })
     : Layer.unwrap(Effect.map(
       Effect.promise(() => import("./PgClient.ts")),
       (PgClient) => PgClient.layer({ url: target.url, searchPath: target.searchPath })

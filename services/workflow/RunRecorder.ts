@@ -75,7 +75,6 @@ const pauseReason = (kind: PauseKind) => (kind === "confirm" ? "approval" : kind
 
 const STEP_OPEN: ReadonlyArray<StepStatus> = ["queued", "running", "paused"]
 
-const FRESH: AttemptStart = { _tag: "fresh" }
 const INTERRUPTED: AttemptStart = { _tag: "interrupted" }
 const CANCELLED: AttemptStart = { _tag: "cancelled" }
 
@@ -108,8 +107,8 @@ const pauseContext = (pause: Pause, run: ExecutionRun): Record<string, unknown> 
 const stepIdOf = (run_id: string, step_index: number) => `${run_id}:${step_index}`
 const attemptIdOf = (run_id: string, step_index: number, attempt: number) => `${run_id}:${step_index}:${attempt}`
 
-const durationOf = (attempt: ExecutionAttempt | undefined, at: string): number =>
-  attempt === undefined ? 0 : Math.max(0, Date.parse(at) - Date.parse(attempt.started_at))
+const durationOf = (started_at: string | undefined, at: string): number =>
+  started_at === undefined ? 0 : Math.max(0, Date.parse(at) - Date.parse(started_at))
 
 /**
  * The gateway's {@link RunHooks}. Needs `RunsRepo`, `RunRecords`,
@@ -144,14 +143,16 @@ export const RunRecorderLive: Layer.Layer<
         ? Effect.succeed<string | null>(`pause at step ${end.step_index} denied`)
         : Effect.map(records.cancelReason(run_id), (reason) => (reason === undefined ? "run cancelled" : reason))
 
-    const finished = (run_id: string, end: RunEnd) =>
-      repo.transaction(Effect.gen(function*() {
-        const at = yield* now
-        const run = yield* runOf(run_id)
+    /** The writes of a run's end; call inside a transaction. */
+    const finishedWrites = (run_id: string, end: RunEnd, at: string) =>
+      Effect.gen(function*() {
+        let run: ExecutionRun
         if (end.status === "succeeded") {
-          yield* records.move("run", run_id, ["running"], "succeeded", { at })
+          // The run's own move returns the record (job, key, lane): no read first.
+          run = (yield* records.move("run", run_id, ["running"], "succeeded", { at })) ?? (yield* runOf(run_id))
           yield* records.move("job", run.job_id, ["running"], "completed", { at })
         } else if (end.status === "failed") {
+          run = yield* runOf(run_id)
           for (const step of (yield* detail(run_id)).steps) {
             if (step.step_index === end.step_index) yield* records.move("step", step.step_id, STEP_OPEN, "failed", { at })
             else if (step.status === "queued") yield* records.move("step", step.step_id, ["queued"], "skipped", { at })
@@ -159,12 +160,16 @@ export const RunRecorderLive: Layer.Layer<
           yield* records.move("run", run_id, ["running", "paused"], "failed", { at, paused_detail: `step ${end.step_index}: ${end.message}` })
           yield* records.move("job", run.job_id, ["running"], "failed", { at })
         } else {
+          run = yield* runOf(run_id)
           // Nothing is in flight: the engine is here, not in an attempt.
           yield* records.cancelRun(run_id, at, yield* endDetail(run_id, end), { force: true })
         }
         yield* repo.revokeTokensForRun(run_id, at)
         yield* sql.afterCommit(lanes.signal({ key: run.key, lane: run.lane }))
-      }))
+      })
+
+    const finished = (run_id: string, end: RunEnd) =>
+      repo.transaction(Effect.flatMap(now, (at) => finishedWrites(run_id, end, at)))
 
     /**
      * What an attempt's existing record says when the engine runs its
@@ -196,7 +201,7 @@ export const RunRecorderLive: Layer.Layer<
             yield* records.move("attempt", existing.attempt_id, ["running"], "failed", {
               at,
               error: { code: "interrupted", message: "the gateway stopped during this attempt; it was not run again" },
-              cost: { duration_ms: durationOf(existing, at) }
+              cost: { duration_ms: durationOf(existing.started_at, at) }
             })
             return INTERRUPTED
         }
@@ -261,15 +266,17 @@ export const RunRecorderLive: Layer.Layer<
             policy_decision: verdict.evaluation ?? { decision: verdict.decision },
             policy_applied_override_ids: verdict.applied_override_ids
           })
-          return FRESH
+          return { _tag: "fresh", started_at: at } satisfies AttemptStart
         })).pipe(Effect.orDie)),
 
-      attemptEnded: Effect.fn("RunHooks.attemptEnded")((run_id, step_index, attempt, end: AttemptEnd, retry) =>
+      attemptEnded: Effect.fn("RunHooks.attemptEnded")((run_id, step_index, attempt, end: AttemptEnd, retry, options) =>
         repo.transaction(Effect.gen(function*() {
           const at = yield* now
           const step_id = stepIdOf(run_id, step_index)
           const attempt_id = attemptIdOf(run_id, step_index, attempt)
-          const cost = { ...(end.cost as object | undefined), duration_ms: durationOf(yield* repo.getAttempt(attempt_id), at) }
+          // A fresh attempt's start is known; a replayed one's is read.
+          const started_at = options?.started_at ?? (yield* repo.getAttempt(attempt_id))?.started_at
+          const cost = { ...(end.cost as object | undefined), duration_ms: durationOf(started_at, at) }
           if (end.ok) {
             yield* records.move("attempt", attempt_id, ["running"], "succeeded", { at, result: end.result, cost })
             yield* records.move("step", step_id, ["running"], "succeeded", { at })
@@ -282,6 +289,8 @@ export const RunRecorderLive: Layer.Layer<
             })
             yield* records.move("step", step_id, ["running"], retry ? "queued" : "failed", { at })
           }
+          // The last step succeeded: the run's end commits with it (issue 22 §1).
+          if (end.ok && options?.finishes === true) yield* finishedWrites(run_id, { status: "succeeded" }, at)
         })).pipe(Effect.orDie)),
 
       denied: Effect.fn("RunHooks.denied")((run_id, step_index, verdict) =>

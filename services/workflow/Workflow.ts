@@ -205,7 +205,13 @@ export const WorkflowNoDeps: Layer.Layer<
         trigger: options?.trigger,
         created_at: createdAt
       }), (created) => Effect.andThen(inputs.save(run_id, real), records.queued(created.run))))
-      yield* scheduler.admit({ key: created.run.key, lane: created.run.lane })
+      // Without redacted steps, the run as recorded is the engine's payload: admitted, it starts without a read.
+      const payload = real.length > 0 ? undefined : {
+        run_id,
+        steps: created.steps.map((step) => step.action),
+        ...(created.run.budgets === undefined ? {} : { budgets: created.run.budgets })
+      }
+      yield* scheduler.admit({ key: created.run.key, lane: created.run.lane }, payload)
       return {
         status: "ok" as const,
         job_id: created.job.job_id,

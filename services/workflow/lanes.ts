@@ -13,6 +13,7 @@
  * @module
  */
 import { Clock, Context, Effect, Layer, Queue } from "effect"
+import type { RunPayload } from "./engine/RunWorkflow.ts"
 import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
 import { RunRecords } from "./RunRecords.ts"
 import type { Lane } from "./runs/keys.ts"
@@ -44,8 +45,13 @@ export class LaneSignals extends Context.Service<LaneSignals, {
 
 /** Admits queued runs to their lanes. */
 export class LaneScheduler extends Context.Service<LaneScheduler, {
-  /** Starts the lane's next queued run if the lane is free (nothing when it is held or empty). */
-  readonly admit: (lane: LaneId) => Effect.Effect<void>
+  /**
+   * Starts the lane's next queued run if the lane is free (nothing when it is
+   * held or empty). `recorded`: the payload of a run the caller has just
+   * recorded (its stored steps, no redacted one); when that run is the one
+   * admitted it starts from it, without reading the run back (issue 22 §1).
+   */
+  readonly admit: (lane: LaneId, recorded?: RunPayload) => Effect.Effect<void>
 }>()("svc-gateway/workflow/LaneScheduler") {
   /**
    * Admits on every {@link LaneSignals} signal (a background fiber of the
@@ -76,7 +82,7 @@ export class LaneScheduler extends Context.Service<LaneScheduler, {
           })
         })
 
-      const admit = Effect.fn("LaneScheduler.admit")(function*(lane: LaneId) {
+      const admit = Effect.fn("LaneScheduler.admit")(function*(lane: LaneId, recorded?: RunPayload) {
         const next = yield* repo.nextQueuedInLane(lane.key, lane.lane)
         if (next === undefined) return
         const at = isoTime(yield* Clock.currentTimeMillis)
@@ -85,7 +91,9 @@ export class LaneScheduler extends Context.Service<LaneScheduler, {
           if (run !== undefined) yield* records.move("job", run.job_id, ["queued"], "running", { at })
           return run
         }))
-        if (admitted !== undefined) yield* start(admitted.run_id)
+        if (admitted === undefined) return
+        if (recorded !== undefined && recorded.run_id === admitted.run_id) yield* runs.start(recorded)
+        else yield* start(admitted.run_id)
       }, Effect.orDie)
 
       yield* Effect.forkScoped(Effect.forever(Effect.flatMap(signals.take, (lane) =>

@@ -139,7 +139,11 @@ export const StorageFromSettings = Layer.unwrap(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     yield* fs.makeDirectory(settings.home, { recursive: true, mode: 0o700 })
   }
-  return StorageLive({ databaseUrl: settings.databaseUrl, sqlitePath: join(settings.home, "gateway.db") })
+  return StorageLive({
+    databaseUrl: settings.databaseUrl,
+    sqlitePath: join(settings.home, "gateway.db"),
+    sqliteSynchronous: settings.sqliteSynchronous
+  })
 })).pipe(Layer.provide(NodeServices.layer))
 
 /** Every subsystem's migrations (the owners of its declared tables), in the order of {@link Subsystems}. */

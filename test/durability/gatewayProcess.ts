@@ -71,6 +71,8 @@ export const postgresHome = async (url: string): Promise<DurableHome> => {
 /** The backends of this run: SQLite always, PostgreSQL when `SVC_TEST_DATABASE_URL` is set. */
 export const durableBackends: ReadonlyArray<{ readonly name: string; readonly make: () => Promise<DurableHome> }> = [
   { name: "sqlite", make: sqliteHome },
+  // The opt-in `SVC_SQLITE_SYNCHRONOUS=NORMAL` survives a crash of the process too (a power loss is not tested).
+  { name: "sqlite, synchronous NORMAL", make: async () => ({ ...(await sqliteHome()), env: { SVC_SQLITE_SYNCHRONOUS: "NORMAL" } }) },
   ...(postgresUrl === undefined ? [] : [{ name: "postgresql", make: () => postgresHome(postgresUrl!) }])
 ]
 

@@ -76,7 +76,8 @@ export type AttemptEnd =
  *   attempt was cancelled): nothing runs and the run stops.
  */
 export type AttemptStart =
-  | { readonly _tag: "fresh" }
+  /** `started_at`: the time recorded as the attempt's start (its duration is measured from it without a re-read). */
+  | { readonly _tag: "fresh"; readonly started_at?: string | undefined }
   | { readonly _tag: "ended"; readonly end: AttemptEnd }
   | { readonly _tag: "interrupted" }
   | { readonly _tag: "cancelled" }
@@ -114,13 +115,23 @@ export class RunHooks extends Context.Service<RunHooks, {
    * goes back to queued (else the step ends with it). Also called for an
    * attempt replayed from its record (`ended`, `interrupted`): every write is
    * conditional, so only what a stop left undone is written.
+   * `options.started_at`: the attempt's recorded start when the caller has it
+   * (a fresh attempt), so it is not read again; `options.finishes`: the
+   * attempt is the last step's and it succeeded, so the run's end
+   * (`succeeded`, as {@link finished} would record it) is written in the same
+   * transaction (issue 22 §1: one transaction and no engine request of its
+   * own for the end of a run).
    */
   readonly attemptEnded: (
     run_id: string,
     step_index: number,
     attempt: number,
     end: AttemptEnd,
-    retry: boolean
+    retry: boolean,
+    options?: {
+      readonly started_at?: string | undefined
+      readonly finishes?: boolean | undefined
+    }
   ) => Effect.Effect<void>
   /** Policy denied step `step_index`: recorded as a failed attempt (`policy_denied`). */
   readonly denied: (run_id: string, step_index: number, verdict: GateVerdict) => Effect.Effect<void>

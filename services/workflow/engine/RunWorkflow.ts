@@ -6,11 +6,11 @@
  *    done without an attempt;
  * 2. budgets (while enforced) → used up: pause `budget/<i>`; approving stops
  *    enforcing them for the run;
- * 3. the policy gate (activity `gate/<i>`, against the run's snapshot):
- *    deny → the run fails `policy_denied`; require_approval → pause
- *    `policy/<i>`;
- * 4. attempts `step/<i>/attempt/<n>` (activities calling `StepExecutor`):
- *    a failed attempt is retried while attempts remain when the step is
+ * 3. the policy gate and, when it allows the step, its first attempt, in one
+ *    activity `step/<i>` (against the run's snapshot): deny → the run fails
+ *    `policy_denied`; require_approval → pause `policy/<i>`;
+ * 4. the other attempts `step/<i>/attempt/<n>` (activities calling
+ *    `StepExecutor`; the first one too after a policy pause): a failed attempt is retried while attempts remain when the step is
  *    idempotent (an `idempotency_key`, or not state-changing); otherwise it
  *    pauses `retry/<i>/<n>` and approving runs one more attempt. An attempt
  *    of an idempotent step interrupted by a stop of the gateway does not
@@ -26,7 +26,9 @@
  * them before it runs: one whose end was recorded before a crash (but whose
  * activity result was not stored) is replayed from its record, one that had
  * started is `interrupted`, and none runs once the run was cancelled (the
- * run then ends with {@link RunCancelled}).
+ * run then ends with {@link RunCancelled}). The last step's successful
+ * attempt records the run's end in its own transaction, so a one-step run
+ * costs the engine two requests (the run and `step/0`; issue 22 §1).
  *
  * @module
  */
@@ -76,7 +78,13 @@ export type StepOutcome = typeof StepOutcome.Type
 
 /** One attempt's recorded end (an activity's success: a failure is data, so it is recorded too). */
 const AttemptResult = Schema.Union([
-  Schema.Struct({ ok: Schema.Literal(true), result: Schema.Unknown, evidence: Schema.optionalKey(Schema.Unknown) }),
+  Schema.Struct({
+    ok: Schema.Literal(true),
+    result: Schema.Unknown,
+    evidence: Schema.optionalKey(Schema.Unknown),
+    /** The run's end (`succeeded`) was recorded with this attempt's (the last step's) end. */
+    finished: Schema.optionalKey(Schema.Boolean)
+  }),
   Schema.Struct({
     ok: Schema.Literal(false),
     code: Schema.String,
@@ -204,46 +212,117 @@ const runExecutor = (step: WorkflowStep, context: AttemptContext) =>
     )
   })
 
+/** Which attempt of which step runs, with what it needs (see {@link attemptBody}). */
+interface AttemptSpec {
+  readonly run_id: string
+  readonly step_index: number
+  readonly step: WorkflowStep
+  readonly attempt: number
+  readonly counted: number
+  readonly verdict: GateVerdict
+  readonly last: boolean
+}
+
 /**
- * One attempt, run once as the activity `step/<i>/attempt/<n>`; a failure is
- * its recorded result. The records decide first ({@link AttemptStart}): an
+ * One attempt (the body of the activity `step/<i>/attempt/<n>`, and of
+ * `step/<i>` for the first attempt of an allowed step); a failure is its
+ * recorded result. The records decide first ({@link AttemptStart}): an
  * attempt whose end is already recorded (the gateway stopped after recording
  * it, before the engine stored this activity's result) is replayed from its
  * record and never executed again; one that had started is `interrupted`.
  * `counted`: the attempts before this one that count against
- * `max_attempts` (for `retry`).
+ * `max_attempts` (for `retry`). `last`: the step is the run's last, so a
+ * success also records the run's end, in the same transaction
+ * (`finished: true` in the result; the workflow then records no `finished`).
  */
-const attemptActivity = (
-  run_id: string,
-  step_index: number,
-  step: WorkflowStep,
-  attempt: number,
-  counted: number,
-  verdict: GateVerdict
-) =>
+const attemptBody = (
+  { attempt, counted, last, run_id, step, step_index, verdict }: AttemptSpec
+): Effect.Effect<AttemptResult, never, StepExecutor> =>
+  Effect.gen(function*() {
+    const start = yield* hook((h) => h.attemptStarted(run_id, step_index, attempt, verdict), { _tag: "fresh" as const })
+    let end: AttemptEnd & AttemptResult
+    switch (start._tag) {
+      case "cancelled":
+        return { ok: false as const, code: RUN_CANCELLED, message: "the run was cancelled" }
+      case "ended":
+        end = start.end
+        break
+      case "interrupted":
+        end = { ok: false, code: INTERRUPTED, message: "the gateway stopped during this attempt; it was not run again" }
+        break
+      case "fresh":
+        end = yield* runExecutor(step, attemptContext(run_id, step_index, step, attempt))
+    }
+    // Attempts remain: the step goes back to queued (retried at once, or after a retry approval).
+    const retry = !end.ok && (countsAgainstMax(step, end.code) ? counted + 1 < step.max_attempts : true)
+    const finishes = last && end.ok
+    const started_at = start._tag === "fresh" ? start.started_at : undefined
+    yield* hook((h) => h.attemptEnded(run_id, step_index, attempt, end, retry, { started_at, finishes }), undefined)
+    const { cost: _cost, ...recorded } = end as AttemptEnd & AttemptResult & { cost?: unknown }
+    return (finishes ? { ...recorded, finished: true } : recorded) as AttemptResult
+  })
+
+/** Attempt `attempt` of a step, as the activity `step/<i>/attempt/<n>` (after a pause, and retries). */
+const attemptActivity = (spec: AttemptSpec) =>
   Activity.make({
-    name: `step/${step_index}/attempt/${attempt}`,
+    name: `step/${spec.step_index}/attempt/${spec.attempt}`,
     success: AttemptResult,
+    execute: attemptBody(spec)
+  })
+
+/**
+ * What the activity `step/<i>` did: the gate's verdict and, when it allowed
+ * the step, its first attempt; `interrupted`: the engine had an interrupt
+ * pending (a cancel) when it started, so it did neither.
+ */
+const StepStart = Schema.Struct({
+  verdict: GateVerdict,
+  attempt: Schema.optionalKey(AttemptResult),
+  interrupted: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * The engine's interrupt signal (`ClusterWorkflowEngine`'s own deferred, by
+ * its name): set once `WorkflowRuns.cancel` interrupted the execution.
+ */
+const InterruptSignal = DurableDeferred.make("Workflow/InterruptSignal")
+
+/**
+ * Whether a cancel of the run is pending. The engine checks it before it
+ * starts an activity, but an interrupt sent while the previous activity was
+ * in flight may be handled only after the next one has been started (the
+ * gate and the first attempt used to be two activities, two checks): an
+ * activity that would start a step's work checks it again, from its own
+ * cache or the engine's storage (one read).
+ */
+const interruptPending = Effect.flatMap(
+  Effect.serviceOption(WorkflowEngine.WorkflowEngine),
+  (engine) => Option.isNone(engine) ? Effect.succeed(false) : Effect.map(engine.value.deferredResult(InterruptSignal), Option.isSome)
+)
+
+/**
+ * The policy gate of a step and, when it allows it, the step's first attempt
+ * in one activity `step/<i>` (issue 22 §1: one engine request per step
+ * instead of two; the attempt keeps its span `step/<i>/attempt/1`). Replayed
+ * after a stop like any activity: the gate is asked again only when the
+ * engine had not stored this activity's result, and the attempt's own
+ * records then decide ({@link attemptBody}). A deny or a required approval
+ * starts nothing: the workflow records it or pauses, and the first attempt
+ * runs later as `step/<i>/attempt/1`.
+ */
+const stepActivity = (run_id: string, step_index: number, step: WorkflowStep, last: boolean) =>
+  Activity.make({
+    name: `step/${step_index}`,
+    success: StepStart,
     execute: Effect.gen(function*() {
-      const start = yield* hook((h) => h.attemptStarted(run_id, step_index, attempt, verdict), { _tag: "fresh" as const })
-      let end: AttemptEnd & AttemptResult
-      switch (start._tag) {
-        case "cancelled":
-          return { ok: false as const, code: RUN_CANCELLED, message: "the run was cancelled" }
-        case "ended":
-          end = start.end
-          break
-        case "interrupted":
-          end = { ok: false, code: INTERRUPTED, message: "the gateway stopped during this attempt; it was not run again" }
-          break
-        case "fresh":
-          end = yield* runExecutor(step, attemptContext(run_id, step_index, step, attempt))
-      }
-      // Attempts remain: the step goes back to queued (retried at once, or after a retry approval).
-      const retry = !end.ok && (countsAgainstMax(step, end.code) ? counted + 1 < step.max_attempts : true)
-      yield* hook((h) => h.attemptEnded(run_id, step_index, attempt, end, retry), undefined)
-      const { cost: _cost, ...recorded } = end as AttemptEnd & AttemptResult & { cost?: unknown }
-      return recorded as AttemptResult
+      // The first step's activity is the run's first: the engine's own check is enough.
+      if (step_index > 0 && (yield* interruptPending)) return { verdict: ALLOW, interrupted: true }
+      const verdict = yield* hook((h) => h.gate(run_id, step_index), ALLOW)
+      if (verdict.decision !== "allow") return { verdict }
+      const attempt = yield* attemptBody({ run_id, step_index, step, attempt: 1, counted: 0, verdict, last }).pipe(
+        Effect.withSpan(`step/${step_index}/attempt/1`)
+      )
+      return { verdict, attempt }
     })
   })
 
@@ -276,13 +355,31 @@ const pauseFor = (run_id: string, pause: Pause) =>
     return decision
   })
 
-/** Runs the attempts of one (gated) step; its outcome, or `StepFailed`/`RunDenied`/`RunCancelled`. */
-const runAttempts = (run_id: string, step_index: number, step: WorkflowStep, verdict: GateVerdict) =>
+/**
+ * Runs the attempts of one (gated) step; its outcome (`finished`: the run's
+ * end was recorded with it), or `StepFailed`/`RunDenied`/`RunCancelled`.
+ * `first`: the first attempt's result when it already ran (in `step/<i>`).
+ */
+const runAttempts = (
+  run_id: string,
+  step_index: number,
+  step: WorkflowStep,
+  verdict: GateVerdict,
+  last: boolean,
+  first?: AttemptResult
+) =>
   Effect.gen(function*() {
     let counted = 0
     for (let attempt = 1;; attempt++) {
-      const result = yield* attemptActivity(run_id, step_index, step, attempt, counted, verdict)
-      if (result.ok) return { step_index, result: result.result, ...(result.evidence === undefined ? {} : { evidence: result.evidence }) }
+      const result = attempt === 1 && first !== undefined
+        ? first
+        : yield* attemptActivity({ run_id, step_index, step, attempt, counted, verdict, last })
+      if (result.ok) {
+        return {
+          outcome: { step_index, result: result.result, ...(result.evidence === undefined ? {} : { evidence: result.evidence }) },
+          finished: result.finished === true
+        }
+      }
       if (result.code === RUN_CANCELLED) return yield* new RunCancelled({ step_index })
       const failed = new StepFailed({
         step_index,
@@ -330,6 +427,7 @@ export const runSteps = (payload: RunPayload) =>
     yield* recordCancelWhenInterrupted(run_id)
     const outcomes: Array<StepOutcome> = []
     const succeededKeys = new Set<string>()
+    let endRecorded = false
     let budgetsEnforced = payload.budgets !== undefined && Object.keys(payload.budgets).length > 0
     for (let step_index = 0; step_index < payload.steps.length; step_index++) {
       const step = payload.steps[step_index]!
@@ -371,11 +469,10 @@ export const runSteps = (payload: RunPayload) =>
           budgetsEnforced = false
         }
       }
-      const verdict = yield* Activity.make({
-        name: `gate/${step_index}`,
-        success: GateVerdict,
-        execute: hook((h) => h.gate(run_id, step_index), ALLOW)
-      })
+      const last = step_index === payload.steps.length - 1
+      const { attempt: first, interrupted, verdict } = yield* stepActivity(run_id, step_index, step, last)
+      // A cancel is pending: suspend, and the engine applies it (the finalizer of `recordCancelWhenInterrupted`).
+      if (interrupted === true) return yield* Workflow.suspend(yield* WorkflowEngine.WorkflowInstance)
       if (verdict.decision === "deny") {
         yield* record(`denied/${step_index}`, (h) => h.denied(run_id, step_index, verdict))
         return yield* new StepFailed({
@@ -393,11 +490,14 @@ export const runSteps = (payload: RunPayload) =>
         })
         if (!decision.approved) return yield* deny(decision.resolved_by)
       }
-      const outcome = yield* runAttempts(run_id, step_index, step, verdict)
+      const { finished, outcome } = yield* runAttempts(run_id, step_index, step, verdict, last, first)
       if (step.idempotency_key !== undefined) succeededKeys.add(step.idempotency_key)
       outcomes.push(outcome)
+      endRecorded = finished
     }
-    yield* record("finished", (h) => h.finished(run_id, { status: "succeeded" }))
+    // The last step's attempt recorded the run's end with its own (no engine request for it), unless the
+    // last step needed none (a Confirm step, an idempotency key already done).
+    if (!endRecorded) yield* record("finished", (h) => h.finished(run_id, { status: "succeeded" }))
     return { run_id, steps: outcomes }
   }).pipe(
     Effect.tapError((error) => record("finished", (h) => h.finished(payload.run_id, endOf(error))))

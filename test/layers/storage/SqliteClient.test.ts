@@ -147,4 +147,22 @@ describe("SqliteClient files", () => {
       const rows = yield* sqlB`SELECT x FROM t`
       assert.deepStrictEqual(rows, [{ x: 1 }])
     }))
+
+  it.live("syncs at every commit by default (FULL); NORMAL only when asked (SVC_SQLITE_SYNCHRONOUS)", () =>
+    Effect.gen(function*() {
+      const directory = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-sqlite-"))),
+        (directory) => Effect.sync(() => rmSync(directory, { recursive: true, force: true }))
+      )
+      const synchronous = (layer: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+        Effect.flatMap(Layer.build(layer), (context) =>
+          SqlClient.SqlClient.pipe(
+            Effect.flatMap((sql) => sql<{ synchronous: number }>`PRAGMA synchronous`),
+            Effect.provide(context),
+            Effect.map((rows) => rows[0]!.synchronous)
+          ))
+      // SQLite's codes: 1 = NORMAL, 2 = FULL.
+      assert.strictEqual(yield* synchronous(sqliteLayer({ filename: join(directory, "full.db") })), 2)
+      assert.strictEqual(yield* synchronous(sqliteLayer({ filename: join(directory, "normal.db"), synchronous: "NORMAL" })), 1)
+    }))
 })
