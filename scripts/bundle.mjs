@@ -25,6 +25,17 @@ const noDocsUi = {
     }))
   }
 }
+// @effect/platform-node loads undici (about 730 KB) with a dynamic import, only for its Undici-backed HTTP client and
+// the Kubernetes runner-health dispatcher, neither of which the gateway uses: the bundle leaves that import to the
+// installed package (`@effect/platform-node/Undici`, a dependency) instead of shipping a copy of undici.
+const undiciFromPackage = {
+  name: "undici-from-package",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/Undici\.js$/ }, (args) =>
+      args.importer.includes("@effect/platform-node") ? { path: "@effect/platform-node/Undici", external: true } : undefined
+    )
+  }
+}
 const outdir = `${root}dist/cli`
 rmSync(outdir, { recursive: true, force: true })
 
@@ -44,7 +55,7 @@ await build({
   external: ["libsql", "pg-native", "bufferutil", "utf-8-validate"],
   // Bundled CommonJS dependencies (pg, ws) call require(); give ES modules one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
-  plugins: [noDocsUi],
+  plugins: [noDocsUi, undiciFromPackage],
   logLevel: "warning"
 })
 
