@@ -74,6 +74,9 @@ export type DispatchOutcome =
 
 const OK: DispatchOutcome = { ok: true }
 
+/** A handler's success as the answer's outcome (no `result` when the handler returned nothing). */
+const succeeded = (result: unknown): DispatchOutcome => (result === undefined ? OK : { ok: true, result })
+
 const failWith = (code: string, message: string): DispatchOutcome => ({ ok: false, error: { code, message } })
 
 // Payload schemas decode from JSON and need no services.
@@ -188,11 +191,10 @@ export const layer = <const Groups extends ReadonlyArray<WsHandlerGroup<any>>>(
         // outcome as an Exit too, so the connection answers at once without forking a fiber. Untraced only (with
         // tracing on, every request runs in its span).
         if (!traced && Exit.isExit(handled) && Exit.isSuccess(handled)) {
-          const result = handled.value
-          return Exit.succeed<DispatchOutcome>(result === undefined ? OK : { ok: true, result })
+          return Exit.succeed(succeeded(handled.value))
         }
         return span(handled, request, connection).pipe(
-          Effect.map((result): DispatchOutcome => (result === undefined ? { ok: true } : { ok: true, result })),
+          Effect.map(succeeded),
           // Typed failures are answers; a non-client one is logged as internal_error. The database failing (a
           // defect at a repository edge) is answered the same way and the connection stays open. Other defects are
           // not caught here: the connection logs them and closes 1011.
