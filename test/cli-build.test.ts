@@ -42,7 +42,7 @@ const exec = (file: string, args: ReadonlyArray<string>) =>
 
 const STAMP = () => join(source, "dist", "cli", "help.json")
 
-it("the install builds the CLI once; npm start starts it without rebuilding, and rebuilds after a source change", async () => {
+it("the install builds the CLI and the console once; npm start starts it without rebuilding, and rebuilds after a source change", async () => {
   cpSync(ROOT, source, {
     recursive: true,
     filter: (src) => {
@@ -52,12 +52,18 @@ it("the install builds the CLI once; npm start starts it without rebuilding, and
   })
   symlinkSync(join(ROOT, "node_modules"), join(source, "node_modules"), "junction")
 
-  expect(await exec(process.execPath, ["scripts/build-if-stale.mjs", "--check"])).toEqual({ code: 1, output: "build due: dist/cli is missing\n" })
+  expect(await exec(process.execPath, ["scripts/build-if-stale.mjs", "--check"])).toEqual({
+    code: 1,
+    output: "build due: dist/cli is missing\nbuild due: dist/ui is missing\n"
+  })
   // What `npm install` / `npm ci` run after installing the dependencies.
   const prepare = await exec("npm", ["run", "prepare"])
   expect(prepare.code, prepare.output).toBe(0)
   const built = statSync(STAMP()).mtimeMs
-  expect(await exec(process.execPath, ["scripts/build-if-stale.mjs", "--check"])).toEqual({ code: 0, output: "dist/cli is up to date\n" })
+  expect(await exec(process.execPath, ["scripts/build-if-stale.mjs", "--check"])).toEqual({
+    code: 0,
+    output: "dist/cli is up to date\ndist/ui is up to date\n"
+  })
 
   // npm start's own step on an up-to-date build: no build.
   const prestart = await exec("npm", ["run", "prestart"])
@@ -86,8 +92,13 @@ it("the install builds the CLI once; npm start starts it without rebuilding, and
     if (!healthy) await new Promise((resolve) => setTimeout(resolve, 50))
   }
   const elapsed = Date.now() - t0
+  // The console the install built is what /ui serves.
+  const shell = healthy ? await fetch(`http://127.0.0.1:${port}/ui`).catch(() => undefined) : undefined
+  const shellText = (await shell?.text()) ?? ""
   process.kill(-start.pid!, "SIGTERM")
   expect(healthy).toBe(true)
+  expect(shell?.status).toBe(200)
+  expect(shellText).toMatch(/<script type="module"[^>]* src="\/ui\/assets\/index-[\w-]+\.js"/)
   console.log(`npm start → /healthz: ${elapsed} ms`)
   expect(statSync(STAMP()).mtimeMs).toBe(built)
 
@@ -96,10 +107,11 @@ it("the install builds the CLI once; npm start starts it without rebuilding, and
   utimesSync(join(source, "src", "serve.ts"), future, future)
   expect(await exec(process.execPath, ["scripts/build-if-stale.mjs", "--check"])).toEqual({
     code: 1,
-    output: `build due: ${join("src", "serve.ts")} is newer than dist/cli\n`
+    output: `build due: ${join("src", "serve.ts")} is newer than dist/cli\nbuild due: ${join("src", "serve.ts")} is newer than dist/ui\n`
   })
   const rebuild = await exec("npm", ["run", "prestart"])
   expect(rebuild.code, rebuild.output).toBe(0)
   expect(rebuild.output).toContain(`svc-gateway: building the CLI (${join("src", "serve.ts")} is newer than dist/cli)`)
+  expect(rebuild.output).toContain(`svc-gateway: building the operator console (${join("src", "serve.ts")} is newer than dist/ui)`)
   expect(statSync(STAMP()).mtimeMs).toBeGreaterThan(built)
 }, 300_000)

@@ -8,6 +8,9 @@
  */
 import { Schema } from "effect"
 
+// TextEncoder, not Buffer: the contracts (and so this check) also run in browsers (the console, the SDK).
+const utf8 = new TextEncoder()
+
 /** Limits of one free-form value. Depth counts nested objects/arrays (a scalar is depth 0, `{}` is 1). */
 export interface JsonBounds {
   /** Deepest nesting of objects and arrays. */
@@ -49,7 +52,7 @@ export const jsonBoundsViolation = (value: unknown, bounds: JsonBounds): string 
       if (typeof child === "object" && child !== null) stack.push([child, depth + 1])
     }
   }
-  const bytes = Buffer.byteLength(JSON.stringify(value), "utf8")
+  const bytes = utf8.encode(JSON.stringify(value)).length
   return bytes > bounds.maxBytes ? `is larger than ${bounds.maxBytes} bytes of JSON (${bytes})` : undefined
 }
 

@@ -47,7 +47,7 @@ import {
 import { reconnectSchedule, type ScheduleStepper, stepper } from "./reconnect.ts"
 import { memoryScopedTokenStore, type ScopedTokenStore } from "./scopedTokenStore.ts"
 import { type GatewaySocket, type GatewaySocketFactory, type SocketCloseInfo, webSocketFactory } from "./socket.ts"
-import { toWebSocketUrl, type UpgradeParams, upgradeParams } from "./transport.ts"
+import { SESSION_UPGRADE, toWebSocketUrl, type UpgradeParams, upgradeParams } from "./transport.ts"
 import type {
   ApprovalListPage,
   ApprovalListPayload,
@@ -166,13 +166,17 @@ export class GatewayClientCore {
     this.#socket = options.socket ?? webSocketFactory()
     this.#url = toWebSocketUrl(options.url)
     this.#credentials = options.credentials ?? (this.#socket.headers ? "bearer" : "subprotocol")
-    if (!this.#socket.headers && this.#credentials !== "subprotocol") {
+    if (!this.#socket.headers && this.#credentials !== "subprotocol" && this.#credentials !== "session") {
       throw new GatewayClientError(
         "invalid_options",
         `credentials "${this.#credentials}" need upgrade headers, which this WebSocket cannot send: use "subprotocol"`
       )
     }
-    this.#bootstrap = options.token === undefined ? undefined : upgradeParams(this.#url, options.token, this.#credentials)
+    this.#bootstrap = this.#credentials === "session"
+      ? SESSION_UPGRADE
+      : options.token === undefined
+      ? undefined
+      : upgradeParams(this.#url, options.token, this.#credentials)
     if (this.#bootstrap === undefined && (options.role !== "node" || options.scopedTokens === undefined)) {
       throw new GatewayClientError("invalid_options", "token is required (only a node with a scopedTokens store may omit it)")
     }

@@ -49,6 +49,9 @@ export interface UpgradeParams {
   readonly origin: string | undefined
 }
 
+/** The upgrade of `session` credentials: the browser adds its own session cookie; the client sends no token. */
+export const SESSION_UPGRADE: UpgradeParams = { protocols: [WS_SUBPROTOCOL], headers: {}, origin: undefined }
+
 /** Builds the upgrade parameters for `credentials`; rejects tokens unsafe in a header or cookie (never echoing them). */
 export const upgradeParams = (wsUrl: URL, token: string, credentials: GatewayCredentials): UpgradeParams => {
   if (token === "") throw new GatewayClientError("invalid_options", "token must not be empty")
@@ -69,6 +72,8 @@ export const upgradeParams = (wsUrl: URL, token: string, credentials: GatewayCre
         headers: {},
         origin: undefined
       }
+    case "session":
+      return SESSION_UPGRADE
     default:
       throw new GatewayClientError("invalid_options", `unknown credentials transport ${JSON.stringify(credentials)}`)
   }

@@ -25,9 +25,12 @@ export type { GatewayInitiatedRequestMap, GatewayRequestMap } from "../app/contr
  * - `bearer`: `Authorization: Bearer <token>` header;
  * - `cookie`: `Cookie: svc_admin_token=<token>` plus `Origin` set to the URL's http(s) origin
  *   (the gateway accepts the cookie on same-origin upgrades only);
- * - `subprotocol`: `Sec-WebSocket-Protocol: svc-v1, svc-auth.<base64url(token)>`; the gateway must answer `svc-v1`.
+ * - `subprotocol`: `Sec-WebSocket-Protocol: svc-v1, svc-auth.<base64url(token)>`; the gateway must answer `svc-v1`;
+ * - `session`: no token from the client: a browser page on the gateway's own origin that signed in with
+ *   `POST /auth/session` lets the browser send its HttpOnly `svc_admin_token` cookie on the upgrade (the operator
+ *   console does this, so script never holds the token). Only `svc-v1` is offered.
  */
-export type GatewayCredentials = "bearer" | "cookie" | "subprotocol"
+export type GatewayCredentials = "bearer" | "cookie" | "subprotocol" | "session"
 
 /** Reconnect policy. Delays in milliseconds. */
 export interface ReconnectOptions {

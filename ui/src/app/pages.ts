@@ -1,0 +1,26 @@
+/**
+ * The console's pages: one line each. A page is a folder under `src/pages/`
+ * whose `index.tsx` exports the page component as default; its line here gives
+ * its path under /ui, its title in the navigation, the scope a device token
+ * needs to see it (the admin token sees every page) and the code-split import.
+ * Adding a page is that folder and one line below (docs/ui.md "Adding a page").
+ */
+import type { ComponentType } from "preact"
+import type { OperatorScope } from "./session.ts"
+
+/** One page of the console. */
+export interface PageEntry {
+  /** Path under /ui, e.g. `/approvals` (the page also gets every path below it: `/runs/<id>`). */
+  readonly path: string
+  readonly title: string
+  /** Navigation group. */
+  readonly section: "Operate" | "Admin" | "Observe"
+  /** The scope a device token needs to see the page. */
+  readonly scope: OperatorScope
+  readonly load: () => Promise<{ default: ComponentType }>
+}
+
+/** Every page, in navigation order; the first one a principal may see is the console's start page. */
+export const pages: ReadonlyArray<PageEntry> = [
+  { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") }
+]
