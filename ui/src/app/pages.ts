@@ -22,5 +22,6 @@ export interface PageEntry {
 
 /** Every page, in navigation order; the first one a principal may see is the console's start page. */
 export const pages: ReadonlyArray<PageEntry> = [
-  { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") }
+  { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
+  { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]
