@@ -6,8 +6,10 @@
  * of another, and the run's page shows it complete live (steps, attempts, the
  * result as evidence). The runs list by status. A paused run cancelled from
  * its page; a paused run resumed from its page with the pause's resume token
- * (`POST /workflow/resume`, resolved by the system principal `resume_token`).
- * Screenshots and axe on the list, the detail and the playbooks page.
+ * (`POST /workflow/resume`, resolved by the system principal `resume_token`),
+ * and one paused before the console opened through its approval; a device
+ * token with operator.read only sees no actions. Screenshots and axe on the
+ * list, the detail and the playbooks page.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -121,7 +123,9 @@ describe.skipIf(!browserAvailable)("console: runs and playbooks", () => {
     await approvals.goto("/ui/approvals")
     await approvals.getByRole("button", { name: `Open approval ${approvalId}` }).click()
     await approvals.getByRole("button", { name: "Approve once" }).click()
-    await approvals.getByRole("status").filter({ hasText: `Approval ${approvalId} approved` }).waitFor()
+    // The panel closes as the approval leaves the pending list: the gateway's record tells.
+    await expect.poll(async () => (await get(`/approvals/${approvalId}`)).approval.status, { timeout: 20_000 }).toBe("approved")
+    await approvals.getByRole("button", { name: `Open approval ${approvalId}` }).waitFor({ state: "detached" })
     await approvals.close()
 
     // The first tab follows without a reload.
@@ -190,5 +194,47 @@ describe.skipIf(!browserAvailable)("console: runs and playbooks", () => {
     // The token is not kept in any storage the page's script can read.
     const stored = await page.evaluate<string>("JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })")
     expect(stored).toBe("{}{}")
+  })
+
+  it("resumes a run paused before the console opened through its approval", async () => {
+    const runId = await startPaused("latecomer")
+    await expect.poll(async () => (await runOf(runId)).status, { timeout: 20_000 }).toBe("paused")
+    const fresh = await ui.open()
+    try {
+      await signIn(fresh.page, ui.gw.adminToken)
+      await fresh.page.goto(`/ui/runs/${runId}`)
+      await fresh.page.getByText(/^Approves approval \d+, which this pause waits for\.$/).waitFor()
+      await fresh.page.getByRole("button", { name: "Resume run" }).click()
+      await fresh.page.getByRole("status").filter({ hasText: `Run ${runId} resumed (approval` }).waitFor()
+      await expect.poll(async () => (await runOf(runId)).status, { timeout: 30_000 }).toBe("succeeded")
+      const approval = (await get("/approvals?status=approved")).approvals.find((a: any) => a.scope?.run_id === runId)
+      expect(approval.resolution).toMatchObject({ decision: "approved", reason: "resumed from the console" })
+    } finally {
+      await fresh.context.close()
+    }
+  })
+
+  it("a device token with operator.read only sees runs and playbooks without their actions", async () => {
+    const runId = await startPaused("readonly")
+    const issued = await postJson(ui.gw, "/auth/device-tokens/issue", { device_id: "dev-ui-reader", role: "client", scopes: ["operator.read"] }, ui.gw.adminToken).then(readJson)
+    const reader = await ui.open()
+    try {
+      await signIn(reader.page, issued.token)
+      const nav = reader.page.getByRole("navigation", { name: "Pages" })
+      expect(await nav.getByRole("link").allTextContents()).toEqual(expect.arrayContaining(["Runs", "Playbooks"]))
+      await reader.page.goto(`/ui/runs/${runId}`)
+      await expect.poll(() => reader.page.getByRole("heading", { level: 1 }).textContent(), { timeout: 20_000 }).toContain("paused")
+      await reader.page.getByRole("table", { name: `Steps of run ${runId}` }).waitFor()
+      expect(await reader.page.getByRole("button", { name: "Resume run" }).count()).toBe(0)
+      expect(await reader.page.getByRole("button", { name: "Cancel run" }).count()).toBe(0)
+      await nav.getByRole("link", { name: "Playbooks" }).click()
+      await reader.page.getByRole("button", { name: "Open playbook ship" }).click()
+      await reader.page.getByText("Dry runs and starting runs need the operator.write scope.").waitFor()
+      expect(await reader.page.getByRole("button", { name: "Dry run" }).count()).toBe(0)
+      await expectAccessible(reader.page)
+    } finally {
+      await reader.context.close()
+      await postJson(ui.gw, "/workflow/cancel", { run_id: runId }, ui.gw.adminToken)
+    }
   })
 })

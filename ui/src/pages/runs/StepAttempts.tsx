@@ -10,6 +10,14 @@ import { decisionOf, describeAction, durationOf } from "./describe.ts"
 import { evidenceOf } from "./liveCapture.ts"
 import type { ExecutionAttempt, ExecutionStepDetail } from "./types.ts"
 
+/** A JSON block with a visible caption; its accessible name is `<caption> of attempt <n>`. */
+const Block = ({ caption, value, attempt }: { caption: string; value: unknown; attempt: number }) => (
+  <>
+    <p class="caption">{caption}</p>
+    <Json value={value} label={`${caption} of attempt ${attempt}`} />
+  </>
+)
+
 const Attempt = ({ attempt, open }: { attempt: ExecutionAttempt; open: boolean }) => {
   const duration = durationOf(attempt)
   const decision = decisionOf(attempt)
@@ -30,16 +38,14 @@ const Attempt = ({ attempt, open }: { attempt: ExecutionAttempt; open: boolean }
           ? <><dt>Overrides applied</dt><dd>{attempt.policy_applied_override_ids.join(", ")}</dd></>
           : null}
       </dl>
-      {attempt.result !== null ? <Json value={attempt.result} label={`Result of attempt ${attempt.attempt}`} /> : null}
+      {attempt.result !== null ? <Block caption="Result" value={attempt.result} attempt={attempt.attempt} /> : null}
       {attempt.postcondition_report !== null
-        ? <Json value={attempt.postcondition_report} label={`Postcondition report of attempt ${attempt.attempt}`} />
+        ? <Block caption="Postcondition report" value={attempt.postcondition_report} attempt={attempt.attempt} />
         : null}
-      {attempt.artifacts.length > 0 ? <Json value={attempt.artifacts} label={`Artifacts of attempt ${attempt.attempt}`} /> : null}
-      {reports.length > 0 ? <Json value={reports} label={`Evidence reported by the node for attempt ${attempt.attempt}`} /> : null}
-      {attempt.cost !== null ? <Json value={attempt.cost} label={`Cost of attempt ${attempt.attempt}`} /> : null}
-      {attempt.policy_decision !== null
-        ? <Json value={attempt.policy_decision} label={`Policy decision of attempt ${attempt.attempt}`} />
-        : null}
+      {attempt.artifacts.length > 0 ? <Block caption="Artifacts" value={attempt.artifacts} attempt={attempt.attempt} /> : null}
+      {reports.length > 0 ? <Block caption="Evidence reported by the node" value={reports} attempt={attempt.attempt} /> : null}
+      {attempt.cost !== null ? <Block caption="Cost" value={attempt.cost} attempt={attempt.attempt} /> : null}
+      {attempt.policy_decision !== null ? <Block caption="Policy decision" value={attempt.policy_decision} attempt={attempt.attempt} /> : null}
     </details>
   )
 }
@@ -53,7 +59,9 @@ export const StepAttempts = ({ step }: { step: ExecutionStepDetail }) => (
     {step.status === "paused" && step.approval_id !== null
       ? <p>Waiting for <a href="/ui/approvals">approval {step.approval_id}</a>.</p>
       : null}
-    {step.attempts.length === 0 ? <p class="empty">No attempts yet.</p> : null}
+    {step.attempts.length === 0
+      ? <p class="empty">{step.action.type === "Confirm" ? "No attempts: a Confirm step ends with its approval." : "No attempts yet."}</p>
+      : null}
     {step.attempts.map((attempt, i) => (
       <Attempt key={attempt.attempt_id} attempt={attempt} open={i === step.attempts.length - 1} />
     ))}
