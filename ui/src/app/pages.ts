@@ -23,5 +23,7 @@ export interface PageEntry {
 /** Every page, in navigation order; the first one a principal may see is the console's start page. */
 export const pages: ReadonlyArray<PageEntry> = [
   { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
+  { path: "/runs", title: "Runs", section: "Operate", scope: "operator.read", load: () => import("../pages/runs/index.tsx") },
+  { path: "/playbooks", title: "Playbooks", section: "Operate", scope: "operator.read", load: () => import("../pages/playbooks/index.tsx") },
   { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]
