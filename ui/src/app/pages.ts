@@ -22,5 +22,9 @@ export interface PageEntry {
 
 /** Every page, in navigation order; the first one a principal may see is the console's start page. */
 export const pages: ReadonlyArray<PageEntry> = [
-  { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") }
+  { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
+  { path: "/routing", title: "Routing", section: "Admin", scope: "operator.admin", load: () => import("../pages/routing/index.tsx") },
+  { path: "/watchers", title: "Watchers", section: "Admin", scope: "operator.read", load: () => import("../pages/watchers/index.tsx") },
+  { path: "/snapshots", title: "Snapshots", section: "Admin", scope: "operator.admin", load: () => import("../pages/snapshots/index.tsx") },
+  { path: "/audit", title: "Audit", section: "Admin", scope: "operator.admin", load: () => import("../pages/audit/index.tsx") }
 ]
