@@ -60,7 +60,7 @@ export default function AuditPage() {
         </div>
       </form>
       <ErrorNote error={exported.error} />
-      {exported.data && chain !== undefined ? <Chain bundle={exported.data} /> : null}
+      {exported.data !== undefined && exported.data.plan_id === chain ? <Chain bundle={exported.data} /> : null}
     </section>
   )
 }
