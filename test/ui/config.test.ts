@@ -232,7 +232,7 @@ describe.skipIf(!browserAvailable)("console: routing, watchers, snapshots, audit
       await page.getByLabel("Plan id or chain").fill(planId)
       await page.getByRole("button", { name: "Export chain" }).click()
       await page.getByRole("heading", { name: `Chain ${planId}` }).waitFor()
-      expect(page.url()).toMatch(new RegExp(`/ui/audit/${planId}$`))
+      expect(page.url()).toMatch(new RegExp(`/ui/audit\\?chain=${planId}$`))
       const events = page.getByRole("table", { name: `Events of chain ${planId}` })
       for (const type of ["policy.checked", "plan.created", "approval.requested"]) await events.getByRole("row").filter({ hasText: type }).waitFor()
       const exported = await get(`/audit/export/${planId}`)
@@ -261,6 +261,13 @@ describe.skipIf(!browserAvailable)("console: routing, watchers, snapshots, audit
       await page.getByText(/^Verification: valid/).waitFor({ state: "detached" })
       await page.getByRole("button", { name: "Verify chain" }).click()
       await status(`Verification: valid (${exported.events.length + 1} events checked).`).waitFor()
+    })
+
+    it("opens a gateway-wide chain from its address", async () => {
+      await page.goto("/ui/audit?chain=gateway.routing")
+      await page.getByRole("heading", { name: "Chain gateway.routing" }).waitFor()
+      await page.getByRole("table", { name: "Events of chain gateway.routing" }).getByRole("row").filter({ hasText: "routing.config.updated" }).first().waitFor()
+      expect(await page.getByLabel("Plan id or chain").inputValue()).toBe("gateway.routing")
     })
 
     it("explains a chain without events (404)", async () => {

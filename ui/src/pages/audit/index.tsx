@@ -3,7 +3,8 @@
  * approvals and runs) or a gateway-wide chain by id
  * (`GET /audit/export/:planId`), see its events, verify it
  * (`POST /audit/verify`) and download it. operator.admin. The chain id is in
- * the address (`/ui/audit/<id>`), so an export can be linked to. Live: an
+ * the address (`/ui/audit?chain=<id>`: a query, as ids like `gateway.routing`
+ * would read as a file name in the path), so an export can be linked to. Live: an
  * approval or run event reloads the export (a plan's chain grows with them).
  */
 import { useEffect, useState } from "preact/hooks"
@@ -16,16 +17,10 @@ import { AuditChains } from "./types.ts"
 
 const EVENTS = ["approval.requested", "approval.resolved", "run.", "routing.config.updated", "pairing.", "policy_override."]
 
-/** The chain id of `/ui/audit/<id>`, if any. */
-const chainOf = (path: string): string | undefined => {
-  const rest = path.replace(/^\/ui\/audit\/?/, "")
-  return rest === "" ? undefined : decodeURIComponent(rest)
-}
-
 /** The audit page. */
 export default function AuditPage() {
-  const { path, route } = useLocation()
-  const chain = chainOf(path)
+  const { query, route } = useLocation()
+  const chain = query.chain === undefined || query.chain === "" ? undefined : query.chain
   const [typed, setTyped] = useState(chain ?? "")
   useEffect(() => setTyped(chain ?? ""), [chain])
   const exported = useResource(
@@ -39,7 +34,7 @@ export default function AuditPage() {
     const id = typed.trim()
     if (id === "") return
     if (id === chain) exported.reload()
-    else route(`/ui/audit/${encodeURIComponent(id)}`)
+    else route(`/ui/audit?chain=${encodeURIComponent(id)}`)
   }
 
   return (
