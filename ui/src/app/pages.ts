@@ -24,7 +24,8 @@ export interface PageEntry {
 export const pages: ReadonlyArray<PageEntry> = [
   { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
   { path: "/routing", title: "Routing", section: "Admin", scope: "operator.admin", load: () => import("../pages/routing/index.tsx") },
-  { path: "/watchers", title: "Watchers", section: "Admin", scope: "operator.read", load: () => import("../pages/watchers/index.tsx") },
+  { path: "/watchers", title: "Watchers", section: "Admin", scope: "operator.admin", load: () => import("../pages/watchers/index.tsx") },
   { path: "/snapshots", title: "Snapshots", section: "Admin", scope: "operator.admin", load: () => import("../pages/snapshots/index.tsx") },
-  { path: "/audit", title: "Audit", section: "Admin", scope: "operator.admin", load: () => import("../pages/audit/index.tsx") }
+  { path: "/audit", title: "Audit", section: "Admin", scope: "operator.admin", load: () => import("../pages/audit/index.tsx") },
+  { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]

@@ -5,7 +5,10 @@
  * without), and the firings of one at `/ui/watchers/<id>`. Live:
  * `watcher.fired` reloads the firings; there is no event for a watcher
  * created or paused elsewhere, so the list reloads after this page's own
- * actions (and polls while the live connection is down).
+ * actions (and polls while the live connection is down). Listed for
+ * operator.admin like every Admin page (a device token without it sees no
+ * admin page), though the routes need only operator.read (list, firings) and
+ * operator.write (create, pause: those buttons are hidden without it).
  */
 import { useState } from "preact/hooks"
 import { useLocation } from "preact-iso"
