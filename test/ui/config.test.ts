@@ -222,7 +222,7 @@ describe.skipIf(!browserAvailable)("console: routing, watchers, snapshots, audit
     it("exports a plan's chain, verifies it and downloads it; the chain follows the plan's approval", async () => {
       const planned = await readJson(await postJson(ui.gw, "/plan", {
         request_id: `ui-audit-${randomUUID()}`,
-        trigger: { kind: "manual" },
+        trigger: { channel: "telegram", thread_id: "ui-audit", message: { text: "Book the conference" } },
         tags: ["spend:25000:USD:Conf_Inc", "pii:none", "legal:none"]
       }, ui.gw.adminToken))
       const planId: string = planned.plan_id
