@@ -25,5 +25,9 @@ export const pages: ReadonlyArray<PageEntry> = [
   { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
   { path: "/runs", title: "Runs", section: "Operate", scope: "operator.read", load: () => import("../pages/runs/index.tsx") },
   { path: "/playbooks", title: "Playbooks", section: "Operate", scope: "operator.read", load: () => import("../pages/playbooks/index.tsx") },
+  { path: "/routing", title: "Routing", section: "Admin", scope: "operator.admin", load: () => import("../pages/routing/index.tsx") },
+  { path: "/watchers", title: "Watchers", section: "Admin", scope: "operator.admin", load: () => import("../pages/watchers/index.tsx") },
+  { path: "/snapshots", title: "Snapshots", section: "Admin", scope: "operator.admin", load: () => import("../pages/snapshots/index.tsx") },
+  { path: "/audit", title: "Audit", section: "Admin", scope: "operator.admin", load: () => import("../pages/audit/index.tsx") },
   { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]
