@@ -24,5 +24,6 @@ export interface PageEntry {
 export const pages: ReadonlyArray<PageEntry> = [
   { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
   { path: "/pairings", title: "Pairings", section: "Operate", scope: "operator.pairing", load: () => import("../pages/pairings/index.tsx") },
-  { path: "/nodes", title: "Nodes", section: "Operate", scope: "operator.read", load: () => import("../pages/nodes/index.tsx") }
+  { path: "/nodes", title: "Nodes", section: "Operate", scope: "operator.read", load: () => import("../pages/nodes/index.tsx") },
+  { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]
