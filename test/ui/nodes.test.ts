@@ -115,7 +115,11 @@ describe.skipIf(!browserAvailable)("console: pairings and nodes", () => {
   })
 
   it("shows on the open Nodes page that the capability became ready, without a reload", async () => {
-    await expect.poll(() => nodeCell(watcher, first.nodeId, 3), POLL).toBe("demo.echo 1.0.0")
+    // Ready: what it declared among what it advertised; demo.extra is ready but not allowlisted, so not dispatchable.
+    await expect.poll(() => nodeCell(watcher, first.nodeId, 3), POLL).toContain("demo.echo 1.0.0")
+    await expect(nodeCell(watcher, first.nodeId, 3)).resolves.toBe(
+      "demo.echo 1.0.0also ready, not dispatchable: demo.extra 2.0.0 (demo.extra is not in its capability allowlist)"
+    )
     await expect(nodeCell(watcher, first.nodeId, 1)).resolves.toBe("approved (local)")
     await expect(nodeCell(watcher, first.nodeId, 2)).resolves.toBe("connected")
     await expect(nodeCell(watcher, first.nodeId, 4)).resolves.toBe("demo.echo 1.0.0")
@@ -123,13 +127,13 @@ describe.skipIf(!browserAvailable)("console: pairings and nodes", () => {
     await watcher.getByRole("table", { name: "Live connections" }).getByRole("row").filter({ hasText: first.nodeId }).waitFor()
     await screenshot(watcher, "nodes")
     await expectAccessible(watcher)
-    expect((await nodeOf(first.nodeId)).ready_capabilities).toEqual([{ id: "demo.echo", version: "1.0.0" }])
+    expect((await nodeOf(first.nodeId)).ready_capabilities).toEqual([{ id: "demo.echo", version: "1.0.0" }, { id: "demo.extra", version: "2.0.0" }])
   })
 
   it("dispatches a test task from the UI and shows the node's result and evidence", async () => {
     await nodeRow(watcher, first.nodeId).getByRole("button", { name: `Dispatch to svc-gateway demo node (${first.nodeId})` }).click()
     await watcher.getByRole("heading", { name: "Dispatch a test task to svc-gateway demo node" }).waitFor()
-    await expect(watcher.getByLabel("Capability").inputValue()).resolves.toBe("demo.echo")
+    await expect(watcher.getByLabel("Capability").locator("option").allTextContents()).resolves.toEqual(["demo.echo 1.0.0"])
 
     await watcher.getByLabel("Action (JSON object)").fill("[1, 2]")
     await watcher.getByRole("button", { name: "Dispatch", exact: true }).click()

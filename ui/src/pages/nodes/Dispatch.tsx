@@ -1,9 +1,9 @@
 /**
- * Dispatch a test task to one node: a capability it has ready, the action
- * (a JSON object, sent as `task.execute`'s `action`) and a timeout; then the
- * answer: the task's ids, the node's result and evidence, and the
- * `attempt.evidence` the node reported while it ran (live events of the
- * task's run). `POST /nodes/:node_id/dispatch` (operator.admin: the page
+ * Dispatch a test task to one node: a capability it has ready and
+ * allowlisted (dispatchable.ts), the action (a JSON object, sent as
+ * `task.execute`'s `action`) and a timeout; then the answer: the task's ids,
+ * the node's result and evidence, and the `attempt.evidence` the node
+ * reported while it ran (live events of the task's run). `POST /nodes/:node_id/dispatch` (operator.admin: the page
  * shows this panel only to principals holding it).
  */
 import { useEffect, useRef, useState } from "preact/hooks"
@@ -12,6 +12,7 @@ import { onEvent } from "../../app/live.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"
 import { capabilityLabel } from "./Capabilities.tsx"
+import { splitReady } from "./dispatchable.ts"
 import type { AttemptEvidence, NodeDispatchResponse, NodeSummary } from "./types.ts"
 
 /** Evidence events kept for matching a dispatch's run (the event may arrive before the answer). */
@@ -41,7 +42,7 @@ const useEvidenceEvents = (): ReadonlyArray<AttemptEvidence> => {
 
 /** The panel for `node`. */
 export const Dispatch = ({ node, onClose }: { node: NodeSummary; onClose: () => void }) => {
-  const ready = node.ready_capabilities
+  const ready = splitReady(node).dispatchable
   const [capability, setCapability] = useState(ready[0]?.id ?? "")
   const [actionText, setActionText] = useState(DEFAULT_ACTION)
   const [timeoutMs, setTimeoutMs] = useState("30000")
@@ -86,7 +87,7 @@ export const Dispatch = ({ node, onClose }: { node: NodeSummary; onClose: () => 
   return (
     <section class="panel" aria-labelledby="dispatch-title">
       <h2 id="dispatch-title" tabIndex={-1} ref={heading}>Dispatch a test task to {name}</h2>
-      {ready.length === 0 ? <p class="hint">This node has no capability ready: it must be connected, approved, and declare an allowlisted capability ready.</p> : null}
+      {ready.length === 0 ? <p class="hint">This node has no capability a dispatch would accept: it must be connected, approved, and declare an allowlisted capability ready.</p> : null}
       <form onSubmit={(e) => {
         e.preventDefault()
         void dispatch()

@@ -1,7 +1,8 @@
 /**
  * Nodes: every node with a pairing record, with its pairing (status, trust
  * level, allowlist), its connection state on this instance (connections,
- * tasks in flight, last handshake) and the capabilities it declared ready;
+ * tasks in flight, last handshake) and the capabilities it declared ready
+ * (those a dispatch accepts, then the others with the reason: dispatchable.ts);
  * a dispatch panel sends it a test task (Dispatch.tsx, operator.admin:
  * hidden without it); below, the live WebSocket connections. Live:
  * `capability.ready`, `presence.upserted`, `presence.pruned`,
@@ -15,9 +16,10 @@ import { useCan } from "../../app/session.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { usePager } from "../../components/Pager.tsx"
-import { Capabilities } from "./Capabilities.tsx"
+import { Capabilities, capabilityLabel } from "./Capabilities.tsx"
 import { Connections } from "./Connections.tsx"
 import { Dispatch } from "./Dispatch.tsx"
+import { splitReady } from "./dispatchable.ts"
 import type { NodeSummary } from "./types.ts"
 
 const EVENTS = ["capability.ready", "presence.upserted", "presence.pruned", "pairing.requested", "pairing.resolved", "attempt.evidence"]
@@ -28,6 +30,19 @@ const connectionOf = (node: NodeSummary): string =>
   node.connected
     ? `connected${node.connections > 1 ? ` (${node.connections} connections)` : ""}${node.in_flight > 0 ? `, ${node.in_flight} in flight` : ""}`
     : "not connected"
+
+/** The ready capabilities a dispatch accepts, then those it would refuse, with the reason. */
+const Ready = ({ node }: { node: NodeSummary }) => {
+  const { dispatchable, refused } = splitReady(node)
+  return (
+    <>
+      <Capabilities list={dispatchable} />
+      {refused.map(({ capability, reason }) => (
+        <p key={capability.id} class="hint">also ready, not dispatchable: <code>{capabilityLabel(capability)}</code> ({reason})</p>
+      ))}
+    </>
+  )
+}
 
 /** The nodes page. */
 export default function NodesPage() {
@@ -67,12 +82,12 @@ export default function NodesPage() {
                 <td>{node.label ? <>{node.label}<br /></> : null}<code class="node-id">{node.node_id}</code></td>
                 <td>{node.pairing_status}{node.trust_level ? ` (${node.trust_level})` : ""}</td>
                 <td class={node.connected ? "ok" : "hint"}>{connectionOf(node)}</td>
-                <td><Capabilities list={node.ready_capabilities} /></td>
+                <td><Ready node={node} /></td>
                 <td><Capabilities list={node.capability_allowlist} /></td>
                 <td>{node.last_seen_at}</td>
                 {mayDispatch ? (
                   <td>
-                    {node.connected && node.ready_capabilities.length > 0
+                    {node.connected && splitReady(node).dispatchable.length > 0
                       ? <button type="button" onClick={() => setSelected(node.node_id)} aria-label={`Dispatch to ${name(node)} (${node.node_id})`}>Dispatch…</button>
                       : null}
                   </td>

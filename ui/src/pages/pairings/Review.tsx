@@ -15,6 +15,9 @@ import { Json } from "../../components/Json.tsx"
 import { Capabilities, capabilityLabel } from "../nodes/Capabilities.tsx"
 import type { CapabilityDescriptor, Pairing, TrustLevel } from "./types.ts"
 
+/** Metadata keys shown as facts; the whole metadata is shown when it has others. */
+const SHOWN_METADATA = new Set(["platform", "mode", "version", "ip"])
+
 /** The allowlist the form builds: the selected advertised capabilities (pinned or not) and the extra ids. */
 const allowlistOf = (
   advertised: ReadonlyArray<CapabilityDescriptor>,
@@ -101,7 +104,7 @@ export const Review = ({ pairing, onClose, onDecided }: {
           ? <><dt>Decision</dt><dd>{pairing.resolution.decision} at {pairing.resolution.resolved_at}{pairing.resolution.reason ? ` (${pairing.resolution.reason})` : ""}{pairing.resolution.resolved_by?.principal ? ` by ${pairing.resolution.resolved_by.principal}` : ""}</dd></>
           : null}
       </dl>
-      {node.metadata !== undefined ? <Json value={node.metadata} label="Node metadata" /> : null}
+      {Object.keys(metadata).some((key) => !SHOWN_METADATA.has(key)) ? <Json value={metadata} label="Node metadata" /> : null}
       <form onSubmit={(e) => e.preventDefault()}>
         {pairing.status === "pending" ? (
           <>
