@@ -23,6 +23,8 @@ export interface PageEntry {
 /** Every page, in navigation order; the first one a principal may see is the console's start page. */
 export const pages: ReadonlyArray<PageEntry> = [
   { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
+  { path: "/runs", title: "Runs", section: "Operate", scope: "operator.read", load: () => import("../pages/runs/index.tsx") },
+  { path: "/playbooks", title: "Playbooks", section: "Operate", scope: "operator.read", load: () => import("../pages/playbooks/index.tsx") },
   { path: "/pairings", title: "Pairings", section: "Operate", scope: "operator.pairing", load: () => import("../pages/pairings/index.tsx") },
   { path: "/nodes", title: "Nodes", section: "Operate", scope: "operator.read", load: () => import("../pages/nodes/index.tsx") },
   { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }

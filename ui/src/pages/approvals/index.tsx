@@ -83,8 +83,9 @@ export default function ApprovalsPage() {
                     : `${approval.resolution?.decision ?? approval.status}${approval.resolution?.reason ? `: ${approval.resolution.reason}` : ""}`}
                 </td>
                 <td>
-                  <button type="button" onClick={() => setSelected(approval)} aria-label={`Open approval ${approval.id}`}>
+                  <button type="button" onClick={() => setSelected(approval)}>
                     {approval.status === "pending" ? "Decide" : "Details"}
+                    <span class="sr-only"> approval {approval.id}</span>
                   </button>
                 </td>
               </tr>
