@@ -55,7 +55,7 @@ describe.skipIf(!browserAvailable)("console: pairings and nodes", () => {
   }
 
   const pairingRow = (p: Page, id: number) =>
-    p.getByRole("row").filter({ has: p.getByRole("button", { name: `Review pairing ${id}` }) })
+    p.getByRole("row").filter({ has: p.getByRole("button", { name: new RegExp(`^(Review|Details) pairing ${id}$`) }) })
   const nodeRow = (p: Page, nodeId: string) => p.getByRole("table", { name: "Nodes" }).getByRole("row").filter({ hasText: nodeId })
   /** The text of a cell of `nodeId`'s row on the Nodes page (0 node, 1 pairing, 2 connection, 3 ready, 4 allowlist). */
   const nodeCell = (p: Page, nodeId: string, index: number) => nodeRow(p, nodeId).getByRole("cell").nth(index).textContent()

@@ -88,7 +88,7 @@ export default function NodesPage() {
                 {mayDispatch ? (
                   <td>
                     {node.connected && splitReady(node).dispatchable.length > 0
-                      ? <button type="button" onClick={() => setSelected(node.node_id)} aria-label={`Dispatch to ${name(node)} (${node.node_id})`}>Dispatch…</button>
+                      ? <button type="button" onClick={() => setSelected(node.node_id)}>Dispatch<span class="sr-only"> to {name(node)} ({node.node_id})</span></button>
                       : null}
                   </td>
                 ) : null}

@@ -85,8 +85,9 @@ export default function PairingsPage() {
                 <td>{stateOf(pairing)}</td>
                 <td>{pairing.requested_at}</td>
                 <td>
-                  <button type="button" onClick={() => setSelected(pairing.pairing_id)} aria-label={`Review pairing ${pairing.pairing_id}`}>
+                  <button type="button" onClick={() => setSelected(pairing.pairing_id)}>
                     {pairing.status === "pending" ? "Review" : "Details"}
+                    <span class="sr-only"> pairing {pairing.pairing_id}</span>
                   </button>
                 </td>
               </tr>
