@@ -121,11 +121,11 @@ describe.skipIf(!browserAvailable)("console: runs and playbooks", () => {
       return approvalId
     }, { timeout: 20_000 }).toBeGreaterThan(0)
     await approvals.goto("/ui/approvals")
-    await approvals.getByRole("button", { name: `Open approval ${approvalId}` }).click()
+    await approvals.getByRole("button", { name: `Decide approval ${approvalId}` }).click()
     await approvals.getByRole("button", { name: "Approve once" }).click()
     // The panel closes as the approval leaves the pending list: the gateway's record tells.
     await expect.poll(async () => (await get(`/approvals/${approvalId}`)).approval.status, { timeout: 20_000 }).toBe("approved")
-    await approvals.getByRole("button", { name: `Open approval ${approvalId}` }).waitFor({ state: "detached" })
+    await approvals.getByRole("button", { name: `Decide approval ${approvalId}` }).waitFor({ state: "detached" })
     await approvals.close()
 
     // The first tab follows without a reload.

@@ -27,5 +27,9 @@ export const pages: ReadonlyArray<PageEntry> = [
   { path: "/playbooks", title: "Playbooks", section: "Operate", scope: "operator.read", load: () => import("../pages/playbooks/index.tsx") },
   { path: "/pairings", title: "Pairings", section: "Operate", scope: "operator.pairing", load: () => import("../pages/pairings/index.tsx") },
   { path: "/nodes", title: "Nodes", section: "Operate", scope: "operator.read", load: () => import("../pages/nodes/index.tsx") },
+  { path: "/routing", title: "Routing", section: "Admin", scope: "operator.admin", load: () => import("../pages/routing/index.tsx") },
+  { path: "/watchers", title: "Watchers", section: "Admin", scope: "operator.admin", load: () => import("../pages/watchers/index.tsx") },
+  { path: "/snapshots", title: "Snapshots", section: "Admin", scope: "operator.admin", load: () => import("../pages/snapshots/index.tsx") },
+  { path: "/audit", title: "Audit", section: "Admin", scope: "operator.admin", load: () => import("../pages/audit/index.tsx") },
   { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]
