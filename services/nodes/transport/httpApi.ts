@@ -23,7 +23,8 @@ export const NodesApi = HttpApiGroup.make("nodes")
     HttpApiEndpoint.get("list", "/nodes", { success: NodeListResponse, error: AUTH_ERRORS })
       .annotate(Access, scope("operator.read")).annotateMerge(documented(
         "Every node with a pairing record and its live state: connections, tasks in flight, the capabilities it " +
-          "declared ready (advertised ∩ allowlisted) and its allowlist. Here once the approved demo node is ready.",
+          "declared ready (advertised ∩ declared; dispatch also needs the allowlist) and its allowlist. Here once the " +
+          "approved demo node is ready.",
         {
           setup: "until curl -s \"$GW/nodes\" -H \"authorization: Bearer $TOKEN\" | jq -e '.nodes[] | select(.pairing_id == 1) | .ready_capabilities | length == 1' > /dev/null; do sleep 0.2; done",
           response: { status: "ok", nodes: [{ pairing_id: 1, pairing_status: "approved", connected: true, ready_capabilities: [{ id: "demo.echo" }] }] }

@@ -14,7 +14,7 @@ export const CapabilityReady = make("capability.ready", {
   nodeToken: true,
   payload: WsCapabilityReadyRequest,
   description: "A node declares which of its advertised capabilities are ready; the ready set becomes advertised ∩ " +
-    "allowlisted by its pairing. Announced as `capability.ready`.",
+    "declared (dispatch also needs the capability in its pairing's allowlist). Announced as `capability.ready`.",
   example: { payload: { capabilities: [{ id: "demo.echo", version: "1.0.0" }] } }
 })
 
