@@ -22,5 +22,9 @@ export interface PageEntry {
 
 /** Every page, in navigation order; the first one a principal may see is the console's start page. */
 export const pages: ReadonlyArray<PageEntry> = [
-  { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") }
+  { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
+  { path: "/policy", title: "Policy", section: "Admin", scope: "operator.admin", load: () => import("../pages/policy/index.tsx") },
+  { path: "/secrets", title: "Secrets", section: "Admin", scope: "operator.admin", load: () => import("../pages/secrets/index.tsx") },
+  { path: "/tokens", title: "Device tokens", section: "Admin", scope: "operator.admin", load: () => import("../pages/tokens/index.tsx") },
+  { path: "/auth-profiles", title: "Auth profiles", section: "Admin", scope: "operator.admin", load: () => import("../pages/auth-profiles/index.tsx") }
 ]
