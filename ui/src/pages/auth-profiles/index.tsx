@@ -61,7 +61,7 @@ export default function AuthProfilesPage() {
       <h1 id="auth-profiles-title">Auth profiles</h1>
       <div class="toolbar">
         <AgentField agent={agent} onChange={setAgent} />
-        <label>Provider <input type="search" value={provider} placeholder="any" onInput={(e) => setProvider((e.currentTarget as HTMLInputElement).value)} /></label>
+        <label>Provider filter <input type="search" value={provider} placeholder="any" onInput={(e) => setProvider((e.currentTarget as HTMLInputElement).value)} /></label>
         <label>
           Status{" "}
           <select value={status} onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value as typeof status)}>
