@@ -26,5 +26,6 @@ export const pages: ReadonlyArray<PageEntry> = [
   { path: "/policy", title: "Policy", section: "Admin", scope: "operator.admin", load: () => import("../pages/policy/index.tsx") },
   { path: "/secrets", title: "Secrets", section: "Admin", scope: "operator.admin", load: () => import("../pages/secrets/index.tsx") },
   { path: "/tokens", title: "Device tokens", section: "Admin", scope: "operator.admin", load: () => import("../pages/tokens/index.tsx") },
-  { path: "/auth-profiles", title: "Auth profiles", section: "Admin", scope: "operator.admin", load: () => import("../pages/auth-profiles/index.tsx") }
+  { path: "/auth-profiles", title: "Auth profiles", section: "Admin", scope: "operator.admin", load: () => import("../pages/auth-profiles/index.tsx") },
+  { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]

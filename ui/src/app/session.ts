@@ -28,7 +28,7 @@ export const can = (principal: Principal, scope: OperatorScope): boolean =>
  */
 export const loadPrincipal = async (): Promise<Principal | undefined> => {
   try {
-    const session = await call((c) => (c.auth as any).current())
+    const session = await call((c) => c.auth.sessionInfo())
     return { tokenKind: session.token_kind, scopes: session.scopes, deviceId: session.device_id }
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return undefined
