@@ -106,7 +106,7 @@ describe.skipIf(!browserAvailable)("console: policy, secrets, device tokens, aut
     await status(/Auth profile ap_.* \(openai, api_key\) created\./).waitFor()
     const [profile] = (await get("/auth/profiles?provider=openai")).profiles
     expect(profile).toMatchObject({ status: "active", secret_handles: { api_key: first.handle_id }, labels: { team: "ops" } })
-    const profileRow = page.getByRole("row").filter({ hasText: profile.auth_profile_id })
+    const profileRow = page.getByRole("table", { name: "Auth profiles of agent default" }).getByRole("row").filter({ hasText: profile.auth_profile_id })
     await expect(profileRow.textContent()).resolves.toContain(`api_key: ${first.handle_id} (secret provider:openai`)
     await screenshot(page, "auth-profiles")
     await expectAccessible(page)
@@ -135,7 +135,7 @@ describe.skipIf(!browserAvailable)("console: policy, secrets, device tokens, aut
 
     // A session pin to the profile.
     await page.getByLabel("Session id").fill("thread-42")
-    await page.getByLabel("Profile").selectOption(profile.auth_profile_id)
+    await page.getByLabel("Profile to pin").selectOption(profile.auth_profile_id)
     await page.getByRole("button", { name: "Pin session" }).click()
     await status(`Session thread-42 pinned to ${profile.auth_profile_id} for openai.`).waitFor()
     expect((await get("/auth/pins?session_id=thread-42")).pins).toEqual([expect.objectContaining({ provider: "openai", auth_profile_id: profile.auth_profile_id })])

@@ -84,7 +84,7 @@ export const Pins = ({ agent, profiles, mayChange, version }: {
           <h3 id="pin-form-title">Pin a session</h3>
           <label>Session id <input value={session} required maxLength={256} placeholder="thread-42" onInput={(e) => setSession((e.currentTarget as HTMLInputElement).value)} /></label>
           <label>
-            Profile{" "}
+            Profile to pin{" "}
             <select value={profileId} required onChange={(e) => setProfileId((e.currentTarget as HTMLSelectElement).value)}>
               <option value="">choose an active profile</option>
               {active.map((p) => <option key={p.auth_profile_id} value={p.auth_profile_id}>{p.provider} ({p.type}) {p.auth_profile_id}</option>)}
