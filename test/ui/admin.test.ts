@@ -2,12 +2,13 @@
  * The console's admin pages in Chromium (issue 23 §2.5 first half, §3):
  * Policy (the effective bundle; an override created, shown live, revoked with
  * a reason), Secrets and Auth profiles (store a secret, the value never shown
- * back and its field cleared; a profile that uses it; rotate the secret and
- * see the profile follow to the new handle; revoke it and see the profile
- * disabled), Device tokens (issued and shown once with a working Copy button,
- * revoked by pasting it; a device token with operator.admin is told these
- * routes need the admin token; test/ui/access.test.ts checks that one without
- * operator.admin sees no admin page). Results are checked through the HTTP API; axe on each page state.
+ * back and its field cleared; a profile that uses it, edited, disabled and
+ * enabled; rotate the secret and see the profile follow to the new handle;
+ * revoke it and see the profile disabled), Device tokens (issued and shown
+ * once with a working Copy button, revoked by pasting it; a device token with
+ * operator.admin is told these routes need the admin token;
+ * test/ui/access.test.ts checks that one without operator.admin sees no admin
+ * page). Results are checked through the HTTP API; axe on each page state.
  */
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -110,6 +111,24 @@ describe.skipIf(!browserAvailable)("console: policy, secrets, device tokens, aut
     await expect(profileRow.textContent()).resolves.toContain(`api_key: ${first.handle_id} (secret provider:openai`)
     await screenshot(page, "auth-profiles")
     await expectAccessible(page)
+
+    // Edit its labels, disable it with a reason, enable it again.
+    await profileRow.getByRole("button", { name: `Edit profile ${profile.auth_profile_id}` }).click()
+    await expect(page.getByLabel("Labels", { exact: true }).inputValue()).resolves.toBe("team=ops")
+    await page.getByLabel("Labels", { exact: true }).fill("team=platform")
+    await expectAccessible(page)
+    await page.getByRole("button", { name: "Save profile" }).click()
+    await status(`Auth profile ${profile.auth_profile_id} updated.`).waitFor()
+    expect((await get("/auth/profiles?provider=openai")).profiles[0]).toMatchObject({ labels: { team: "platform" }, secret_handles: { api_key: first.handle_id } })
+    await profileRow.getByRole("button", { name: `Disable profile ${profile.auth_profile_id}` }).click()
+    await page.getByLabel("Reason (optional)").fill("key leaked")
+    await page.getByRole("button", { name: "Disable profile", exact: true }).click()
+    await status(`Auth profile ${profile.auth_profile_id} disabled.`).waitFor()
+    await expect(profileRow.getByRole("cell", { name: "disabled: key leaked" }).count()).resolves.toBe(1)
+    expect((await get("/auth/profiles?provider=openai")).profiles[0]).toMatchObject({ status: "disabled", disabled_reason: "key leaked" })
+    await profileRow.getByRole("button", { name: `Enable profile ${profile.auth_profile_id}` }).click()
+    await status(`Auth profile ${profile.auth_profile_id} enabled.`).waitFor()
+    expect((await get("/auth/profiles?provider=openai")).profiles[0]).toMatchObject({ status: "active" })
 
     // Rotate on the secrets page: the row of the handle names the profile, the rotation moves it to the new handle.
     await nav("Secrets").click()

@@ -2,7 +2,8 @@
  * Auth profiles: the agent's provider credentials, each naming secret
  * handles (never values) shown with the secret they point at, so a rotation
  * on the Secrets page shows here as the new handle; filter by provider and
- * status; create, disable with a reason, enable; and the agent's session
+ * status; create, edit (type, handles, labels), disable with a reason,
+ * enable; and the agent's session
  * pins. No event announces profile changes: the page reloads after its own
  * actions (and polls while the live connection is down). With auth profiles
  * switched off (`SVC_AUTH_PROFILES=off`) the routes answer 404 and the page
@@ -17,8 +18,10 @@ import { AgentField, DEFAULT_AGENT_ID } from "../secrets/AgentField.tsx"
 import { handlesOf, loadHandles, loadProfiles } from "../secrets/handles.ts"
 import { CreateProfile } from "./CreateProfile.tsx"
 import { DisableProfile } from "./DisableProfile.tsx"
+import { EditProfile } from "./EditProfile.tsx"
 import { HandleRef } from "./HandleRef.tsx"
 import { Pins } from "./Pins.tsx"
+import { formatLabels } from "./ProfileFields.tsx"
 import type { AuthProfile } from "./types.ts"
 
 /** The auth profiles page. */
@@ -27,7 +30,7 @@ export default function AuthProfilesPage() {
   const [agent, setAgent] = useState(DEFAULT_AGENT_ID)
   const [provider, setProvider] = useState("")
   const [status, setStatus] = useState<"all" | AuthProfile["status"]>("all")
-  const [disabling, setDisabling] = useState<string | undefined>(undefined)
+  const [selected, setSelected] = useState<{ id: string; action: "edit" | "disable" } | undefined>(undefined)
   const [done, setDone] = useState<string | undefined>(undefined)
   const [error, setError] = useState<unknown>(undefined)
   const data = useResource(
@@ -40,10 +43,10 @@ export default function AuthProfilesPage() {
     const needle = provider.trim().toLowerCase()
     return (profiles ?? []).filter((p) => (status === "all" || p.status === status) && (needle === "" || p.provider.toLowerCase().includes(needle)))
   }, [profiles, provider, status])
-  const current = shown.find((p) => p.auth_profile_id === disabling && p.status === "active")
+  const current = shown.find((p) => p.auth_profile_id === selected?.id)
   const finished = (message: string) => {
     setDone(message)
-    setDisabling(undefined)
+    setSelected(undefined)
     data.reload()
   }
   const enable = async (profile: AuthProfile) => {
@@ -77,7 +80,12 @@ export default function AuthProfilesPage() {
       {data.data && profiles === undefined ? (
         <p class="empty">Auth profiles are switched off on this gateway (<code>SVC_AUTH_PROFILES=off</code>): its routes answer 404.</p>
       ) : null}
-      {current ? <DisableProfile profile={current} onClose={() => setDisabling(undefined)} onDone={finished} /> : null}
+      {current && selected?.action === "disable" && current.status === "active"
+        ? <DisableProfile profile={current} onClose={() => setSelected(undefined)} onDone={finished} />
+        : null}
+      {current && selected?.action === "edit"
+        ? <EditProfile profile={current} handles={data.data?.handles ?? []} onClose={() => setSelected(undefined)} onDone={finished} />
+        : null}
       {profiles && shown.length === 0 ? <p class="empty">No matching auth profiles for agent {agent}.</p> : null}
       {shown.length > 0 ? (
         <table class="list" aria-label={`Auth profiles of agent ${agent}`}>
@@ -89,7 +97,7 @@ export default function AuthProfilesPage() {
           </thead>
           <tbody>
             {shown.map((p) => (
-              <tr key={p.auth_profile_id} aria-selected={p.auth_profile_id === disabling}>
+              <tr key={p.auth_profile_id} aria-selected={p.auth_profile_id === selected?.id}>
                 <td>{p.provider}<br /><code class="hint">{p.auth_profile_id}</code></td>
                 <td>{p.type}</td>
                 <td>
@@ -97,15 +105,20 @@ export default function AuthProfilesPage() {
                     {handlesOf(p).map(([field, id]) => <HandleRef key={field} field={field} id={id} handles={data.data?.handles} />)}
                   </ul>
                 </td>
-                <td>{Object.entries(p.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(", ") || "—"}</td>
+                <td>{formatLabels(p.labels) || "—"}</td>
                 <td>{p.status}{p.disabled_reason ? `: ${p.disabled_reason}` : ""}</td>
                 <td>{p.updated_at}</td>
                 <td>
-                  {!mayChange ? null : p.status === "active" ? (
-                    <button type="button" class="danger" onClick={() => setDisabling(p.auth_profile_id)} aria-label={`Disable profile ${p.auth_profile_id}`}>Disable</button>
-                  ) : (
-                    <button type="button" onClick={() => void enable(p)} aria-label={`Enable profile ${p.auth_profile_id}`}>Enable</button>
-                  )}
+                  {mayChange ? (
+                    <div class="actions">
+                      <button type="button" onClick={() => setSelected({ id: p.auth_profile_id, action: "edit" })} aria-label={`Edit profile ${p.auth_profile_id}`}>Edit</button>
+                      {p.status === "active" ? (
+                        <button type="button" class="danger" onClick={() => setSelected({ id: p.auth_profile_id, action: "disable" })} aria-label={`Disable profile ${p.auth_profile_id}`}>Disable</button>
+                      ) : (
+                        <button type="button" onClick={() => void enable(p)} aria-label={`Enable profile ${p.auth_profile_id}`}>Enable</button>
+                      )}
+                    </div>
+                  ) : null}
                 </td>
               </tr>
             ))}

@@ -3,7 +3,9 @@
  * characters: what the secret is for, e.g. `provider:openai`) and the value.
  * The value field is write-only: a password field read once on submit,
  * cleared at once (also when the call fails), never kept in state and never
- * shown back; the gateway answers only the handle.
+ * shown back; the gateway answers only the handle. With the `env` provider
+ * the value is left empty (the scope names the environment variable); the
+ * `db` provider answers 400 for an empty one.
  */
 import { Redacted } from "effect"
 import { useState } from "preact/hooks"
@@ -20,12 +22,12 @@ export const StoreSecret = ({ agent, onStored }: { agent: string; onStored: (han
   const submit = async (event: Event) => {
     event.preventDefault()
     const field = (event.currentTarget as HTMLFormElement).elements.namedItem("secret-value") as HTMLInputElement
-    const value = Redacted.make(field.value)
+    const value = field.value === "" ? undefined : Redacted.make(field.value)
     field.value = ""
     setBusy(true)
     setError(undefined)
     try {
-      const answer = await call((c) => c.secrets.store({ query: { agent_id: agent }, payload: { scope: scope.trim(), value } }))
+      const answer = await call((c) => c.secrets.store({ query: { agent_id: agent }, payload: { scope: scope.trim(), ...(value === undefined ? {} : { value }) } }))
       setScope("")
       onStored(answer.handle)
     } catch (failure) {
@@ -45,9 +47,12 @@ export const StoreSecret = ({ agent, onStored }: { agent: string; onStored: (han
         </label>
         <label>
           Value{" "}
-          <input name="secret-value" type="password" autoComplete="off" spellcheck={false} required aria-describedby="secret-value-help" />
+          <input name="secret-value" type="password" autoComplete="off" spellcheck={false} aria-describedby="secret-value-help" />
         </label>
-        <p id="secret-value-help" class="hint">Write-only: sent once over this session, stored encrypted; no page or route shows it again.</p>
+        <p id="secret-value-help" class="hint">
+          Write-only: sent once over this session, stored encrypted; no page or route shows it again. With the <code>env</code>{" "}
+          provider leave it empty: the scope names the environment variable.
+        </p>
         <div class="actions"><button type="submit" class="primary" disabled={busy}>Store secret</button></div>
       </form>
       <ErrorNote error={error} />
