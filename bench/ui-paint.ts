@@ -77,7 +77,7 @@ const main = async () => {
       const res = await fetch(`${gateway.url}/plan`, {
         method: "POST",
         headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ request_id: `bench-ui-${i}`, trigger: { kind: "manual" }, tags: ["spend:25000:USD:Conf_Inc", "pii:none", "legal:none"] })
+        body: JSON.stringify({ request_id: `bench-ui-${i}`, trigger: { channel: "web", thread_id: "bench", message: { text: "Buy the conference ticket" } }, tags: ["spend:25000:USD:Conf_Inc", "pii:none", "legal:none"] })
       })
       if (res.status !== 200) throw new Error(`POST /plan answered ${res.status}: ${await res.text()}`)
     }

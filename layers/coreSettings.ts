@@ -1,7 +1,9 @@
 /**
  * The gateway-wide settings (issue 21 §1): where it listens and keeps its
- * state, its log level, gateway authentication and the limits of its HTTP
- * and WebSocket transports. Each subsystem declares its own settings in its
+ * state, its log level, gateway authentication, the limits of its HTTP
+ * and WebSocket transports and where the operator console's build is
+ * (`uiDir`: the trimmed path, or `undefined` for the package's own `dist/ui`,
+ * src/app/routes/uiLocation.ts). Each subsystem declares its own settings in its
  * folder (`services/<subsystem>/settings.ts`); src/app/settings.ts collects them
  * all. The cross-field rules (auth off only on loopback, the admin token's
  * length on an exposed bind, headers within the request time) are
@@ -184,7 +186,15 @@ export const CoreSettings = Setting.group("core", {
     4096,
     "Most open connections, HTTP and WebSocket (SVC_MAX_CONNECTIONS)",
     "Most open connections (HTTP and WebSocket); more are dropped at accept."
-  )
+  ),
+  uiDir: Setting.optionalText({
+    env: "SVC_UI_DIR",
+    flag: "ui-dir",
+    unset: "unset: dist/ui of the installed package",
+    summary: "Directory of the operator console's built assets, served at /ui (SVC_UI_DIR)",
+    doc:
+      "Directory of the operator console's build (`index.html`, `assets/`), served at `/ui` and read once at start. Unset: the package's own `dist/ui` (built by `npm run build`). Missing: `GET /ui` answers 404 `operator_ui_assets_unavailable`."
+  })
 })
 
 declare module "./settings.ts" {

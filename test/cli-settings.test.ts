@@ -41,9 +41,11 @@ type Key = keyof typeof settingsFlags
  * is the variable or the flag it came from). Integers and choices get a value
  * they refuse; text settings accept any text at this stage, so their row is
  * a value the cross-field rules refuse, or (paths) is left to the start-up
- * checks below. A new text setting has to say which it is here.
+ * checks below, or (`"any"`) no value stops the start (`SVC_UI_DIR`: without
+ * a build there the console answers 404, test/http/ui.test.ts). A new text
+ * setting has to say which it is here.
  */
-const invalid = (key: Key): { readonly value: string; readonly line: (source: string) => RegExp } | "path" => {
+const invalid = (key: Key): { readonly value: string; readonly line: (source: string) => RegExp } | "path" | "any" => {
   const setting = settingsFlags[key].setting
   switch (setting.kind) {
     case "integer":
@@ -58,7 +60,7 @@ const fail = (message: string): never => {
   throw new Error(message)
 }
 
-const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source: string) => RegExp } | "path">> = {
+const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source: string) => RegExp } | "path" | "any">> = {
   host: { value: " ", line: () => exactly("svc-gateway: SVC_HOST / --host must not be empty") },
   databaseUrl: { value: "mysql://db", line: () => exactly("svc-gateway: SVC_DATABASE_URL / --database-url must be a postgres://", ".+") },
   otlpEndpoint: { value: "collector:4318", line: () => exactly("svc-gateway: OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint must be an http", ".+") },
@@ -70,7 +72,8 @@ const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source
   home: "path",
   policyBundlePath: "path",
   oauthProvidersConfig: "path",
-  secretsMasterKeyPath: "path"
+  secretsMasterKeyPath: "path",
+  uiDir: "any"
 }
 
 /** `^<literal text><pattern>$`. */
@@ -78,15 +81,17 @@ const exactly = (text: string, pattern = "") => new RegExp(`^${text.replace(/[.*
 
 const KEYS = Object.keys(settingsFlags) as Array<Key>
 const PATHS = KEYS.filter((key) => invalid(key) === "path")
+const ANY = KEYS.filter((key) => invalid(key) === "any")
 const ROWS = KEYS.flatMap((key) => {
   const row = invalid(key)
-  return row === "path" ? [] : [[key, settingsFlags[key].setting, row] as const]
+  return row === "path" || row === "any" ? [] : [[key, settingsFlags[key].setting, row] as const]
 })
 
 describe("every setting: an invalid value is one line naming it (in process)", () => {
   it("every setting has an invalid value or is a path checked at start", () => {
-    expect([...ROWS.map(([key]) => key), ...PATHS].sort()).toEqual([...KEYS].sort())
+    expect([...ROWS.map(([key]) => key), ...PATHS, ...ANY].sort()).toEqual([...KEYS].sort())
     expect(PATHS.sort()).toEqual(["home", "oauthProvidersConfig", "policyBundlePath", "secretsMasterKeyPath"])
+    expect(ANY).toEqual(["uiDir"])
   })
 
   it.effect.each(ROWS)("%s from its environment variable", ([, setting, { line, value }]) =>

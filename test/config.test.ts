@@ -94,8 +94,8 @@ describe("settings declarations (issue 21 §1)", () => {
       "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
       "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
       "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "secretProvider",
-      "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "wsHandshakeTimeoutMs",
-      "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"
+      "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "uiDir",
+      "wsHandshakeTimeoutMs", "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"
     ])
   })
 
@@ -112,7 +112,8 @@ describe("settings declarations (issue 21 §1)", () => {
       host: "127.0.0.1", port: 8788, authEnabled: true, logLevel: "Info", approvalTtlSeconds: 86_400, execConcurrency: 4,
       authProfilesEnabled: true, secretProvider: "db", engineApiEnabled: false, cliEnabled: false, cliUnsandboxed: false,
       automationEnabled: false, snapshotImportEnabled: false, metricsEnabled: true, tracePropagationTargets: [],
-      databaseUrl: undefined, adminToken: undefined, otlpEndpoint: undefined, isExposed: false, sqliteSynchronous: "FULL"
+      databaseUrl: undefined, adminToken: undefined, otlpEndpoint: undefined, isExposed: false, sqliteSynchronous: "FULL",
+      uiDir: undefined
     })
   })
 

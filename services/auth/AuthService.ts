@@ -141,7 +141,8 @@ export class AuthService extends Context.Service<AuthService, {
           tokenId: record.token_id,
           deviceId: record.device_id,
           role: record.role,
-          scopes: new Set(record.scopes)
+          scopes: new Set(record.scopes),
+          expiresAt: record.expires_at
         } satisfies Principal as Principal
       })
 

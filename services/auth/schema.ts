@@ -57,6 +57,30 @@ export const AuthSessionRequest = Schema.Struct({
 export type AuthSessionRequest = typeof AuthSessionRequest.Type
 
 /**
+ * `GET /auth/session` 200 body: who the presented token (bearer or the
+ * `svc_admin_token` cookie) is, never the token itself. The admin token
+ * passes every check, so its `scopes` are every known scope (there is no
+ * wildcard), and it alone may use the admin-token routes (`token_kind:
+ * "admin"`); a device token's `scopes` are the ones it was issued with.
+ */
+export const AuthSessionInfo = Schema.Struct({
+  status: Schema.Literal("ok"),
+  token_kind: Schema.Literals(["admin", "device"]).annotate({
+    description: "admin: the break-glass admin token (every scope and the admin-token routes); device: a device token."
+  }),
+  scopes: Schema.Array(Scope).annotate({
+    description: "What the token may do: every known scope for the admin token, the issued scopes for a device token."
+  }),
+  token_id: Schema.optionalKey(Schema.String.annotate({ description: "A device token's id (as audit records show it)." })),
+  device_id: Schema.optionalKey(Schema.String.annotate({ description: "The device a device token is bound to." })),
+  role: Schema.optionalKey(DeviceRole),
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String).annotate({
+    description: "A device token's expiry, ISO-8601 UTC; null when persistent. Absent for the admin token."
+  }))
+}).annotate({ identifier: "AuthSessionInfo" })
+export type AuthSessionInfo = typeof AuthSessionInfo.Type
+
+/**
  * `POST /auth/device-tokens/issue` body. `persistent: true` issues a token
  * without expiry and cannot be combined with `ttl_seconds` (1..2592000 s,
  * default 900 s).

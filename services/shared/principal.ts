@@ -27,6 +27,8 @@ export interface DevicePrincipal {
   readonly deviceId: string
   readonly role: DeviceRoleName
   readonly scopes: ReadonlySet<string>
+  /** When the token expires (ISO-8601 UTC), `null` when persistent; absent when not known (a principal built by hand). */
+  readonly expiresAt?: string | null | undefined
 }
 
 /**

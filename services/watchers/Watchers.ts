@@ -26,7 +26,7 @@ import { EventBus } from "../ws-sessions/EventBus.ts"
 import { dedupeKey, type FiringTrigger, planRun } from "./automation.ts"
 import { decodeTriggerConfig } from "./config.ts"
 import { WatcherFired } from "./events.ts"
-import type { Watcher, WatcherCreated, WatcherCreateRequest, WatcherFiring } from "./schema.ts"
+import type { Watcher, WatcherCreated, WatcherCreateRequest, WatcherFiring, WatcherListState } from "./schema.ts"
 import { PERIODIC_JOB, periodicTick, TICK } from "./ticker.ts"
 import { type FiringResult, WatchersRepo } from "./WatchersRepo.ts"
 
@@ -47,8 +47,8 @@ export class Watchers extends Context.Service<Watchers, {
    * `secret_handle` is not an active secret handle.
    */
   readonly create: (input: WatcherCreateRequest) => Effect.Effect<WatcherCreated, InvalidRequest>
-  /** The active watchers (not deleted), by id. */
-  readonly list: Effect.Effect<{ readonly watchers: ReadonlyArray<Watcher> }>
+  /** The watchers (not deleted) of `state` (`active`, `inactive` or `all`; default `active`), by id. */
+  readonly list: (state?: WatcherListState) => Effect.Effect<{ readonly watchers: ReadonlyArray<Watcher> }>
   /** Sets `active` (`undefined`: no change); unknown or deleted: `NotFound`. */
   readonly setActive: (id: number, active: boolean | undefined) => Effect.Effect<{ id: number; updated: true }, NotFound>
   /** Soft delete: deactivated and marked deleted, unknown from then on; unknown or deleted: `NotFound`. */
@@ -221,7 +221,10 @@ export class Watchers extends Context.Service<Watchers, {
 
       return Watchers.of({
         create,
-        list: Effect.map(repo.listActive(), (watchers) => ({ watchers })),
+        list: Effect.fn("Watchers.list")((state = "active") =>
+          Effect.map(state === "active" ? repo.listActive() : repo.listLive, (all) => ({
+            watchers: state === "inactive" ? all.filter((watcher) => !watcher.active) : all
+          }))),
         setActive,
         remove,
         get,

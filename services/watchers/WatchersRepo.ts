@@ -119,6 +119,8 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
   readonly get: (id: number) => Effect.Effect<Watcher | undefined>
   /** The active watchers, by id; only those of `type` when given. */
   readonly listActive: (type?: TriggerType) => Effect.Effect<ReadonlyArray<Watcher>>
+  /** The watchers that are not deleted, active or not, by id. */
+  readonly listLive: Effect.Effect<ReadonlyArray<Watcher>>
   /** The active `plan_complete` watchers of `planId`, by id. */
   readonly listPlanComplete: (planId: string) => Effect.Effect<ReadonlyArray<Watcher>>
   /** Sets `active` of a watcher that is not deleted; false when there is none. */
@@ -188,6 +190,7 @@ export class WatchersRepo extends Context.Service<WatchersRepo, {
               ${type === undefined ? sql`` : sql`AND trigger_type = ${type}`} ORDER BY id`),
             (rows) => rows.map(toWatcher)
           ),
+        listLive: Effect.map(watchers(sql`SELECT * FROM watchers WHERE ${live} ORDER BY id`), (rows) => rows.map(toWatcher)),
         listPlanComplete: (planId) =>
           Effect.map(
             watchers(sql`SELECT * FROM watchers WHERE plan_id = ${planId} AND trigger_type = 'plan_complete'

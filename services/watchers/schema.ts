@@ -127,7 +127,22 @@ export const Watcher = Schema.Struct({
 }).annotate({ identifier: "Watcher" })
 export type Watcher = typeof Watcher.Type
 
-/** `GET /watchers`: the active watchers, by id. */
+/**
+ * `GET /watchers?state=`: `active` (the default: the watchers that fire),
+ * `inactive` (paused with `PATCH {active: false}`) or `all` (not deleted).
+ */
+export const WATCHER_LIST_STATES = ["active", "inactive", "all"] as const
+export const WatcherListState = Schema.Literals(WATCHER_LIST_STATES).annotate({
+  expected: `one of ${WATCHER_LIST_STATES.join(", ")}`
+})
+export type WatcherListState = typeof WatcherListState.Type
+
+/** `GET /watchers` query. */
+export const WatcherListQuery = Schema.Struct({ state: Schema.optionalKey(WatcherListState) }).annotate({
+  identifier: "WatcherListQuery"
+})
+
+/** `GET /watchers`: the watchers of the requested state (default: active), by id. */
 export const WatcherListResponse = Schema.Struct({ watchers: Schema.Array(Watcher) }).annotate({ identifier: "WatcherListResponse" })
 
 /** `PATCH /watchers/:id`: `active` omitted changes nothing. */

@@ -29,6 +29,7 @@ describe("route table", () => {
     ["POST", "/pairings/3/approve", "operator.pairing"],
     ["GET", "/auth/pins", "operator.admin"],
     ["POST", "/auth/device-tokens/issue", "admin-token"],
+    ["GET", "/auth/session", "authenticated"],
     ["GET", "/secrets", "operator.admin"],
     ["POST", "/snapshot/import", "operator.admin"],
     ["POST", "/providers/x/oauth/authorize", "operator.admin"],

@@ -157,6 +157,30 @@ for (const database of databases) describe(`watchers CRUD (${database.name})`, (
     expect(await listedIds()).not.toContain(id)
   })
 
+  it("GET /watchers?state= lists active (default), inactive (paused) or all watchers that are not deleted", async () => {
+    const ids = async (query: string) => ((await call("GET", `/watchers${query}`)).body.watchers as Array<any>).map((w) => [w.id, w.active])
+    const paused = (await create({ plan_id: "plan-state", trigger_type: "plan_complete" })).body.id as number
+    const running = (await create({ plan_id: "plan-state", trigger_type: "plan_complete" })).body.id as number
+    const gone = (await create({ plan_id: "plan-state", trigger_type: "plan_complete" })).body.id as number
+    expect((await call("PATCH", `/watchers/${paused}`, { active: false })).status).toBe(200)
+    expect((await call("DELETE", `/watchers/${gone}`)).status).toBe(200)
+
+    for (const query of ["", "?state=active"]) {
+      expect(await ids(query), query).toContainEqual([running, true])
+      expect((await ids(query)).map(([id]) => id), query).not.toContain(paused)
+    }
+    expect(await ids("?state=inactive")).toContainEqual([paused, false])
+    expect((await ids("?state=inactive")).every(([, active]) => active === false)).toBe(true)
+    const all = await ids("?state=all")
+    expect(all).toEqual(expect.arrayContaining([[paused, false], [running, true]]))
+    expect(all.map(([id]) => id)).not.toContain(gone)
+    expect(all.map(([id]) => id)).toEqual([...all.map(([id]) => id)].sort((a, b) => a - b))
+
+    const bad = await call("GET", "/watchers?state=paused")
+    expect(bad.status).toBe(400)
+    expect(bad.body.message).toMatch(/^state: expected one of active, inactive, all/)
+  })
+
   it("the webhook route is served: a bad id is 400, an unknown watcher 404", async () => {
     const post = (path: string) => gw.fetch(path, { method: "POST", headers: { authorization: `Bearer ${gw.adminToken}` }, body: "{}" })
     expect((await post("/watchers/abc/trigger/webhook")).status).toBe(400)

@@ -29,10 +29,10 @@ describe.skipIf(!browserAvailable)("console: sign-in and approvals", () => {
   const plan = (amount: number) =>
     postJson(ui.gw, "/plan", {
       request_id: `ui-${amount}-${Math.random().toString(36).slice(2)}`,
-      trigger: { kind: "manual" },
+      trigger: { channel: "web", thread_id: "ui", message: { text: "Buy the conference ticket" } },
       tags: [`spend:${amount}:USD:Conf_Inc`, "pii:none", "legal:none"]
     }, ui.gw.adminToken).then(readJson)
-  const row = (id: number) => page.getByRole("row").filter({ has: page.getByRole("button", { name: `Open approval ${id}` }) })
+  const row = (id: number) => page.getByRole("row").filter({ has: page.getByRole("button", { name: new RegExp(`^(Decide|Details) approval ${id}$`) }) })
 
   beforeAll(async () => {
     upstream = await startHttpTarget(() => ({}))

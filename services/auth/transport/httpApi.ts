@@ -5,6 +5,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import {
+  AuthSessionInfo,
   AuthSessionRequest,
   DeviceTokenIssueRequest,
   DeviceTokenIssueResponse,
@@ -13,9 +14,10 @@ import {
 } from "../schema.ts"
 import { InvalidRequest, NotFound, TooManyRequests, Unauthorized } from "../../shared/errors.ts"
 import { documented } from "../../../src/http/api/examples.ts"
-import { Access, ADMIN_TOKEN, PUBLIC } from "../../../src/http/api/access.ts"
+import { Access, ADMIN_TOKEN, AUTHENTICATED, PUBLIC } from "../../../src/http/api/access.ts"
 import { Authentication, RequestErrors } from "../../../src/http/api/security.ts"
-import { REQUEST_ERRORS, wire } from "../../../src/http/api/errors.ts"
+import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "../../../src/http/api/errors.ts"
+import { KNOWN_SCOPES } from "../schema.ts"
 
 /** Authentication routes. */
 export const AuthApi = HttpApiGroup.make("auth")
@@ -29,6 +31,17 @@ export const AuthApi = HttpApiGroup.make("auth")
         "SameSite=Strict cookie `svc_admin_token` (Secure over https). Cookie requests that change state must come " +
         "from the gateway's own origin. A wrong token counts against the address's failed-authentication limit (429).",
       { body: "{\"token\":\"$TOKEN\"}" }
+    )),
+    HttpApiEndpoint.get("sessionInfo", "/auth/session", {
+      success: AuthSessionInfo,
+      error: AUTH_ERRORS
+    }).middleware(Authentication).annotate(Access, AUTHENTICATED).annotateMerge(documented(
+      "Who the presented token is (the bearer header, else the `svc_admin_token` cookie), for a client that must " +
+        "hide what it cannot do: `token_kind`, `scopes` and, for a device token, `token_id`, `device_id`, `role` and " +
+        "`expires_at` (null when persistent). The admin token passes every check, so its `scopes` are every known " +
+        "scope, and it alone may use the admin-token routes (`/auth/device-tokens/*`). Any valid token may ask; " +
+        "the token itself is never answered. 401 without a valid token.",
+      { response: { status: "ok", token_kind: "admin", scopes: [...KNOWN_SCOPES] } }
     )),
     HttpApiEndpoint.post("logout", "/auth/logout", { success: HttpApiSchema.NoContent }).annotate(Access, PUBLIC).annotateMerge(documented(
       "Clears the `svc_admin_token` cookie (204). Public: it needs no token and changes nothing else.",

@@ -23,7 +23,7 @@ export const WatchersHttp = group(apiOf(WatchersApi), "watchers", (handlers) => 
   const webhook = yield* WebhookTrigger
   return handlers.handleAll({
     create: ({ payload }) => watchers.create(payload),
-    list: () => watchers.list,
+    list: ({ query }) => watchers.list(query.state),
     update: ({ params, payload }) => Effect.flatMap(watcherId(params.id), (id) => watchers.setActive(id, payload.active)),
     remove: ({ params }) => Effect.flatMap(watcherId(params.id), watchers.remove),
     firings: ({ params, query }) =>

@@ -19,6 +19,7 @@ import {
   WatcherDeleted,
   WatcherFiringList,
   WatcherFiringsQuery,
+  WatcherListQuery,
   WatcherListResponse,
   WatcherUpdated,
   WatcherUpdateRequest,
@@ -54,10 +55,12 @@ export const WatchersApi = HttpApiGroup.make("watchers")
         response: { id: 1, plan_id: "hello-hook", trigger_type: "webhook" }
       }
     )),
-    HttpApiEndpoint.get("list", "/watchers", { success: WatcherListResponse, error: REQUEST_ERRORS }).annotateMerge(documented(
-      "Every watcher that is not deleted, with its trigger, configuration and state.",
-      { response: { watchers: [{ id: 1, plan_id: "hello-hook", trigger_type: "webhook", active: true }] } }
-    )),
+    HttpApiEndpoint.get("list", "/watchers", { query: WatcherListQuery.fields, success: WatcherListResponse, error: REQUEST_ERRORS })
+      .annotateMerge(documented(
+        "The watchers that are not deleted, with their trigger, configuration and state: the active ones, or " +
+          "`state=inactive` (paused) or `state=all`.",
+        { response: { watchers: [{ id: 1, plan_id: "hello-hook", trigger_type: "webhook", active: true }] } }
+      )),
     HttpApiEndpoint.post("triggerWebhook", "/watchers/:id/trigger/webhook", {
       params,
       success: WebhookTriggerResponse,

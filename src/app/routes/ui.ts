@@ -1,17 +1,112 @@
 /**
- * `GET /ui`, `GET /ui/*` (src/http/api/ui.ts): the UI assets are not part of
- * this build, so the shell answers 404 text `operator_ui_assets_unavailable`
- * and every path below it 404 text `not_found` (gateway-api.md "Public routes").
+ * `GET /ui`, `GET /ui/*` (src/app/routes/uiApi.ts; gateway-api.md "Public
+ * routes"; docs/ui.md): the operator console. Its build is read once at start
+ * from `SVC_UI_DIR` (default: the package's `dist/ui`, src/app/routes/uiLocation.ts)
+ * into memory (src/app/routes/uiAssets.ts), and whether it was found is
+ * logged once, at Info, with the directory.
+ *
+ * - the shell (`/ui`, `/ui/`, any client route, src/app/routes/uiRequest.ts):
+ *   `index.html`, `Cache-Control: no-store` (a new build is picked up at once);
+ * - a file of the build: its content type; `public, max-age=31536000,
+ *   immutable` under `assets/` (hashed names), `no-cache` elsewhere;
+ * - no such file, or a path that tries to leave the directory: 404 text `not_found`;
+ * - without a build (no directory, no `index.html`): the shell answers 404
+ *   text `operator_ui_assets_unavailable`, every file 404 `not_found`.
+ *
+ * Every answer, 404s included, carries {@link UI_SECURITY_HEADERS}: a strict
+ * Content-Security-Policy (no inline script or style, no framing, API and
+ * WebSocket on the same origin only), `nosniff`, no referrer, `DENY` framing.
+ * `HEAD` is answered like `GET`, without the body (the router's fallback).
  */
 import { UiApi } from "./uiApi.ts"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { UI_ASSETS_UNAVAILABLE, UI_NOT_FOUND } from "./uiApi.ts"
+import { loadUiAssets, UI_INDEX, uiContentType, type UiAssets } from "./uiAssets.ts"
+import { packageUiDir } from "./uiLocation.ts"
+import { uiTarget } from "./uiRequest.ts"
+import { GatewayConfig } from "../../../layers/config.ts"
 import { apiOf, group } from "../../http/serve.ts"
 
-const notFound = (body: string) => HttpServerResponse.text(body, { status: 404, contentType: "text/plain; charset=utf-8" })
-const shell = Effect.succeed(notFound(UI_ASSETS_UNAVAILABLE))
-const asset = Effect.succeed(notFound(UI_NOT_FOUND))
+/** The Content-Security-Policy of every `/ui` answer: same-origin everything, no inline script, no framing. */
+export const UI_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'"
+].join("; ")
 
-/** UI handlers; need nothing. */
-export const UiHttp = group(apiOf(UiApi), "ui", (handlers) => handlers.handleAll({ shell: () => shell, asset: () => asset }))
+/** The headers of every `/ui` answer, 404s included. */
+export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy": UI_CONTENT_SECURITY_POLICY,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY"
+}
+
+/** `Cache-Control` of the shell, the hashed files under `assets/`, the other files and the 404s. */
+export const UI_CACHE_CONTROL = {
+  shell: "no-store",
+  hashed: "public, max-age=31536000, immutable",
+  other: "no-cache",
+  notFound: "no-store"
+} as const
+
+const answer = (body: Uint8Array | string, status: number, contentType: string, cacheControl: string) => {
+  const options = { status, contentType, headers: { ...UI_SECURITY_HEADERS, "cache-control": cacheControl } }
+  return typeof body === "string" ? HttpServerResponse.text(body, options) : HttpServerResponse.uint8Array(body, options)
+}
+
+const notFoundText = "text/plain; charset=utf-8"
+
+/** The answer to the `/ui…` request target `url` from `assets`. */
+export const uiResponse = (assets: UiAssets, url: string): HttpServerResponse.HttpServerResponse => {
+  const target = uiTarget(url)
+  const notFound = answer(UI_NOT_FOUND, 404, notFoundText, UI_CACHE_CONTROL.notFound)
+  if (target._tag === "Invalid") return notFound
+  if (assets._tag === "Missing") {
+    return target._tag === "Shell" ? answer(UI_ASSETS_UNAVAILABLE, 404, notFoundText, UI_CACHE_CONTROL.notFound) : notFound
+  }
+  const key = target._tag === "Shell" ? UI_INDEX : target.key
+  const body = assets.files.get(key)
+  if (body === undefined) return notFound
+  const cacheControl = key === UI_INDEX
+    ? UI_CACHE_CONTROL.shell
+    : key.startsWith("assets/")
+    ? UI_CACHE_CONTROL.hashed
+    : UI_CACHE_CONTROL.other
+  return answer(body, 200, uiContentType(key), cacheControl)
+}
+
+/** The console's build from `SVC_UI_DIR`, else the package's `dist/ui`, logged once (the directory, never a secret). */
+const loadConfigured = Effect.gen(function*() {
+  const settings = yield* GatewayConfig
+  const dir = settings.uiDir ?? Option.getOrUndefined(yield* packageUiDir)
+  const assets: UiAssets = dir === undefined
+    ? { _tag: "Missing", dir: undefined, reason: "the package's dist/ui was not found (set SVC_UI_DIR)" }
+    : yield* loadUiAssets(dir)
+  if (assets._tag === "Loaded") {
+    yield* Effect.logInfo("operator console assets found").pipe(
+      Effect.annotateLogs({ ui_dir: assets.dir, files: assets.files.size, bytes: assets.bytes })
+    )
+  } else {
+    yield* Effect.logInfo(`operator console assets unavailable: /ui answers 404 ${UI_ASSETS_UNAVAILABLE}`).pipe(
+      Effect.annotateLogs({ ui_dir: assets.dir ?? null, reason: assets.reason })
+    )
+  }
+  return assets
+})
+
+/** UI handlers; need {@link GatewayConfig}, `FileSystem` and `Path` (read once, at start). */
+export const UiHttp = group(apiOf(UiApi), "ui", (handlers) =>
+  Effect.map(loadConfigured, (assets) =>
+    handlers.handleAll({
+      shell: ({ request }) => Effect.succeed(uiResponse(assets, request.url)),
+      asset: ({ request }) => Effect.succeed(uiResponse(assets, request.url))
+    })))

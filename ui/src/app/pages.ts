@@ -23,9 +23,15 @@ export interface PageEntry {
 /** Every page, in navigation order; the first one a principal may see is the console's start page. */
 export const pages: ReadonlyArray<PageEntry> = [
   { path: "/approvals", title: "Approvals", section: "Operate", scope: "operator.approvals", load: () => import("../pages/approvals/index.tsx") },
+  { path: "/runs", title: "Runs", section: "Operate", scope: "operator.read", load: () => import("../pages/runs/index.tsx") },
+  { path: "/playbooks", title: "Playbooks", section: "Operate", scope: "operator.read", load: () => import("../pages/playbooks/index.tsx") },
   { path: "/policy", title: "Policy", section: "Admin", scope: "operator.admin", load: () => import("../pages/policy/index.tsx") },
   { path: "/secrets", title: "Secrets", section: "Admin", scope: "operator.admin", load: () => import("../pages/secrets/index.tsx") },
   { path: "/tokens", title: "Device tokens", section: "Admin", scope: "operator.admin", load: () => import("../pages/tokens/index.tsx") },
   { path: "/auth-profiles", title: "Auth profiles", section: "Admin", scope: "operator.admin", load: () => import("../pages/auth-profiles/index.tsx") },
+  { path: "/routing", title: "Routing", section: "Admin", scope: "operator.admin", load: () => import("../pages/routing/index.tsx") },
+  { path: "/watchers", title: "Watchers", section: "Admin", scope: "operator.admin", load: () => import("../pages/watchers/index.tsx") },
+  { path: "/snapshots", title: "Snapshots", section: "Admin", scope: "operator.admin", load: () => import("../pages/snapshots/index.tsx") },
+  { path: "/audit", title: "Audit", section: "Admin", scope: "operator.admin", load: () => import("../pages/audit/index.tsx") },
   { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
 ]

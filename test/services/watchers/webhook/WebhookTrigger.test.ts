@@ -51,7 +51,7 @@ const makeWorld = () => {
   const layer = WebhookTrigger.layer.pipe(
     Layer.provide(Layer.succeed(Watchers, Watchers.of({
       create: () => Effect.die("unused"),
-      list: Effect.die("unused"),
+      list: () => Effect.die("unused"),
       setActive: () => Effect.die("unused"),
       remove: () => Effect.die("unused"),
       firings: () => Effect.die("unused"),

@@ -25,8 +25,8 @@ const suggestionsOf = (approval: Approval): Array<Suggestion> => {
   })
 }
 
-/** The panel; `onDecided` reloads the list. */
-export const Decision = ({ approval, onClose, onDecided }: { approval: Approval; onClose: () => void; onDecided: () => void }) => {
+/** The panel; `onDecided` receives the decided approval (the list reloads). */
+export const Decision = ({ approval, onClose, onDecided }: { approval: Approval; onClose: () => void; onDecided: (approval: Approval) => void }) => {
   const mayDecide = useCan("operator.approvals")
   const [reason, setReason] = useState("")
   const [suggestions, setSuggestions] = useState(() => suggestionsOf(approval))
@@ -40,6 +40,7 @@ export const Decision = ({ approval, onClose, onDecided }: { approval: Approval;
     setDone(undefined)
     setError(undefined)
   }, [approval.id])
+  // The decision's answer stays while the decided approval leaves the pending list.
 
   const respond = async (decision: "approved" | "denied", mode: "once" | "always") => {
     setBusy(true)
@@ -58,7 +59,7 @@ export const Decision = ({ approval, onClose, onDecided }: { approval: Approval;
       )
       const created = answer.created_overrides?.length ?? 0
       setDone(`Approval ${approval.id} ${answer.approval.status}${created > 0 ? `; ${created} override(s) created` : ""}.`)
-      onDecided()
+      onDecided(answer.approval)
     } catch (failure) {
       setError(failure)
     } finally {

@@ -24,7 +24,8 @@ const matches = (approval: Approval, needle: string): boolean =>
 export default function ApprovalsPage() {
   const [status, setStatus] = useState<ApprovalStatus>("pending")
   const [search, setSearch] = useState("")
-  const [selected, setSelected] = useState<number | undefined>(undefined)
+  // The approval being decided, kept after it leaves the list (decided, expired) so its panel and answer stay.
+  const [selected, setSelected] = useState<Approval | undefined>(undefined)
   const list = useResource(
     () => call((c) => c.approvals.list({ query: { status } })),
     { events: ["approval.requested", "approval.resolved"] },
@@ -35,7 +36,7 @@ export default function ApprovalsPage() {
     return (list.data?.approvals ?? []).filter((approval) => matches(approval, needle))
   }, [list.data, search])
   const { slice, controls } = usePager(approvals)
-  const current = approvals.find((approval) => approval.id === selected)
+  const current = selected === undefined ? undefined : approvals.find((approval) => approval.id === selected.id) ?? selected
 
   return (
     <section aria-labelledby="approvals-title">
@@ -53,7 +54,16 @@ export default function ApprovalsPage() {
         <span aria-live="polite" class="count">{list.data ? `${approvals.length} ${status}` : ""}</span>
       </div>
       <ErrorNote error={list.error} />
-      {current ? <Decision approval={current} onClose={() => setSelected(undefined)} onDecided={list.reload} /> : null}
+      {current ? (
+        <Decision
+          approval={current}
+          onClose={() => setSelected(undefined)}
+          onDecided={(decided) => {
+            setSelected(decided)
+            list.reload()
+          }}
+        />
+      ) : null}
       {list.data && approvals.length === 0 ? <p class="empty">No {status} approvals.</p> : null}
       {slice.length > 0 ? (
         <table class="list" aria-label={`${status} approvals`}>
@@ -62,7 +72,7 @@ export default function ApprovalsPage() {
           </thead>
           <tbody>
             {slice.map((approval) => (
-              <tr key={approval.id} aria-selected={approval.id === selected}>
+              <tr key={approval.id} aria-selected={approval.id === selected?.id}>
                 <td>{approval.id}</td>
                 <td>{approval.kind}</td>
                 <td class="prompt">{approval.prompt}</td>
@@ -73,8 +83,9 @@ export default function ApprovalsPage() {
                     : `${approval.resolution?.decision ?? approval.status}${approval.resolution?.reason ? `: ${approval.resolution.reason}` : ""}`}
                 </td>
                 <td>
-                  <button type="button" onClick={() => setSelected(approval.id)} aria-label={`Open approval ${approval.id}`}>
+                  <button type="button" onClick={() => setSelected(approval)}>
                     {approval.status === "pending" ? "Decide" : "Details"}
+                    <span class="sr-only"> approval {approval.id}</span>
                   </button>
                 </td>
               </tr>

@@ -1,0 +1,86 @@
+/**
+ * The routing configuration as editable JSON: checked on every keystroke
+ * against the schema the gateway decodes it with (validate.ts), the issue
+ * shown (path and message) and Save disabled while it is invalid or
+ * unchanged. Save stores a new revision (`PUT /routing/config`). An edit in
+ * progress is kept when another revision arrives meanwhile, with a note.
+ */
+import { useMemo, useState } from "preact/hooks"
+import { call } from "../../app/api.ts"
+import { ErrorNote } from "../../components/ErrorNote.tsx"
+import type { RoutingConfigRecord } from "./types.ts"
+import { checkRoutingConfig } from "./validate.ts"
+
+/** The configuration as the editor shows it (2-space JSON). */
+export const pretty = (value: unknown): string => JSON.stringify(value, null, 2)
+
+/** The editor of the revision in force; `onSaved` reloads the page's data. */
+export const Editor = ({ current, onSaved }: { current: RoutingConfigRecord; onSaved: () => void }) => {
+  const stored = pretty(current.config)
+  /** The edited text and the revision it started from; undefined while the editor follows the revision in force. */
+  const [draft, setDraft] = useState<{ text: string; from: number } | undefined>(undefined)
+  const [reason, setReason] = useState("")
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>(undefined)
+  const [done, setDone] = useState<string | undefined>(undefined)
+  const text = draft?.text ?? stored
+  const checked = useMemo(() => checkRoutingConfig(text, reason), [text, reason])
+  const changed = draft !== undefined && (draft.text !== stored || draft.from !== current.revision)
+
+  const save = async (event: Event) => {
+    event.preventDefault()
+    if (!checked.ok) return
+    setBusy(true)
+    setError(undefined)
+    setDone(undefined)
+    try {
+      const saved = await call((c) => c.routing.update({ payload: checked.body }))
+      setDraft(undefined)
+      setReason("")
+      setDone(`Saved as revision ${saved.revision}.`)
+      onSaved()
+    } catch (failure) {
+      setError(failure)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <form class="panel" onSubmit={save} aria-labelledby="routing-edit-title">
+      <h2 id="routing-edit-title">Edit</h2>
+      <label for="routing-config">Configuration (JSON)</label>
+      <textarea
+        id="routing-config"
+        class="routing-config"
+        spellcheck={false}
+        value={text}
+        aria-invalid={!checked.ok}
+        aria-describedby="routing-check routing-help"
+        onInput={(e) => setDraft({ text: (e.currentTarget as HTMLTextAreaElement).value, from: draft?.from ?? current.revision })}
+      />
+      <p id="routing-help" class="hint">
+        <code>{"{\"v\": 1, \"messenger\": {\"default_agent_id\": \"…\", \"threads\": {\"<thread id>\": \"<agent id>\"}}}"}</code>;
+        unknown keys are refused at every depth (docs/routing.md).
+      </p>
+      <p id="routing-check" aria-live="polite" class={checked.ok ? "hint" : "error"}>
+        {checked.ok ? (changed ? "Valid configuration." : "No changes.") : checked.issue}
+      </p>
+      {draft !== undefined && draft.from !== current.revision ? (
+        <p class="hint">
+          Revision {current.revision} was stored while you edited (you started from revision {draft.from}); saving replaces it.
+        </p>
+      ) : null}
+      <label>
+        Reason (optional){" "}
+        <input value={reason} maxLength={1024} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} />
+      </label>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || !checked.ok || !changed}>{busy ? "Saving…" : "Save"}</button>
+        <button type="button" disabled={busy || draft === undefined} onClick={() => setDraft(undefined)}>Discard changes</button>
+      </div>
+      {done ? <p role="status" class="ok">{done}</p> : null}
+      <ErrorNote error={error} />
+    </form>
+  )
+}
