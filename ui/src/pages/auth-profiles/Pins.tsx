@@ -71,7 +71,7 @@ export const Pins = ({ agent, profiles, mayChange, version }: {
                 <td>{pin.pinned_at}</td>
                 <td>
                   {mayChange ? (
-                    <button type="button" disabled={busy} onClick={() => void send(pin.session_id, pin.provider, null)} aria-label={`Clear pin of ${pin.session_id} for ${pin.provider}`}>Clear</button>
+                    <button type="button" disabled={busy} onClick={() => void send(pin.session_id, pin.provider, null)}>Clear<span class="sr-only"> pin of {pin.session_id} for {pin.provider}</span></button>
                   ) : null}
                 </td>
               </tr>

@@ -111,11 +111,11 @@ export default function AuthProfilesPage() {
                 <td>
                   {mayChange ? (
                     <div class="actions">
-                      <button type="button" onClick={() => setSelected({ id: p.auth_profile_id, action: "edit" })} aria-label={`Edit profile ${p.auth_profile_id}`}>Edit</button>
+                      <button type="button" onClick={() => setSelected({ id: p.auth_profile_id, action: "edit" })}>Edit<span class="sr-only"> profile {p.auth_profile_id}</span></button>
                       {p.status === "active" ? (
-                        <button type="button" class="danger" onClick={() => setSelected({ id: p.auth_profile_id, action: "disable" })} aria-label={`Disable profile ${p.auth_profile_id}`}>Disable</button>
+                        <button type="button" class="danger" onClick={() => setSelected({ id: p.auth_profile_id, action: "disable" })}>Disable<span class="sr-only"> profile {p.auth_profile_id}</span></button>
                       ) : (
-                        <button type="button" onClick={() => void enable(p)} aria-label={`Enable profile ${p.auth_profile_id}`}>Enable</button>
+                        <button type="button" onClick={() => void enable(p)}>Enable<span class="sr-only"> profile {p.auth_profile_id}</span></button>
                       )}
                     </div>
                   ) : null}

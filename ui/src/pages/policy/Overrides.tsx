@@ -111,8 +111,8 @@ export const Overrides = () => {
                 <td>{statusText(o)}</td>
                 <td>
                   {o.status === "active" && mayChange ? (
-                    <button type="button" class="danger" onClick={() => setRevoking(o.policy_override_id)} aria-label={`Revoke override ${o.tool_id} ${o.pattern}`}>
-                      Revoke
+                    <button type="button" class="danger" onClick={() => setRevoking(o.policy_override_id)}>
+                      Revoke<span class="sr-only"> override {o.tool_id} {o.pattern}</span>
                     </button>
                   ) : null}
                 </td>

@@ -84,8 +84,8 @@ export default function SecretsPage() {
                   <td>
                     {mayChange ? (
                       <div class="actions">
-                        <button type="button" onClick={() => setSelected({ id: h.handle_id, action: "rotate" })} aria-label={`Rotate secret ${h.scope}`}>Rotate</button>
-                        <button type="button" class="danger" onClick={() => setSelected({ id: h.handle_id, action: "revoke" })} aria-label={`Revoke secret ${h.scope}`}>Revoke</button>
+                        <button type="button" onClick={() => setSelected({ id: h.handle_id, action: "rotate" })}>Rotate<span class="sr-only"> secret {h.scope}</span></button>
+                        <button type="button" class="danger" onClick={() => setSelected({ id: h.handle_id, action: "revoke" })}>Revoke<span class="sr-only"> secret {h.scope}</span></button>
                       </div>
                     ) : null}
                   </td>
