@@ -13,16 +13,20 @@ import { CatalogContract, GatewayRoutesContract } from "./contract.ts"
 import { DocsHttp } from "./docs.ts"
 import { HealthHttp } from "./health.ts"
 import { UiHttp } from "./ui.ts"
+import { UiAssets } from "./uiAssets.ts"
 
 /** `GET /contracts/jsonschema/*`: the catalog of every contract's wire schemas. */
 export const CatalogSubsystem: Subsystem<typeof CatalogContract, typeof Layer.empty, typeof ContractsHttp, never> = subsystem({
   contract: CatalogContract, layer: Layer.empty, http: [ContractsHttp]
 })
 
-/** `/healthz`, `/openapi.json`, `/ui`; the storage's own bookkeeping tables (left out of snapshots, with the reason). */
-export const GatewayRoutesSubsystem: Subsystem<typeof GatewayRoutesContract, typeof Layer.empty, typeof HealthHttp | typeof DocsHttp | typeof UiHttp, never> = subsystem({
+/**
+ * `/healthz`, `/openapi.json`, `/ui` (the console's build, read at start: `UiAssets`); the storage's own bookkeeping
+ * tables (left out of snapshots, with the reason).
+ */
+export const GatewayRoutesSubsystem: Subsystem<typeof GatewayRoutesContract, typeof UiAssets.layer, typeof HealthHttp | typeof DocsHttp | typeof UiHttp, never> = subsystem({
   contract: GatewayRoutesContract,
-  layer: Layer.empty,
+  layer: UiAssets.layer,
   http: [HealthHttp, DocsHttp, UiHttp],
   tables: StorageTables
 })

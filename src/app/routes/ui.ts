@@ -1,9 +1,8 @@
 /**
  * `GET /ui`, `GET /ui/*` (src/app/routes/uiApi.ts; gateway-api.md "Public
- * routes"; docs/ui.md): the operator console. Its build is read once at start
- * from `SVC_UI_DIR` (default: the package's `dist/ui`, src/app/routes/uiLocation.ts)
- * into memory (src/app/routes/uiAssets.ts), and whether it was found is
- * logged once, at Info, with the directory.
+ * routes"; docs/ui.md): the operator console, answered from its build as
+ * read once at start into memory (src/app/routes/uiAssets.ts `UiAssets`:
+ * `SVC_UI_DIR`, default the package's `dist/ui`).
  *
  * - the shell (`/ui`, `/ui/`, any client route, src/app/routes/uiRequest.ts):
  *   `index.html`, `Cache-Control: no-store` (a new build is picked up at once);
@@ -19,13 +18,11 @@
  * `HEAD` is answered like `GET`, without the body (the router's fallback).
  */
 import { UiApi } from "./uiApi.ts"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { UI_ASSETS_UNAVAILABLE, UI_NOT_FOUND } from "./uiApi.ts"
-import { loadUiAssets, UI_INDEX, uiContentType, type UiAssets } from "./uiAssets.ts"
-import { packageUiDir } from "./uiLocation.ts"
+import { UI_INDEX, UiAssets, type UiBuild, uiContentType } from "./uiAssets.ts"
 import { uiTarget } from "./uiRequest.ts"
-import { GatewayConfig } from "../../../layers/config.ts"
 import { apiOf, group } from "../../http/serve.ts"
 
 /** The Content-Security-Policy of every `/ui` answer: same-origin everything, no inline script, no framing. */
@@ -66,7 +63,7 @@ const answer = (body: Uint8Array | string, status: number, contentType: string, 
 const notFoundText = "text/plain; charset=utf-8"
 
 /** The answer to the `/ui…` request target `url` from `assets`. */
-export const uiResponse = (assets: UiAssets, url: string): HttpServerResponse.HttpServerResponse => {
+export const uiResponse = (assets: UiBuild, url: string): HttpServerResponse.HttpServerResponse => {
   const target = uiTarget(url)
   const notFound = answer(UI_NOT_FOUND, 404, notFoundText, UI_CACHE_CONTROL.notFound)
   if (target._tag === "Invalid") return notFound
@@ -84,28 +81,9 @@ export const uiResponse = (assets: UiAssets, url: string): HttpServerResponse.Ht
   return answer(body, 200, uiContentType(key), cacheControl)
 }
 
-/** The console's build from `SVC_UI_DIR`, else the package's `dist/ui`, logged once (the directory, never a secret). */
-const loadConfigured = Effect.gen(function*() {
-  const settings = yield* GatewayConfig
-  const dir = settings.uiDir ?? Option.getOrUndefined(yield* packageUiDir)
-  const assets: UiAssets = dir === undefined
-    ? { _tag: "Missing", dir: undefined, reason: "the package's dist/ui was not found (set SVC_UI_DIR)" }
-    : yield* loadUiAssets(dir)
-  if (assets._tag === "Loaded") {
-    yield* Effect.logInfo("operator console assets found").pipe(
-      Effect.annotateLogs({ ui_dir: assets.dir, files: assets.files.size, bytes: assets.bytes })
-    )
-  } else {
-    yield* Effect.logInfo(`operator console assets unavailable: /ui answers 404 ${UI_ASSETS_UNAVAILABLE}`).pipe(
-      Effect.annotateLogs({ ui_dir: assets.dir ?? null, reason: assets.reason })
-    )
-  }
-  return assets
-})
-
-/** UI handlers; need {@link GatewayConfig}, `FileSystem` and `Path` (read once, at start). */
+/** UI handlers; need {@link UiAssets} (the build, read at start). */
 export const UiHttp = group(apiOf(UiApi), "ui", (handlers) =>
-  Effect.map(loadConfigured, (assets) =>
+  Effect.map(UiAssets, (assets) =>
     handlers.handleAll({
       shell: ({ request }) => Effect.succeed(uiResponse(assets, request.url)),
       asset: ({ request }) => Effect.succeed(uiResponse(assets, request.url))

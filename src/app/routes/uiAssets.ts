@@ -1,6 +1,9 @@
 /**
  * The operator console's build (`vite build` → `index.html` plus hashed
- * files in `assets/`), read once at start and kept in memory: the files are
+ * files in `assets/`) as the {@link UiAssets} service, read once at start,
+ * with the other services, so before the server listens (`SVC_UI_DIR`, else
+ * the package's `dist/ui`: src/app/routes/uiLocation.ts), logged once, and
+ * kept in memory: the files are
  * small (a few hundred KiB in all) and do not change while the process runs,
  * so a request never touches the disk and can only name a file that was
  * listed at start (no path is ever joined from a request).
@@ -13,7 +16,11 @@
  *
  * @module
  */
-import { Data, Effect, FileSystem, Path, Result } from "effect"
+import { NodeServices } from "@effect/platform-node"
+import { Context, Data, Effect, FileSystem, Layer, Option, Path, Result } from "effect"
+import { GatewayConfig } from "../../../layers/config.ts"
+import { UI_ASSETS_UNAVAILABLE } from "./uiApi.ts"
+import { packageUiDir } from "./uiLocation.ts"
 
 /** Most bytes read from the UI directory, all files together: 32 MiB. */
 export const MAX_UI_BYTES = 32 * 1024 * 1024
@@ -67,7 +74,7 @@ export const uiContentType = (name: string): string => {
  * `dir` is the absolute directory, or `undefined` when the package's own
  * `dist/ui` could not be located.
  */
-export type UiAssets =
+export type UiBuild =
   | {
     readonly _tag: "Loaded"
     readonly dir: string
@@ -119,10 +126,42 @@ export const loadUiAssets = Effect.fnUntraced(function*(dir: string) {
 
   const info = yield* Effect.result(fs.stat(root))
   if (Result.isFailure(info) || info.success.type !== "Directory") {
-    return { _tag: "Missing", dir: root, reason: "no such directory" } satisfies UiAssets as UiAssets
+    return { _tag: "Missing", dir: root, reason: "no such directory" } satisfies UiBuild as UiBuild
   }
   const walked = yield* Effect.result(walk(root, []))
-  if (Result.isFailure(walked)) return { _tag: "Missing", dir: root, reason: walked.failure.reason } satisfies UiAssets as UiAssets
-  if (!files.has(UI_INDEX)) return { _tag: "Missing", dir: root, reason: `no ${UI_INDEX}` } satisfies UiAssets as UiAssets
-  return { _tag: "Loaded", dir: root, files, bytes } satisfies UiAssets as UiAssets
+  if (Result.isFailure(walked)) return { _tag: "Missing", dir: root, reason: walked.failure.reason } satisfies UiBuild as UiBuild
+  if (!files.has(UI_INDEX)) return { _tag: "Missing", dir: root, reason: `no ${UI_INDEX}` } satisfies UiBuild as UiBuild
+  return { _tag: "Loaded", dir: root, files, bytes } satisfies UiBuild as UiBuild
 })
+
+/** The console's build from `SVC_UI_DIR`, else the package's `dist/ui`, logged once at Info (the directory, never a secret). */
+const loadConfigured = Effect.gen(function*() {
+  const settings = yield* GatewayConfig
+  const dir = settings.uiDir ?? Option.getOrUndefined(yield* packageUiDir)
+  const build: UiBuild = dir === undefined
+    ? { _tag: "Missing", dir: undefined, reason: "the package's dist/ui was not found (set SVC_UI_DIR)" }
+    : yield* loadUiAssets(dir)
+  if (build._tag === "Loaded") {
+    yield* Effect.logInfo("operator console assets found").pipe(
+      Effect.annotateLogs({ ui_dir: build.dir, files: build.files.size, bytes: build.bytes })
+    )
+  } else {
+    yield* Effect.logInfo(`operator console assets unavailable: /ui answers 404 ${UI_ASSETS_UNAVAILABLE}`).pipe(
+      Effect.annotateLogs({ ui_dir: build.dir ?? null, reason: build.reason })
+    )
+  }
+  return build
+})
+
+/**
+ * The console's build of this process ({@link UiBuild}), read when the layer
+ * is built: with the other services, before the HTTP server listens, so a
+ * request never waits for the disk and `GET /healthz` answering means `/ui`
+ * is ready.
+ */
+export class UiAssets extends Context.Service<UiAssets, UiBuild>()("svc-gateway/ui/UiAssets") {
+  /** Reads `SVC_UI_DIR` (else the package's `dist/ui`) through platform-node's `FileSystem` (Node and Deno); needs `GatewayConfig`. */
+  static readonly layer: Layer.Layer<UiAssets, never, GatewayConfig> = Layer.effect(UiAssets, loadConfigured).pipe(
+    Layer.provide(NodeServices.layer)
+  )
+}
