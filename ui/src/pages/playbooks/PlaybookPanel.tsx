@@ -8,6 +8,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useCan } from "../../app/session.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
@@ -27,41 +28,28 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
   const [dryRun, setDryRun] = useState<{ result: PlaybookDryRun; loadedAt: string } | undefined>(undefined)
   const [key, setKey] = useState("")
   const [lane, setLane] = useState<Lane>("main")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
+  const action = useAction()
   const [started, setStarted] = useState<Started | undefined>(undefined)
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     heading.current?.focus()
     setDryRun(undefined)
     setStarted(undefined)
-    setError(undefined)
+    action.reset()
   }, [summary.id])
 
   const current = dryRun !== undefined && dryRun.loadedAt === summary.loaded_at
-  const act = async (what: () => Promise<void>) => {
-    setBusy(true)
-    setError(undefined)
-    try {
-      await what()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
   const runDry = () =>
-    act(async () => {
+    action.run(async () => {
       setStarted(undefined)
       const result = await call((c) => c.playbooks.run({ params: { id: summary.id } }))
       setDryRun({ result, loadedAt: summary.loaded_at })
     })
-  const start = () =>
-    act(async () => {
-      const payload: PlaybookExecuteRequest = { ...(key.trim() === "" ? {} : { key: key.trim() }), lane }
-      const answer = await call((c) => c.playbooks.execute({ params: { id: summary.id }, payload }))
-      setStarted({ runId: answer.run_id, key: answer.key, lane: answer.lane })
-    })
+  const start = action.submit(async () => {
+    const payload: PlaybookExecuteRequest = { ...(key.trim() === "" ? {} : { key: key.trim() }), lane }
+    const answer = await call((c) => c.playbooks.execute({ params: { id: summary.id }, payload }))
+    setStarted({ runId: answer.run_id, key: answer.key, lane: answer.lane })
+  })
 
   const manifest = detail.data?.manifest
   return (
@@ -95,7 +83,7 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
         <>
           <h3>Dry run</h3>
           <div class="actions">
-            <button type="button" disabled={busy} onClick={runDry}>{current ? "Dry run again" : "Dry run"}</button>
+            <button type="button" disabled={action.busy} onClick={runDry}>{current ? "Dry run again" : "Dry run"}</button>
             <button type="button" onClick={onClose}>Close</button>
           </div>
           {current ? <DryRunTable dryRun={dryRun.result} /> : (
@@ -104,10 +92,7 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
             </p>
           )}
           {current ? (
-            <form class="playbook-start" onSubmit={(e) => {
-              e.preventDefault()
-              void start()
-            }}>
+            <form class="playbook-start" onSubmit={start}>
               <h3>Start a run</h3>
               <label>
                 Key (optional){" "}
@@ -120,7 +105,7 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
                 </select>
               </label>
               <div class="actions">
-                <button type="submit" class="primary" disabled={busy}>Start run</button>
+                <button type="submit" class="primary" disabled={action.busy}>Start run</button>
               </div>
             </form>
           ) : null}
@@ -136,7 +121,7 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
           Run started in <code>{started.key}</code> / {started.lane}: <a href={`/ui/runs/${encodeURIComponent(started.runId)}`}>open run {started.runId}</a>
         </p>
       ) : null}
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </section>
   )
 }

@@ -8,6 +8,7 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useLiveState } from "../../app/useResource.ts"
 import { DEFAULT_DEVICE_TOKEN_TTL_SECONDS, KNOWN_SCOPES } from "../../../../services/auth/schema.ts"
 import { DEVICE_ROLES } from "../../../../services/shared/principal.ts"
@@ -26,8 +27,7 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
   const [amount, setAmount] = useState(String(DEFAULT_DEVICE_TOKEN_TTL_SECONDS / 60))
   const [unit, setUnit] = useState<Unit>("minutes")
   const [persistent, setPersistent] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
 
   const toggle = (scope: Scope, on: boolean) => {
     const next = new Set(scopes)
@@ -35,28 +35,19 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
     else next.delete(scope)
     setScopes(next)
   }
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const answer = await call((c) =>
-        c.auth.issueDeviceToken({
-          payload: {
-            device_id: deviceId.trim(),
-            role,
-            scopes: KNOWN_SCOPES.filter((s) => scopes.has(s)),
-            ...(persistent ? { persistent: true } : { ttl_seconds: Math.round(Number(amount) * UNITS[unit]) })
-          }
-        })
-      )
-      onIssued(answer)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const submit = action.submit(async () => {
+    const answer = await call((c) =>
+      c.auth.issueDeviceToken({
+        payload: {
+          device_id: deviceId.trim(),
+          role,
+          scopes: KNOWN_SCOPES.filter((s) => scopes.has(s)),
+          ...(persistent ? { persistent: true } : { ttl_seconds: Math.round(Number(amount) * UNITS[unit]) })
+        }
+      })
+    )
+    onIssued(answer)
+  })
 
   return (
     <section class="panel" aria-labelledby="issue-title">
@@ -103,9 +94,9 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
           </label>
           <p class="hint">At most 30 days.</p>
         </fieldset>
-        <div class="actions"><button type="submit" class="primary" disabled={busy}>Issue token</button></div>
+        <div class="actions"><button type="submit" class="primary" disabled={action.busy}>Issue token</button></div>
       </form>
-      <AdminOnlyError error={error} />
+      <AdminOnlyError error={action.error} />
     </section>
   )
 }
