@@ -8,9 +8,9 @@
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
+import { downloadJson, fileStamp } from "../../components/download.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"
-import { downloadJson, fileStamp } from "../snapshots/download.ts"
 import type { AuditEvent, AuditReceiptBundle, AuditVerifyResult } from "./types.ts"
 import { Verification } from "./Verification.tsx"
 

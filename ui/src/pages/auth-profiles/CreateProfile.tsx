@@ -8,9 +8,8 @@ import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import type { SecretHandle } from "../secrets/types.ts"
 import { type HandleField, handlesFor, parseLabels, TypeAndHandles } from "./ProfileFields.tsx"
-import type { AuthProfileType } from "./types.ts"
+import type { AuthProfileType, SecretHandle } from "./types.ts"
 
 /** The create form for `agent`; `handles` are its active secrets. */
 export const CreateProfile = ({ agent, handles, onCreated }: {

@@ -8,9 +8,8 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import type { SecretHandle } from "../secrets/types.ts"
 import { formatLabels, type HandleField, handlesFor, parseLabels, TypeAndHandles } from "./ProfileFields.tsx"
-import type { AuthProfile, AuthProfileType } from "./types.ts"
+import type { AuthProfile, AuthProfileType, SecretHandle } from "./types.ts"
 
 /** The edit panel of `profile`; `handles` are the agent's active secrets. */
 export const EditProfile = ({ profile, handles, onClose, onDone }: {

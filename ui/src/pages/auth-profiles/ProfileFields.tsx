@@ -4,8 +4,7 @@
  * `api_key` an API key; `oauth` an access token and optionally a refresh
  * token; `token` an access token), and labels written `key=value, key=value`.
  */
-import type { SecretHandle } from "../secrets/types.ts"
-import type { AuthProfileSecretHandles, AuthProfileType } from "./types.ts"
+import type { AuthProfileSecretHandles, AuthProfileType, SecretHandle } from "./types.ts"
 
 /** A handle field of a profile. */
 export type HandleField = keyof AuthProfileSecretHandles

@@ -11,10 +11,10 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
+import { Capabilities, capabilityLabel } from "../../components/Capabilities.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"
 import { ReasonField } from "../../components/ReasonField.tsx"
-import { Capabilities, capabilityLabel } from "../nodes/Capabilities.tsx"
 import type { CapabilityDescriptor, Pairing, TrustLevel } from "./types.ts"
 
 /** Metadata keys shown as facts; the whole metadata is shown when it has others. */

@@ -9,9 +9,9 @@
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useResource } from "../../app/useResource.ts"
+import { Capabilities } from "../../components/Capabilities.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { usePager } from "../../components/Pager.tsx"
-import { Capabilities } from "../nodes/Capabilities.tsx"
 import { Review } from "./Review.tsx"
 import type { Pairing, PairingStatus } from "./types.ts"
 

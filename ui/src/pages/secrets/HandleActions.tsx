@@ -11,8 +11,7 @@ import { useEffect, useRef } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import type { AuthProfile } from "../auth-profiles/types.ts"
-import type { SecretHandle } from "./types.ts"
+import type { AuthProfile, SecretHandle } from "./types.ts"
 
 /** What the panel does. */
 export type HandleAction = "rotate" | "revoke"

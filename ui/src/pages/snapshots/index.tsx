@@ -10,8 +10,8 @@
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
+import { downloadJson, fileStamp } from "../../components/download.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import { downloadJson, fileStamp } from "./download.ts"
 import type { SnapshotBundle } from "./types.ts"
 
 /** The snapshots page. */
