@@ -12,6 +12,7 @@ import { useAction } from "../../app/useAction.ts"
 import { useCan } from "../../app/session.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { DryRunTable } from "./DryRunTable.tsx"
 import { type Lane, LANES, type PlaybookDryRun, type PlaybookExecuteRequest, type PlaybookSummary } from "./types.ts"
 
@@ -98,12 +99,7 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
                 Key (optional){" "}
                 <input value={key} placeholder={`cron:playbook-${summary.id}`} size={32} onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)} />
               </label>
-              <label>
-                Lane{" "}
-                <select value={lane} onChange={(e) => setLane((e.currentTarget as HTMLSelectElement).value as Lane)}>
-                  {LANES.map((l) => <option key={l} value={l}>{l}</option>)}
-                </select>
-              </label>
+              <SelectField label="Lane" value={lane} options={LANES} onChange={setLane} />
               <div class="actions">
                 <button type="submit" class="primary" disabled={action.busy}>Start run</button>
               </div>

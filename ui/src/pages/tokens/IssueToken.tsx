@@ -10,6 +10,7 @@ import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
 import { useLiveState } from "../../app/useResource.ts"
+import { SelectField } from "../../components/SelectField.tsx"
 import { DEFAULT_DEVICE_TOKEN_TTL_SECONDS, KNOWN_SCOPES } from "../../../../services/auth/schema.ts"
 import { DEVICE_ROLES } from "../../../../services/shared/principal.ts"
 import { AdminOnlyError } from "./AdminOnlyError.tsx"
@@ -63,12 +64,7 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
             <button type="button" onClick={() => setDeviceId(live.deviceId ?? "")}>Use this browser's device id</button>
           </p>
         ) : null}
-        <label>
-          Role{" "}
-          <select value={role} onChange={(e) => setRole((e.currentTarget as HTMLSelectElement).value as DeviceRole)}>
-            {DEVICE_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
-          </select>
-        </label>
+        <SelectField label="Role" value={role} options={DEVICE_ROLES} onChange={setRole} />
         <fieldset>
           <legend>Scopes</legend>
           {KNOWN_SCOPES.map((scope) => (
@@ -86,12 +82,7 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
             Expires after{" "}
             <input type="number" min={1} step="any" value={amount} disabled={persistent} required={!persistent} size={6} onInput={(e) => setAmount((e.currentTarget as HTMLInputElement).value)} />
           </label>
-          <label class="inline">
-            Unit{" "}
-            <select value={unit} disabled={persistent} onChange={(e) => setUnit((e.currentTarget as HTMLSelectElement).value as Unit)}>
-              {Object.keys(UNITS).map((u) => <option key={u} value={u}>{u}</option>)}
-            </select>
-          </label>
+          <SelectField inline label="Unit" value={unit} disabled={persistent} options={Object.keys(UNITS) as Array<Unit>} onChange={setUnit} />
           <p class="hint">At most 30 days.</p>
         </fieldset>
         <div class="actions"><button type="submit" class="primary" disabled={action.busy}>Issue token</button></div>

@@ -10,6 +10,7 @@ import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { MIN_INTERVAL_MS, TRIGGER_TYPES, type TriggerType } from "./types.ts"
 
 const HINT: Record<TriggerType, string> = {
@@ -42,12 +43,7 @@ export const CreateForm = ({ onCreated }: { onCreated: (id: number) => void }) =
     <form class="panel" onSubmit={submit} aria-labelledby="watcher-new-title">
       <h2 id="watcher-new-title">New watcher</h2>
       <label>Plan id <input name="plan_id" required maxLength={128} autoComplete="off" /></label>
-      <label>
-        Trigger{" "}
-        <select name="trigger_type" value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as TriggerType)}>
-          {TRIGGER_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
-        </select>
-      </label>
+      <SelectField label="Trigger" name="trigger_type" value={type} options={TRIGGER_TYPES} onChange={setType} />
       <p class="hint">{HINT[type]}</p>
       {type === "periodic" ? (
         <label>Interval (ms) <input name="interval_ms" type="number" min={MIN_INTERVAL_MS} step={1} required defaultValue="60000" /></label>
