@@ -6,7 +6,8 @@
  * (`attempt.evidence`, liveCapture.ts; the record does not keep that).
  */
 import { Json } from "../../components/Json.tsx"
-import { decisionOf, describeAction, durationOf } from "./describe.ts"
+import { describeAction } from "../../components/describeAction.ts"
+import { decisionOf, durationOf } from "./describe.ts"
 import { evidenceOf } from "./liveCapture.ts"
 import type { ExecutionAttempt, ExecutionStepDetail } from "./types.ts"
 
