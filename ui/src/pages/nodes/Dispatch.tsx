@@ -8,8 +8,8 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
-import { useAction } from "../../app/useAction.ts"
 import { onEvent } from "../../app/live.ts"
+import { useAction } from "../../app/useAction.ts"
 import { capabilityLabel } from "../../components/Capabilities.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"

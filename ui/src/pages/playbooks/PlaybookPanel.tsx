@@ -8,8 +8,8 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
-import { useAction } from "../../app/useAction.ts"
 import { useCan } from "../../app/session.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { SelectField } from "../../components/SelectField.tsx"

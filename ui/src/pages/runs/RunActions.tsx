@@ -16,8 +16,8 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
-import { useAction } from "../../app/useAction.ts"
 import { useCan } from "../../app/session.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { ReasonField } from "../../components/ReasonField.tsx"
 import { forgetResumeToken, resumeTokenOf, useLiveCapture } from "./liveCapture.ts"

@@ -12,8 +12,8 @@
  */
 import { useLocation } from "preact-iso"
 import { call } from "../../app/api.ts"
-import { useAction } from "../../app/useAction.ts"
 import { useCan } from "../../app/session.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { CreateForm } from "./CreateForm.tsx"
