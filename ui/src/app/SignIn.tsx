@@ -4,30 +4,20 @@
  * cookie, and forgets it (the field is cleared; nothing is written to
  * localStorage or shown again).
  */
-import { useState } from "preact/hooks"
-import { explain } from "./api.ts"
+import { ErrorNote } from "../components/ErrorNote.tsx"
 import { type Principal, signIn } from "./session.ts"
+import { useAction } from "./useAction.ts"
 
 /** The sign-in form. */
 export const SignIn = ({ onSignedIn }: { onSignedIn: (principal: Principal) => void }) => {
-  const [error, setError] = useState<string | undefined>(undefined)
-  const [busy, setBusy] = useState(false)
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const form = event.currentTarget as HTMLFormElement
+  const action = useAction()
+  const submit = action.submit(async (form) => {
     const field = form.elements.namedItem("token") as HTMLInputElement
     const token = field.value.trim()
     field.value = ""
-    if (token === "") return setError("Paste the admin token (or a device token).")
-    setBusy(true)
-    setError(undefined)
-    try {
-      onSignedIn(await signIn(token))
-    } catch (failure) {
-      setError(explain(failure))
-      setBusy(false)
-    }
-  }
+    if (token === "") throw new Error("Paste the admin token (or a device token).")
+    onSignedIn(await signIn(token))
+  })
   return (
     <main id="main" class="signin">
       <h1>svc-gateway console</h1>
@@ -38,8 +28,8 @@ export const SignIn = ({ onSignedIn }: { onSignedIn: (principal: Principal) => v
           The admin token is in <code>~/.svc/admin-token</code> on the gateway's host. It is sent once and kept only in
           an HttpOnly cookie.
         </p>
-        <button type="submit" disabled={busy}>{busy ? "Signing in…" : "Sign in"}</button>
-        {error ? <p role="alert" class="error">{error}</p> : null}
+        <button type="submit" disabled={action.busy}>{action.busy ? "Signing in…" : "Sign in"}</button>
+        <ErrorNote error={action.error} />
       </form>
     </main>
   )

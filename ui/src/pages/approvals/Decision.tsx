@@ -7,9 +7,11 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useCan } from "../../app/session.ts"
+import { useAction } from "../../app/useAction.ts"
 import { Countdown } from "../../components/Countdown.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"
+import { ReasonField } from "../../components/ReasonField.tsx"
 import type { Approval, ApprovalOverrideSelection } from "./types.ts"
 
 interface Suggestion extends ApprovalOverrideSelection {
@@ -30,22 +32,17 @@ export const Decision = ({ approval, onClose, onDecided }: { approval: Approval;
   const mayDecide = useCan("operator.approvals")
   const [reason, setReason] = useState("")
   const [suggestions, setSuggestions] = useState(() => suggestionsOf(approval))
-  const [error, setError] = useState<unknown>(undefined)
-  const [done, setDone] = useState<string | undefined>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     heading.current?.focus()
     setSuggestions(suggestionsOf(approval))
-    setDone(undefined)
-    setError(undefined)
+    action.reset()
   }, [approval.id])
   // The decision's answer stays while the decided approval leaves the pending list.
 
-  const respond = async (decision: "approved" | "denied", mode: "once" | "always") => {
-    setBusy(true)
-    setError(undefined)
-    try {
+  const respond = (decision: "approved" | "denied", mode: "once" | "always") =>
+    action.run(async () => {
       const overrides = suggestions.filter((s) => s.selected).map(({ selected: _, ...o }) => o)
       const answer = await call((c) =>
         c.approvals.respond({
@@ -57,15 +54,10 @@ export const Decision = ({ approval, onClose, onDecided }: { approval: Approval;
           }
         })
       )
-      const created = answer.created_overrides?.length ?? 0
-      setDone(`Approval ${approval.id} ${answer.approval.status}${created > 0 ? `; ${created} override(s) created` : ""}.`)
       onDecided(answer.approval)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+      const created = answer.created_overrides?.length ?? 0
+      return `Approval ${approval.id} ${answer.approval.status}${created > 0 ? `; ${created} override(s) created` : ""}.`
+    })
 
   const edit = (index: number, patch: Partial<Suggestion>) =>
     setSuggestions((all) => all.map((s, i) => (i === index ? { ...s, ...patch } : s)))
@@ -83,10 +75,7 @@ export const Decision = ({ approval, onClose, onDecided }: { approval: Approval;
       <Json value={approval.context} label="Approval context" />
       {approval.status === "pending" && mayDecide ? (
         <form onSubmit={(e) => e.preventDefault()}>
-          <label>
-            Reason (optional){" "}
-            <input value={reason} maxLength={2000} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} />
-          </label>
+          <ReasonField value={reason} maxLength={2000} onInput={setReason} />
           {suggestions.length > 0 ? (
             <fieldset>
               <legend>Overrides for "approve always"</legend>
@@ -102,11 +91,11 @@ export const Decision = ({ approval, onClose, onDecided }: { approval: Approval;
             </fieldset>
           ) : null}
           <div class="actions">
-            <button type="button" disabled={busy} onClick={() => respond("approved", "once")}>Approve once</button>
+            <button type="button" disabled={action.busy} onClick={() => respond("approved", "once")}>Approve once</button>
             {suggestions.length > 0 ? (
-              <button type="button" disabled={busy || !suggestions.some((s) => s.selected)} onClick={() => respond("approved", "always")}>Approve always</button>
+              <button type="button" disabled={action.busy || !suggestions.some((s) => s.selected)} onClick={() => respond("approved", "always")}>Approve always</button>
             ) : null}
-            <button type="button" class="danger" disabled={busy} onClick={() => respond("denied", "once")}>Deny</button>
+            <button type="button" class="danger" disabled={action.busy} onClick={() => respond("denied", "once")}>Deny</button>
             <button type="button" onClick={onClose}>Close</button>
           </div>
         </form>
@@ -116,8 +105,8 @@ export const Decision = ({ approval, onClose, onDecided }: { approval: Approval;
           <button type="button" onClick={onClose}>Close</button>
         </div>
       )}
-      {done ? <p role="status" class="ok">{done}</p> : null}
-      <ErrorNote error={error} />
+      {action.done ? <p role="status" class="ok">{action.done}</p> : null}
+      <ErrorNote error={action.error} />
     </section>
   )
 }

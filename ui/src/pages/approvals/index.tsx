@@ -11,6 +11,7 @@ import { useResource } from "../../app/useResource.ts"
 import { Countdown } from "../../components/Countdown.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { usePager } from "../../components/Pager.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { Decision } from "./Decision.tsx"
 import type { Approval, ApprovalStatus } from "./types.ts"
 
@@ -42,12 +43,7 @@ export default function ApprovalsPage() {
     <section aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>
       <div class="toolbar">
-        <label>
-          Status{" "}
-          <select value={status} onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value as ApprovalStatus)}>
-            {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
+        <SelectField label="Status" value={status} options={STATUSES} onChange={setStatus} />
         <label>
           Search <input type="search" value={search} onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)} placeholder="id, plan, prompt, kind" />
         </label>

@@ -7,9 +7,10 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
+import { downloadJson, fileStamp } from "../../components/download.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"
-import { downloadJson, fileStamp } from "../snapshots/download.ts"
 import type { AuditEvent, AuditReceiptBundle, AuditVerifyResult } from "./types.ts"
 import { Verification } from "./Verification.tsx"
 
@@ -23,23 +24,15 @@ const actionType = (event: AuditEvent): string => {
 export const Chain = ({ bundle }: { bundle: AuditReceiptBundle }) => {
   /** The verification of the events as they were when Verify was pressed (by the last event's hash). */
   const [verified, setVerified] = useState<{ result: AuditVerifyResult; head: string; count: number } | undefined>(undefined)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
+  const action = useAction()
   const head = bundle.events.at(-1)?.event_hash ?? ""
   const current = verified !== undefined && verified.head === head && verified.count === bundle.events.length ? verified : undefined
 
-  const verify = async () => {
-    setBusy(true)
-    setError(undefined)
-    try {
+  const verify = () =>
+    action.run(async () => {
       const result = await call((c) => c.audit.verify({ payload: { events: bundle.events } }))
       setVerified({ result, head, count: bundle.events.length })
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
 
   return (
     <section class="panel" aria-labelledby="chain-title">
@@ -50,11 +43,11 @@ export const Chain = ({ bundle }: { bundle: AuditReceiptBundle }) => {
       </dl>
       <Verification result={bundle.chain_verification} label="Verified by the gateway on export" />
       <div class="actions">
-        <button type="button" class="primary" disabled={busy} onClick={verify}>{busy ? "Verifying…" : "Verify chain"}</button>
+        <button type="button" class="primary" disabled={action.busy} onClick={verify}>{action.busy ? "Verifying…" : "Verify chain"}</button>
         <button type="button" onClick={() => downloadJson(bundle, `audit-${bundle.plan_id}-${fileStamp(bundle.exported_at)}.json`)}>Download</button>
       </div>
       <div role="status">{current ? <Verification result={current.result} label="Verification" /> : null}</div>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
       <table class="list" aria-label={`Events of chain ${bundle.plan_id}`}>
         <thead>
           <tr><th scope="col">Step</th><th scope="col">Occurred at</th><th scope="col">Action</th><th scope="col">Event hash</th><th scope="col">Previous hash</th></tr>

@@ -6,10 +6,10 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import type { SecretHandle } from "../secrets/types.ts"
 import { type HandleField, handlesFor, parseLabels, TypeAndHandles } from "./ProfileFields.tsx"
-import type { AuthProfileType } from "./types.ts"
+import type { AuthProfileType, SecretHandle } from "./types.ts"
 
 /** The create form for `agent`; `handles` are its active secrets. */
 export const CreateProfile = ({ agent, handles, onCreated }: {
@@ -21,36 +21,26 @@ export const CreateProfile = ({ agent, handles, onCreated }: {
   const [type, setType] = useState<AuthProfileType>("api_key")
   const [chosen, setChosen] = useState<Partial<Record<HandleField, string>>>({})
   const [labels, setLabels] = useState("")
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const parsed = parseLabels(labels)
-      const answer = await call((c) =>
-        c.authProfiles.create({
-          payload: {
-            agent_id: agent,
-            provider: provider.trim(),
-            type,
-            secret_handles: handlesFor(type, chosen),
-            ...(Object.keys(parsed).length > 0 ? { labels: parsed } : {})
-          }
-        })
-      )
-      setProvider("")
-      setChosen({})
-      setLabels("")
-      onCreated(`Auth profile ${answer.profile.auth_profile_id} (${answer.profile.provider}, ${answer.profile.type}) created.`)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const submit = action.submit(async () => {
+    const parsed = parseLabels(labels)
+    const answer = await call((c) =>
+      c.authProfiles.create({
+        payload: {
+          agent_id: agent,
+          provider: provider.trim(),
+          type,
+          secret_handles: handlesFor(type, chosen),
+          ...(Object.keys(parsed).length > 0 ? { labels: parsed } : {})
+        }
+      })
+    )
+    setProvider("")
+    setChosen({})
+    setLabels("")
+    onCreated(`Auth profile ${answer.profile.auth_profile_id} (${answer.profile.provider}, ${answer.profile.type}) created.`)
+  })
 
   return (
     <section class="panel" aria-labelledby="create-profile-title">
@@ -60,9 +50,9 @@ export const CreateProfile = ({ agent, handles, onCreated }: {
         <label>Provider <input value={provider} required maxLength={64} placeholder="openai" onInput={(e) => setProvider((e.currentTarget as HTMLInputElement).value)} /></label>
         <TypeAndHandles type={type} chosen={chosen} handles={handles} onType={setType} onChosen={setChosen} />
         <label>Labels (optional) <input value={labels} placeholder="team=ops, env=prod" onInput={(e) => setLabels((e.currentTarget as HTMLInputElement).value)} /></label>
-        <div class="actions"><button type="submit" class="primary" disabled={busy}>Create profile</button></div>
+        <div class="actions"><button type="submit" class="primary" disabled={action.busy}>Create profile</button></div>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </section>
   )
 }

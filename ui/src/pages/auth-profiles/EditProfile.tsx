@@ -6,10 +6,10 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import type { SecretHandle } from "../secrets/types.ts"
 import { formatLabels, type HandleField, handlesFor, parseLabels, TypeAndHandles } from "./ProfileFields.tsx"
-import type { AuthProfile, AuthProfileType } from "./types.ts"
+import type { AuthProfile, AuthProfileType, SecretHandle } from "./types.ts"
 
 /** The edit panel of `profile`; `handles` are the agent's active secrets. */
 export const EditProfile = ({ profile, handles, onClose, onDone }: {
@@ -21,31 +21,21 @@ export const EditProfile = ({ profile, handles, onClose, onDone }: {
   const [type, setType] = useState<AuthProfileType>(profile.type)
   const [chosen, setChosen] = useState<Partial<Record<HandleField, string>>>(profile.secret_handles)
   const [labels, setLabels] = useState(formatLabels(profile.labels))
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     heading.current?.focus()
     setType(profile.type)
     setChosen(profile.secret_handles)
     setLabels(formatLabels(profile.labels))
-    setError(undefined)
+    action.reset()
   }, [profile.auth_profile_id])
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const payload = { type, secret_handles: handlesFor(type, chosen), labels: parseLabels(labels) }
-      await call((c) => c.authProfiles.update({ params: { id: profile.auth_profile_id }, payload }))
-      onDone(`Auth profile ${profile.auth_profile_id} updated.`)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const submit = action.submit(async () => {
+    const payload = { type, secret_handles: handlesFor(type, chosen), labels: parseLabels(labels) }
+    await call((c) => c.authProfiles.update({ params: { id: profile.auth_profile_id }, payload }))
+    onDone(`Auth profile ${profile.auth_profile_id} updated.`)
+  })
 
   return (
     <section class="panel" aria-labelledby="edit-profile-title">
@@ -54,11 +44,11 @@ export const EditProfile = ({ profile, handles, onClose, onDone }: {
         <TypeAndHandles type={type} chosen={chosen} handles={handles} onType={setType} onChosen={setChosen} />
         <label>Labels <input value={labels} placeholder="team=ops, env=prod" onInput={(e) => setLabels((e.currentTarget as HTMLInputElement).value)} /></label>
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>Save profile</button>
+          <button type="submit" class="primary" disabled={action.busy}>Save profile</button>
           <button type="button" onClick={onClose}>Cancel</button>
         </div>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </section>
   )
 }

@@ -4,7 +4,7 @@
  * handle, so the date is the current value's), or that it is not an active
  * handle of the agent (revoked, or unknown).
  */
-import type { SecretHandle } from "../secrets/types.ts"
+import type { SecretHandle } from "./types.ts"
 
 /** `field: handle` and its scope and storage time. */
 export const HandleRef = ({ field, id, handles }: { field: string; id: string; handles: ReadonlyArray<SecretHandle> | undefined }) => {

@@ -7,6 +7,7 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import type { AuthProfile, SessionProviderPin } from "./types.ts"
@@ -22,30 +23,19 @@ export const Pins = ({ agent, profiles, mayChange, version }: {
   const pins = useResource(() => call((c) => c.authProfiles.listPins({ query: { agent_id: agent } })), {}, [agent, version])
   const [session, setSession] = useState("")
   const [profileId, setProfileId] = useState("")
-  const [error, setError] = useState<unknown>(undefined)
-  const [done, setDone] = useState<string | undefined>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
   const active = profiles.filter((p) => p.status === "active")
 
-  const send = async (sessionId: string, provider: string, profile: string | null) => {
-    setBusy(true)
-    setError(undefined)
-    try {
+  const send = (sessionId: string, provider: string, profile: string | null) =>
+    action.run(async () => {
       await call((c) => c.authProfiles.setPin({ payload: { agent_id: agent, session_id: sessionId, provider, profile_id: profile } }))
-      setDone(profile === null ? `Pin of session ${sessionId} for ${provider} cleared.` : `Session ${sessionId} pinned to ${profile} for ${provider}.`)
       pins.reload()
-      return true
-    } catch (failure) {
-      setError(failure)
-      return false
-    } finally {
-      setBusy(false)
-    }
-  }
+      return profile === null ? `Pin of session ${sessionId} for ${provider} cleared.` : `Session ${sessionId} pinned to ${profile} for ${provider}.`
+    })
   const submit = async (event: Event) => {
     event.preventDefault()
     const profile = active.find((p) => p.auth_profile_id === profileId)
-    if (profile === undefined) return setError(new Error("Choose an active profile to pin."))
+    if (profile === undefined) return action.setError(new Error("Choose an active profile to pin."))
     if (await send(session.trim(), profile.provider, profile.auth_profile_id)) setSession("")
   }
   const providerOf = (pin: SessionProviderPin) => profiles.find((p) => p.auth_profile_id === pin.auth_profile_id)
@@ -54,8 +44,8 @@ export const Pins = ({ agent, profiles, mayChange, version }: {
   return (
     <section aria-labelledby="pins-title">
       <h2 id="pins-title">Session pins</h2>
-      {done ? <p role="status" class="ok">{done}</p> : null}
-      <ErrorNote error={pins.error ?? error} />
+      {action.done ? <p role="status" class="ok">{action.done}</p> : null}
+      <ErrorNote error={pins.error ?? action.error} />
       {pins.data && list.length === 0 ? <p class="empty">No session of agent {agent} is pinned.</p> : null}
       {list.length > 0 ? (
         <table class="list" aria-label={`Session pins of agent ${agent}`}>
@@ -71,7 +61,7 @@ export const Pins = ({ agent, profiles, mayChange, version }: {
                 <td>{pin.pinned_at}</td>
                 <td>
                   {mayChange ? (
-                    <button type="button" disabled={busy} onClick={() => void send(pin.session_id, pin.provider, null)}>Clear<span class="sr-only"> pin of {pin.session_id} for {pin.provider}</span></button>
+                    <button type="button" disabled={action.busy} onClick={() => void send(pin.session_id, pin.provider, null)}>Clear<span class="sr-only"> pin of {pin.session_id} for {pin.provider}</span></button>
                   ) : null}
                 </td>
               </tr>
@@ -90,7 +80,7 @@ export const Pins = ({ agent, profiles, mayChange, version }: {
               {active.map((p) => <option key={p.auth_profile_id} value={p.auth_profile_id}>{p.provider} ({p.type}) {p.auth_profile_id}</option>)}
             </select>
           </label>
-          <div class="actions"><button type="submit" disabled={busy || active.length === 0}>Pin session</button></div>
+          <div class="actions"><button type="submit" disabled={action.busy || active.length === 0}>Pin session</button></div>
         </form>
       ) : null}
     </section>

@@ -4,8 +4,8 @@
  * `api_key` an API key; `oauth` an access token and optionally a refresh
  * token; `token` an access token), and labels written `key=value, key=value`.
  */
-import type { SecretHandle } from "../secrets/types.ts"
-import type { AuthProfileSecretHandles, AuthProfileType } from "./types.ts"
+import { SelectField } from "../../components/SelectField.tsx"
+import type { AuthProfileSecretHandles, AuthProfileType, SecretHandle } from "./types.ts"
 
 /** A handle field of a profile. */
 export type HandleField = keyof AuthProfileSecretHandles
@@ -51,12 +51,7 @@ export const TypeAndHandles = ({ type, chosen, handles, onType, onChosen }: {
   onChosen: (chosen: Partial<Record<HandleField, string>>) => void
 }) => (
   <>
-    <label>
-      Type{" "}
-      <select value={type} onChange={(e) => onType((e.currentTarget as HTMLSelectElement).value as AuthProfileType)}>
-        {Object.keys(FIELDS).map((t) => <option key={t} value={t}>{t}</option>)}
-      </select>
-    </label>
+    <SelectField label="Type" value={type} options={Object.keys(FIELDS) as Array<AuthProfileType>} onChange={onType} />
     {FIELDS[type].map(({ name, optional }) => (
       <label key={name}>
         Secret for {name}{optional ? " (optional)" : ""}{" "}

@@ -13,9 +13,10 @@ import { useMemo, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useCan } from "../../app/session.ts"
 import { useResource } from "../../app/useResource.ts"
+import { AgentField, DEFAULT_AGENT_ID } from "../../components/AgentField.tsx"
+import { handlesOf, loadHandles, loadProfiles } from "../../components/agentSecrets.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import { AgentField, DEFAULT_AGENT_ID } from "../secrets/AgentField.tsx"
-import { handlesOf, loadHandles, loadProfiles } from "../secrets/handles.ts"
+import { SelectField } from "../../components/SelectField.tsx"
 import { CreateProfile } from "./CreateProfile.tsx"
 import { DisableProfile } from "./DisableProfile.tsx"
 import { EditProfile } from "./EditProfile.tsx"
@@ -23,6 +24,8 @@ import { HandleRef } from "./HandleRef.tsx"
 import { Pins } from "./Pins.tsx"
 import { formatLabels } from "./ProfileFields.tsx"
 import type { AuthProfile } from "./types.ts"
+
+const STATUSES: ReadonlyArray<"all" | AuthProfile["status"]> = ["all", "active", "disabled"]
 
 /** The auth profiles page. */
 export default function AuthProfilesPage() {
@@ -65,14 +68,7 @@ export default function AuthProfilesPage() {
       <div class="toolbar">
         <AgentField agent={agent} onChange={setAgent} />
         <label>Provider filter <input type="search" value={provider} placeholder="any" onInput={(e) => setProvider((e.currentTarget as HTMLInputElement).value)} /></label>
-        <label>
-          Status{" "}
-          <select value={status} onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value as typeof status)}>
-            <option value="all">all</option>
-            <option value="active">active</option>
-            <option value="disabled">disabled</option>
-          </select>
-        </label>
+        <SelectField label="Status" value={status} options={STATUSES} onChange={setStatus} />
         <span aria-live="polite" class="count">{profiles ? `${shown.length} of ${profiles.length} profile(s)` : ""}</span>
       </div>
       {done ? <p role="status" class="ok">{done}</p> : null}

@@ -1,4 +1,9 @@
-/** Auth profile and pin shapes, from the declarations the server uses (services/auth-profiles/schema.ts). */
+/**
+ * Auth profile and pin shapes, and the secret handles profiles name, from the
+ * declarations the server uses (services/auth-profiles/schema.ts,
+ * services/secrets/schema.ts).
+ */
+export type { SecretHandle } from "../../../../services/secrets/schema.ts"
 export type {
   AuthProfile,
   AuthProfileCreateRequest,

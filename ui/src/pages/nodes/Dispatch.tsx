@@ -9,9 +9,10 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { onEvent } from "../../app/live.ts"
+import { useAction } from "../../app/useAction.ts"
+import { capabilityLabel } from "../../components/Capabilities.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"
-import { capabilityLabel } from "./Capabilities.tsx"
 import { splitReady } from "./dispatchable.ts"
 import type { AttemptEvidence, NodeDispatchResponse, NodeSummary } from "./types.ts"
 
@@ -46,40 +47,31 @@ export const Dispatch = ({ node, onClose }: { node: NodeSummary; onClose: () => 
   const [capability, setCapability] = useState(ready[0]?.id ?? "")
   const [actionText, setActionText] = useState(DEFAULT_ACTION)
   const [timeoutMs, setTimeoutMs] = useState("30000")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
+  const action = useAction()
   const [answer, setAnswer] = useState<NodeDispatchResponse | undefined>(undefined)
   const evidence = useEvidenceEvents()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     heading.current?.focus()
     setAnswer(undefined)
-    setError(undefined)
+    action.reset()
   }, [node.node_id])
   useEffect(() => {
     if (!ready.some((c) => c.id === capability) && ready[0]) setCapability(ready[0].id)
   }, [ready.map((c) => c.id).join(",")])
 
-  const dispatch = async () => {
+  const dispatch = action.submit(async () => {
     const parsed = parseAction(actionText)
-    if ("problem" in parsed) return setError(new Error(parsed.problem))
+    if ("problem" in parsed) throw new Error(parsed.problem)
     const timeout = Number(timeoutMs)
-    setBusy(true)
-    setError(undefined)
     setAnswer(undefined)
-    try {
-      setAnswer(await call((c) =>
-        c.nodes.dispatch({
-          params: { node_id: node.node_id },
-          payload: { capability, action: parsed.action, ...(timeoutMs.trim() === "" || !Number.isFinite(timeout) ? {} : { timeout_ms: timeout }) }
-        })
-      ))
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+    setAnswer(await call((c) =>
+      c.nodes.dispatch({
+        params: { node_id: node.node_id },
+        payload: { capability, action: parsed.action, ...(timeoutMs.trim() === "" || !Number.isFinite(timeout) ? {} : { timeout_ms: timeout }) }
+      })
+    ))
+  })
 
   const reported = answer ? evidence.filter((e) => e.run_id === answer.run_id && e.attempt_id === answer.attempt_id) : []
   const name = node.label ?? node.node_id
@@ -88,10 +80,7 @@ export const Dispatch = ({ node, onClose }: { node: NodeSummary; onClose: () => 
     <section class="panel" aria-labelledby="dispatch-title">
       <h2 id="dispatch-title" tabIndex={-1} ref={heading}>Dispatch a test task to {name}</h2>
       {ready.length === 0 ? <p class="hint">This node has no capability a dispatch would accept: it must be connected, approved, and declare an allowlisted capability ready.</p> : null}
-      <form onSubmit={(e) => {
-        e.preventDefault()
-        void dispatch()
-      }}>
+      <form onSubmit={dispatch}>
         <label>
           Capability{" "}
           <select value={capability} onChange={(e) => setCapability((e.currentTarget as HTMLSelectElement).value)}>
@@ -107,11 +96,11 @@ export const Dispatch = ({ node, onClose }: { node: NodeSummary; onClose: () => 
           <input type="number" min={1} max={600000} value={timeoutMs} onInput={(e) => setTimeoutMs((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy || ready.length === 0}>{busy ? "Dispatching…" : "Dispatch"}</button>
+          <button type="submit" class="primary" disabled={action.busy || ready.length === 0}>{action.busy ? "Dispatching…" : "Dispatch"}</button>
           <button type="button" onClick={onClose}>Close</button>
         </div>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
       {answer ? (
         <section aria-labelledby="dispatch-result">
           <h3 id="dispatch-result">Result</h3>

@@ -10,9 +10,11 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
+import { Capabilities, capabilityLabel } from "../../components/Capabilities.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Json } from "../../components/Json.tsx"
-import { Capabilities, capabilityLabel } from "../nodes/Capabilities.tsx"
+import { ReasonField } from "../../components/ReasonField.tsx"
 import type { CapabilityDescriptor, Pairing, TrustLevel } from "./types.ts"
 
 /** Metadata keys shown as facts; the whole metadata is shown when it has others. */
@@ -48,22 +50,19 @@ export const Review = ({ pairing, onClose, onDecided }: {
   const [extra, setExtra] = useState("")
   const [reason, setReason] = useState("")
   const [confirmRevoke, setConfirmRevoke] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const progress = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     heading.current?.focus()
     setSelected(advertised.map(() => true))
     setConfirmRevoke(false)
-    setError(undefined)
+    progress.reset()
   }, [pairing.pairing_id, pairing.status])
 
   const act = async (action: "approve" | "deny" | "revoke") => {
-    setBusy(true)
-    setError(undefined)
     const params = { id: pairing.pairing_id }
     const why = reason.trim() === "" ? {} : { reason: reason.trim() }
-    try {
+    await progress.run(async () => {
       const answer = await call((c) =>
         action === "approve"
           ? c.pairing.approve({ params, payload: { trust_level: trust, capability_allowlist: allowlistOf(advertised, selected, pin, extra), ...why } })
@@ -73,12 +72,8 @@ export const Review = ({ pairing, onClose, onDecided }: {
       )
       setReason("")
       onDecided(answer.pairing)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-      setConfirmRevoke(false)
-    }
+    })
+    setConfirmRevoke(false)
   }
 
   const { node } = pairing
@@ -145,32 +140,29 @@ export const Review = ({ pairing, onClose, onDecided }: {
           </>
         ) : null}
         {pairing.status !== "revoked" ? (
-          <label>
-            Reason (optional){" "}
-            <input value={reason} maxLength={2000} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} />
-          </label>
+          <ReasonField value={reason} maxLength={2000} onInput={setReason} />
         ) : null}
         <div class="actions">
           {pairing.status === "pending" ? (
             <>
-              <button type="button" class="primary" disabled={busy} onClick={() => act("approve")}>Approve</button>
-              <button type="button" class="danger" disabled={busy} onClick={() => act("deny")}>Deny</button>
+              <button type="button" class="primary" disabled={progress.busy} onClick={() => act("approve")}>Approve</button>
+              <button type="button" class="danger" disabled={progress.busy} onClick={() => act("deny")}>Deny</button>
             </>
           ) : null}
           {pairing.status !== "revoked" && !confirmRevoke ? (
-            <button type="button" class="danger" disabled={busy} onClick={() => setConfirmRevoke(true)}>Revoke…</button>
+            <button type="button" class="danger" disabled={progress.busy} onClick={() => setConfirmRevoke(true)}>Revoke…</button>
           ) : null}
           {confirmRevoke ? (
             <>
               <span>The node's token stops working and its connections close.</span>
-              <button type="button" class="danger" disabled={busy} onClick={() => act("revoke")}>Confirm revoke</button>
+              <button type="button" class="danger" disabled={progress.busy} onClick={() => act("revoke")}>Confirm revoke</button>
               <button type="button" onClick={() => setConfirmRevoke(false)}>Keep</button>
             </>
           ) : null}
           <button type="button" onClick={onClose}>Close</button>
         </div>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={progress.error} />
     </section>
   )
 }

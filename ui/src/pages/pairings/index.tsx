@@ -9,9 +9,10 @@
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useResource } from "../../app/useResource.ts"
+import { Capabilities } from "../../components/Capabilities.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { usePager } from "../../components/Pager.tsx"
-import { Capabilities } from "../nodes/Capabilities.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { Review } from "./Review.tsx"
 import type { Pairing, PairingStatus } from "./types.ts"
 
@@ -45,12 +46,7 @@ export default function PairingsPage() {
     <section aria-labelledby="pairings-title">
       <h1 id="pairings-title">Pairings</h1>
       <div class="toolbar">
-        <label>
-          Status{" "}
-          <select value={filter} onChange={(e) => setFilter((e.currentTarget as HTMLSelectElement).value as Filter)}>
-            {FILTERS.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
+        <SelectField label="Status" value={filter} options={FILTERS} onChange={setFilter} />
         <span aria-live="polite" class="count">{list.data ? `${pairings.length} ${filter === "all" ? "pairings" : filter}` : ""}</span>
       </div>
       {decided ? <p role="status" class="ok">Pairing {decided.pairing_id} ({label(decided)}) {decided.status}.</p> : null}

@@ -4,7 +4,7 @@
  * required` adds), what it does, and the policy's decision with the rules that
  * made it. Nothing was executed or written.
  */
-import { describeAction } from "../runs/describe.ts"
+import { describeAction } from "../../components/describeAction.ts"
 import type { PlaybookDryRun } from "./types.ts"
 
 /** The verdicts table, and a warning when a step would be denied. */

@@ -9,8 +9,10 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useCan } from "../../app/session.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { DryRunTable } from "./DryRunTable.tsx"
 import { type Lane, LANES, type PlaybookDryRun, type PlaybookExecuteRequest, type PlaybookSummary } from "./types.ts"
 
@@ -27,41 +29,28 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
   const [dryRun, setDryRun] = useState<{ result: PlaybookDryRun; loadedAt: string } | undefined>(undefined)
   const [key, setKey] = useState("")
   const [lane, setLane] = useState<Lane>("main")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
+  const action = useAction()
   const [started, setStarted] = useState<Started | undefined>(undefined)
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     heading.current?.focus()
     setDryRun(undefined)
     setStarted(undefined)
-    setError(undefined)
+    action.reset()
   }, [summary.id])
 
   const current = dryRun !== undefined && dryRun.loadedAt === summary.loaded_at
-  const act = async (what: () => Promise<void>) => {
-    setBusy(true)
-    setError(undefined)
-    try {
-      await what()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
   const runDry = () =>
-    act(async () => {
+    action.run(async () => {
       setStarted(undefined)
       const result = await call((c) => c.playbooks.run({ params: { id: summary.id } }))
       setDryRun({ result, loadedAt: summary.loaded_at })
     })
-  const start = () =>
-    act(async () => {
-      const payload: PlaybookExecuteRequest = { ...(key.trim() === "" ? {} : { key: key.trim() }), lane }
-      const answer = await call((c) => c.playbooks.execute({ params: { id: summary.id }, payload }))
-      setStarted({ runId: answer.run_id, key: answer.key, lane: answer.lane })
-    })
+  const start = action.submit(async () => {
+    const payload: PlaybookExecuteRequest = { ...(key.trim() === "" ? {} : { key: key.trim() }), lane }
+    const answer = await call((c) => c.playbooks.execute({ params: { id: summary.id }, payload }))
+    setStarted({ runId: answer.run_id, key: answer.key, lane: answer.lane })
+  })
 
   const manifest = detail.data?.manifest
   return (
@@ -95,7 +84,7 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
         <>
           <h3>Dry run</h3>
           <div class="actions">
-            <button type="button" disabled={busy} onClick={runDry}>{current ? "Dry run again" : "Dry run"}</button>
+            <button type="button" disabled={action.busy} onClick={runDry}>{current ? "Dry run again" : "Dry run"}</button>
             <button type="button" onClick={onClose}>Close</button>
           </div>
           {current ? <DryRunTable dryRun={dryRun.result} /> : (
@@ -104,23 +93,15 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
             </p>
           )}
           {current ? (
-            <form class="playbook-start" onSubmit={(e) => {
-              e.preventDefault()
-              void start()
-            }}>
+            <form class="playbook-start" onSubmit={start}>
               <h3>Start a run</h3>
               <label>
                 Key (optional){" "}
                 <input value={key} placeholder={`cron:playbook-${summary.id}`} size={32} onInput={(e) => setKey((e.currentTarget as HTMLInputElement).value)} />
               </label>
-              <label>
-                Lane{" "}
-                <select value={lane} onChange={(e) => setLane((e.currentTarget as HTMLSelectElement).value as Lane)}>
-                  {LANES.map((l) => <option key={l} value={l}>{l}</option>)}
-                </select>
-              </label>
+              <SelectField label="Lane" value={lane} options={LANES} onChange={setLane} />
               <div class="actions">
-                <button type="submit" class="primary" disabled={busy}>Start run</button>
+                <button type="submit" class="primary" disabled={action.busy}>Start run</button>
               </div>
             </form>
           ) : null}
@@ -136,7 +117,7 @@ export const PlaybookPanel = ({ summary, onClose }: { summary: PlaybookSummary; 
           Run started in <code>{started.key}</code> / {started.lane}: <a href={`/ui/runs/${encodeURIComponent(started.runId)}`}>open run {started.runId}</a>
         </p>
       ) : null}
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </section>
   )
 }

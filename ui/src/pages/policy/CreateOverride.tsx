@@ -7,6 +7,7 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import type { PolicyOverrideCreateRequest } from "./types.ts"
 
@@ -15,34 +16,24 @@ const EMPTY = { agent_id: "default", tool_id: "", pattern: "", workspace_id: "",
 /** The create form; `onCreated` gets a one-line confirmation. */
 export const CreateOverride = ({ onCreated }: { onCreated: (message: string) => void }) => {
   const [form, setForm] = useState(EMPTY)
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
   const field = (name: keyof typeof EMPTY) => ({
     value: form[name],
     onInput: (e: Event) => setForm({ ...form, [name]: (e.currentTarget as HTMLInputElement).value })
   })
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const payload: PolicyOverrideCreateRequest = {
-        agent_id: form.agent_id,
-        tool_id: form.tool_id,
-        pattern: form.pattern,
-        ...(form.workspace_id.trim() === "" ? {} : { workspace_id: form.workspace_id }),
-        ...(form.expires_at === "" ? {} : { expires_at: new Date(form.expires_at).toISOString() })
-      }
-      const answer = await call((c) => c.policyBundle.createOverride({ payload }))
-      setForm({ ...EMPTY, agent_id: form.agent_id })
-      onCreated(`Override ${answer.override.tool_id} ${answer.override.pattern} created for agent ${answer.override.agent_id}.`)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
+  const submit = action.submit(async () => {
+    const payload: PolicyOverrideCreateRequest = {
+      agent_id: form.agent_id,
+      tool_id: form.tool_id,
+      pattern: form.pattern,
+      ...(form.workspace_id.trim() === "" ? {} : { workspace_id: form.workspace_id }),
+      ...(form.expires_at === "" ? {} : { expires_at: new Date(form.expires_at).toISOString() })
     }
-  }
+    const answer = await call((c) => c.policyBundle.createOverride({ payload }))
+    setForm({ ...EMPTY, agent_id: form.agent_id })
+    onCreated(`Override ${answer.override.tool_id} ${answer.override.pattern} created for agent ${answer.override.agent_id}.`)
+  })
 
   return (
     <section class="panel" aria-labelledby="create-override-title">
@@ -54,9 +45,9 @@ export const CreateOverride = ({ onCreated }: { onCreated: (message: string) => 
         <label>Workspace (optional) <input {...field("workspace_id")} /></label>
         <label>Expires at (optional) <input type="datetime-local" {...field("expires_at")} /></label>
         <p id="pattern-help" class="hint">A glob on the tool call's match target: <code>*</code> any run of characters, <code>?</code> one. It never relaxes a deny of another rule.</p>
-        <div class="actions"><button type="submit" class="primary" disabled={busy}>Create override</button></div>
+        <div class="actions"><button type="submit" class="primary" disabled={action.busy}>Create override</button></div>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </section>
   )
 }

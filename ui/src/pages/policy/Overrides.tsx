@@ -10,6 +10,7 @@ import { call } from "../../app/api.ts"
 import { useCan } from "../../app/session.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { CreateOverride } from "./CreateOverride.tsx"
 import { RevokeOverride } from "./RevokeOverride.tsx"
 import type { PolicyOverride, PolicyOverrideStatus } from "./types.ts"
@@ -77,12 +78,7 @@ export const Overrides = () => {
     <section aria-labelledby="overrides-title">
       <h2 id="overrides-title">Overrides</h2>
       <div class="toolbar">
-        <label>
-          Status{" "}
-          <select value={filters.status} onChange={(e) => filter({ status: (e.currentTarget as HTMLSelectElement).value as Filters["status"] })}>
-            {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
+        <SelectField label="Status" value={filters.status} options={STATUSES} onChange={(status) => filter({ status })} />
         <label>Agent filter <input value={filters.agent} placeholder="any" onChange={(e) => filter({ agent: (e.currentTarget as HTMLInputElement).value })} /></label>
         <label>Tool filter <input value={filters.tool} placeholder="any" onChange={(e) => filter({ tool: (e.currentTarget as HTMLInputElement).value })} /></label>
         <span aria-live="polite" class="count">{list.data ? `${overrides.length}${list.data.more ? "+" : ""} ${filters.status === "all" ? "" : filters.status} override(s)` : ""}</span>

@@ -7,7 +7,9 @@
  */
 import { useMemo, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { ReasonField } from "../../components/ReasonField.tsx"
 import type { RoutingConfigRecord } from "./types.ts"
 import { checkRoutingConfig } from "./validate.ts"
 
@@ -20,31 +22,19 @@ export const Editor = ({ current, onSaved }: { current: RoutingConfigRecord; onS
   /** The edited text and the revision it started from; undefined while the editor follows the revision in force. */
   const [draft, setDraft] = useState<{ text: string; from: number } | undefined>(undefined)
   const [reason, setReason] = useState("")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [done, setDone] = useState<string | undefined>(undefined)
+  const action = useAction()
   const text = draft?.text ?? stored
   const checked = useMemo(() => checkRoutingConfig(text, reason), [text, reason])
   const changed = draft !== undefined && (draft.text !== stored || draft.from !== current.revision)
 
-  const save = async (event: Event) => {
-    event.preventDefault()
+  const save = action.submit(async () => {
     if (!checked.ok) return
-    setBusy(true)
-    setError(undefined)
-    setDone(undefined)
-    try {
-      const saved = await call((c) => c.routing.update({ payload: checked.body }))
-      setDraft(undefined)
-      setReason("")
-      setDone(`Saved as revision ${saved.revision}.`)
-      onSaved()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+    const saved = await call((c) => c.routing.update({ payload: checked.body }))
+    setDraft(undefined)
+    setReason("")
+    onSaved()
+    return `Saved as revision ${saved.revision}.`
+  })
 
   return (
     <form class="panel" onSubmit={save} aria-labelledby="routing-edit-title">
@@ -71,16 +61,13 @@ export const Editor = ({ current, onSaved }: { current: RoutingConfigRecord; onS
           Revision {current.revision} was stored while you edited (you started from revision {draft.from}); saving replaces it.
         </p>
       ) : null}
-      <label>
-        Reason (optional){" "}
-        <input value={reason} maxLength={1024} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} />
-      </label>
+      <ReasonField value={reason} maxLength={1024} onInput={setReason} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy || !checked.ok || !changed}>{busy ? "Saving…" : "Save"}</button>
-        <button type="button" disabled={busy || draft === undefined} onClick={() => setDraft(undefined)}>Discard changes</button>
+        <button type="submit" class="primary" disabled={action.busy || !checked.ok || !changed}>{action.busy ? "Saving…" : "Save"}</button>
+        <button type="button" disabled={action.busy || draft === undefined} onClick={() => setDraft(undefined)}>Discard changes</button>
       </div>
-      {done ? <p role="status" class="ok">{done}</p> : null}
-      <ErrorNote error={error} />
+      {action.done ? <p role="status" class="ok">{action.done}</p> : null}
+      <ErrorNote error={action.error} />
     </form>
   )
 }

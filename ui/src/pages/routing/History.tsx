@@ -7,8 +7,8 @@
  * not shown; "Revert" stores it again as a new revision
  * (`POST /routing/config/revert`).
  */
-import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import type { AuditReceiptBundle, RoutingActor } from "./types.ts"
 
@@ -45,25 +45,15 @@ const actor = (by: RoutingActor | null): string =>
 export const History = (
   { bundle, inForce, onReverted }: { bundle: AuditReceiptBundle | undefined; inForce: number; onReverted: () => void }
 ) => {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [done, setDone] = useState<string | undefined>(undefined)
+  const action = useAction()
   const revisions = bundle === undefined ? [] : revisionsOf(bundle)
 
-  const revert = async (revision: number) => {
-    setBusy(true)
-    setError(undefined)
-    setDone(undefined)
-    try {
+  const revert = (revision: number) =>
+    action.run(async () => {
       const stored = await call((c) => c.routing.revert({ payload: { revision } }))
-      setDone(`Revision ${revision} restored as revision ${stored.revision}.`)
       onReverted()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+      return `Revision ${revision} restored as revision ${stored.revision}.`
+    })
 
   return (
     <section class="panel" aria-labelledby="routing-history-title">
@@ -90,7 +80,7 @@ export const History = (
                 <td><code title={r.sha256}>{r.sha256.slice(0, 12)}</code></td>
                 <td>
                   {r.revision === inForce ? <span>in force</span> : (
-                    <button type="button" disabled={busy} onClick={() => revert(r.revision)}>Revert to revision {r.revision}</button>
+                    <button type="button" disabled={action.busy} onClick={() => revert(r.revision)}>Revert to revision {r.revision}</button>
                   )}
                 </td>
               </tr>
@@ -98,8 +88,8 @@ export const History = (
           </tbody>
         </table>
       ) : null}
-      {done ? <p role="status" class="ok">{done}</p> : null}
-      <ErrorNote error={error} />
+      {action.done ? <p role="status" class="ok">{action.done}</p> : null}
+      <ErrorNote error={action.error} />
     </section>
   )
 }

@@ -17,7 +17,9 @@
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useCan } from "../../app/session.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { ReasonField } from "../../components/ReasonField.tsx"
 import { forgetResumeToken, resumeTokenOf, useLiveCapture } from "./liveCapture.ts"
 import { CANCELLABLE, type WorkflowRunDetail } from "./types.ts"
 
@@ -32,28 +34,19 @@ export const RunActions = ({ detail, onDone }: { detail: WorkflowRunDetail; onDo
   const mayApprove = useCan("operator.approvals")
   const [reason, setReason] = useState("")
   const [confirming, setConfirming] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [done, setDone] = useState<string | undefined>(undefined)
+  const action = useAction()
   const { run } = detail
   const token = mayWrite ? resumeTokenOf(run.run_id) : undefined
   const approvalId = pendingApproval(detail)
   const mayResume = run.status === "paused" && (token !== undefined || (mayApprove && approvalId !== undefined))
   const mayCancel = mayWrite && CANCELLABLE.includes(run.status)
 
-  const act = async (what: () => Promise<string>) => {
-    setBusy(true)
-    setError(undefined)
-    setDone(undefined)
-    try {
-      setDone(await what())
+  const act = (what: () => Promise<string>) =>
+    action.run(async () => {
+      const message = await what()
       onDone()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+      return message
+    })
 
   const resume = () =>
     act(async () => {
@@ -78,13 +71,13 @@ export const RunActions = ({ detail, onDone }: { detail: WorkflowRunDetail; onDo
       return answer.cancelled ? `Run ${run.run_id} cancelled.` : `Run ${run.run_id} had already ended; nothing to cancel.`
     })
 
-  if (!mayResume && !mayCancel && done === undefined && error === undefined) return null
+  if (!mayResume && !mayCancel && action.done === undefined && action.error === undefined) return null
   return (
     <section class="panel" aria-labelledby="run-actions">
       <h2 id="run-actions">Actions</h2>
       {mayResume ? (
         <div class="actions">
-          <button type="button" class="primary" disabled={busy} onClick={resume}>Resume run</button>
+          <button type="button" class="primary" disabled={action.busy} onClick={resume}>Resume run</button>
           <span class="hint">
             {token !== undefined
               ? "Uses the resume token of this pause (approves its approval)."
@@ -94,25 +87,22 @@ export const RunActions = ({ detail, onDone }: { detail: WorkflowRunDetail; onDo
       ) : null}
       {mayCancel ? (
         <form class="run-cancel" onSubmit={(e) => e.preventDefault()}>
-          <label>
-            Cancel reason (optional){" "}
-            <input value={reason} maxLength={1024} onInput={(e) => setReason((e.currentTarget as HTMLInputElement).value)} />
-          </label>
+          <ReasonField label="Cancel reason (optional)" value={reason} maxLength={1024} onInput={setReason} />
           <div class="actions">
             {confirming ? (
               <>
                 <span role="alert">Cancel run {run.run_id}? Open steps and its pending approvals are cancelled.</span>
-                <button type="button" class="danger" disabled={busy} onClick={cancel}>Yes, cancel the run</button>
+                <button type="button" class="danger" disabled={action.busy} onClick={cancel}>Yes, cancel the run</button>
                 <button type="button" onClick={() => setConfirming(false)}>Keep it</button>
               </>
             ) : (
-              <button type="button" class="danger" disabled={busy} onClick={() => setConfirming(true)}>Cancel run</button>
+              <button type="button" class="danger" disabled={action.busy} onClick={() => setConfirming(true)}>Cancel run</button>
             )}
           </div>
         </form>
       ) : null}
-      {done ? <p role="status" class="ok">{done}</p> : null}
-      <ErrorNote error={error} />
+      {action.done ? <p role="status" class="ok">{action.done}</p> : null}
+      <ErrorNote error={action.error} />
     </section>
   )
 }

@@ -9,6 +9,7 @@ import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { RUN_EVENTS, RUN_STATUSES, type RunStatus } from "./types.ts"
 
 const STEP = 50
@@ -42,19 +43,16 @@ export const RunList = () => {
     <section aria-labelledby="runs-title">
       <h1 id="runs-title">Runs</h1>
       <form class="toolbar" onSubmit={filterKey}>
-        <label>
-          Status{" "}
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus((e.currentTarget as HTMLSelectElement).value as RunStatus | "")
-              setLimit(STEP)
-            }}
-          >
-            <option value="">all</option>
-            {RUN_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
+        <SelectField
+          label="Status"
+          value={status}
+          options={["", ...RUN_STATUSES]}
+          text={(s) => s || "all"}
+          onChange={(s) => {
+            setStatus(s)
+            setLimit(STEP)
+          }}
+        />
         <label>
           Key <input name="run-key" defaultValue={key} placeholder="e.g. cron:playbook-hello" size={28} />
         </label>

@@ -5,8 +5,9 @@
  * report, artifacts and the evidence its node reported live
  * (`attempt.evidence`, liveCapture.ts; the record does not keep that).
  */
+import { describeAction } from "../../components/describeAction.ts"
 import { Json } from "../../components/Json.tsx"
-import { decisionOf, describeAction, durationOf } from "./describe.ts"
+import { decisionOf, durationOf } from "./describe.ts"
 import { evidenceOf } from "./liveCapture.ts"
 import type { ExecutionAttempt, ExecutionStepDetail } from "./types.ts"
 

@@ -1,15 +1,8 @@
-/** Short, human descriptions of a run's parts for tables (the full values are shown as JSON beside them). */
-import type { ExecutionAttempt, ExecutionStepDetail } from "./types.ts"
-
-/** What a step does in one line: its type and its main argument (URL, command, prompt, capability…). */
-export const describeAction = (action: ExecutionStepDetail["action"]): string => {
-  const args = (action as { args?: Record<string, unknown> }).args ?? {}
-  const main = ["url", "command", "prompt", "capability", "model", "query"]
-    .map((key) => args[key])
-    .find((value): value is string => typeof value === "string")
-  const method = typeof args.method === "string" ? `${args.method} ` : ""
-  return main === undefined ? action.type : `${action.type}: ${method}${main}`
-}
+/**
+ * Short, human descriptions of a run's attempts for tables (the full values
+ * are shown as JSON beside them; a step's action: components/describeAction.ts).
+ */
+import type { ExecutionAttempt } from "./types.ts"
 
 /** An attempt's duration in ms (cost's `duration_ms`, else finished − started), or undefined while it runs. */
 export const durationOf = (attempt: ExecutionAttempt): number | undefined =>

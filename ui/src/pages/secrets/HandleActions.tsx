@@ -7,11 +7,11 @@
  * disabled, which the panel says before it is confirmed.
  */
 import { Redacted } from "effect"
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useRef } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import type { AuthProfile } from "../auth-profiles/types.ts"
-import type { SecretHandle } from "./types.ts"
+import type { AuthProfile, SecretHandle } from "./types.ts"
 
 /** What the panel does. */
 export type HandleAction = "rotate" | "revoke"
@@ -24,35 +24,25 @@ export const HandleActions = ({ handle, action, users, onClose, onDone }: {
   onClose: () => void
   onDone: (message: string) => void
 }) => {
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const progress = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     heading.current?.focus()
-    setError(undefined)
+    progress.reset()
   }, [handle.handle_id, action])
 
-  const run = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      if (action === "rotate") {
-        const field = (event.currentTarget as HTMLFormElement).elements.namedItem("rotate-value") as HTMLInputElement
-        const value = Redacted.make(field.value)
-        field.value = ""
-        const answer = await call((c) => c.secrets.rotate({ params: { id: handle.handle_id }, payload: { value } }))
-        onDone(`Secret ${handle.scope} rotated: new handle ${answer.handle.handle_id} replaces ${handle.handle_id}.`)
-      } else {
-        await call((c) => c.secrets.revoke({ params: { id: handle.handle_id } }))
-        onDone(`Secret ${handle.scope} revoked (handle ${handle.handle_id}).`)
-      }
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
+  const run = progress.submit(async (form) => {
+    if (action === "rotate") {
+      const field = form.elements.namedItem("rotate-value") as HTMLInputElement
+      const value = Redacted.make(field.value)
+      field.value = ""
+      const answer = await call((c) => c.secrets.rotate({ params: { id: handle.handle_id }, payload: { value } }))
+      onDone(`Secret ${handle.scope} rotated: new handle ${answer.handle.handle_id} replaces ${handle.handle_id}.`)
+    } else {
+      await call((c) => c.secrets.revoke({ params: { id: handle.handle_id } }))
+      onDone(`Secret ${handle.scope} revoked (handle ${handle.handle_id}).`)
     }
-  }
+  })
 
   const names = (users ?? []).map((p) => `${p.provider} (${p.auth_profile_id})`)
   return (
@@ -78,11 +68,11 @@ export const HandleActions = ({ handle, action, users, onClose, onDone }: {
           </p>
         )}
         <div class="actions">
-          <button type="submit" class={action === "rotate" ? "primary" : "danger"} disabled={busy}>{action === "rotate" ? "Rotate secret" : "Revoke secret"}</button>
+          <button type="submit" class={action === "rotate" ? "primary" : "danger"} disabled={progress.busy}>{action === "rotate" ? "Rotate secret" : "Revoke secret"}</button>
           <button type="button" onClick={onClose}>Cancel</button>
         </div>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={progress.error} />
     </section>
   )
 }

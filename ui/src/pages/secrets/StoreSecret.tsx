@@ -10,32 +10,23 @@
 import { Redacted } from "effect"
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import type { SecretHandle } from "./types.ts"
 
 /** The store form of `agent`'s secrets; `onStored` gets the new handle. */
 export const StoreSecret = ({ agent, onStored }: { agent: string; onStored: (handle: SecretHandle) => void }) => {
   const [scope, setScope] = useState("")
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const field = (event.currentTarget as HTMLFormElement).elements.namedItem("secret-value") as HTMLInputElement
+  const submit = action.submit(async (form) => {
+    const field = form.elements.namedItem("secret-value") as HTMLInputElement
     const value = field.value === "" ? undefined : Redacted.make(field.value)
     field.value = ""
-    setBusy(true)
-    setError(undefined)
-    try {
-      const answer = await call((c) => c.secrets.store({ query: { agent_id: agent }, payload: { scope: scope.trim(), ...(value === undefined ? {} : { value }) } }))
-      setScope("")
-      onStored(answer.handle)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+    const answer = await call((c) => c.secrets.store({ query: { agent_id: agent }, payload: { scope: scope.trim(), ...(value === undefined ? {} : { value }) } }))
+    setScope("")
+    onStored(answer.handle)
+  })
 
   return (
     <section class="panel" aria-labelledby="store-secret-title">
@@ -53,9 +44,9 @@ export const StoreSecret = ({ agent, onStored }: { agent: string; onStored: (han
           Write-only: sent once over this session, stored encrypted; no page or route shows it again. With the <code>env</code>{" "}
           provider leave it empty: the scope names the environment variable.
         </p>
-        <div class="actions"><button type="submit" class="primary" disabled={busy}>Store secret</button></div>
+        <div class="actions"><button type="submit" class="primary" disabled={action.busy}>Store secret</button></div>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </section>
   )
 }

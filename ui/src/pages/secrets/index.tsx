@@ -8,10 +8,10 @@
 import { useState } from "preact/hooks"
 import { useCan } from "../../app/session.ts"
 import { useResource } from "../../app/useResource.ts"
+import { AgentField, DEFAULT_AGENT_ID } from "../../components/AgentField.tsx"
+import { loadHandles, loadProfiles, usersOf } from "../../components/agentSecrets.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import { AgentField, DEFAULT_AGENT_ID } from "./AgentField.tsx"
 import { type HandleAction, HandleActions } from "./HandleActions.tsx"
-import { loadHandles, loadProfiles, usersOf } from "./handles.ts"
 import { StoreSecret } from "./StoreSecret.tsx"
 
 /** The secrets page. */

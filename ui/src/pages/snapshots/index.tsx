@@ -9,33 +9,24 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
+import { downloadJson, fileStamp } from "../../components/download.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
-import { downloadJson, fileStamp } from "./download.ts"
 import type { SnapshotBundle } from "./types.ts"
 
 /** The snapshots page. */
 export default function SnapshotsPage() {
   const [tables, setTables] = useState("")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
+  const action = useAction()
   const [last, setLast] = useState<{ bundle: SnapshotBundle; filename: string } | undefined>(undefined)
 
-  const exportSnapshot = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const named = tables.split(",").map((t) => t.trim()).filter((t) => t !== "").join(",")
-      const bundle = await call((c) => c.snapshots.export({ query: named === "" ? {} : { tables: named } }))
-      const filename = `svc-snapshot-${fileStamp(bundle.exported_at)}.json`
-      downloadJson(bundle, filename)
-      setLast({ bundle, filename })
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const exportSnapshot = action.submit(async () => {
+    const named = tables.split(",").map((t) => t.trim()).filter((t) => t !== "").join(",")
+    const bundle = await call((c) => c.snapshots.export({ query: named === "" ? {} : { tables: named } }))
+    const filename = `svc-snapshot-${fileStamp(bundle.exported_at)}.json`
+    downloadJson(bundle, filename)
+    setLast({ bundle, filename })
+  })
 
   const exported = last ? Object.entries(last.bundle.tables) : []
   return (
@@ -52,9 +43,9 @@ export default function SnapshotsPage() {
           <input value={tables} autoComplete="off" spellcheck={false} placeholder="all tables" onInput={(e) => setTables((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>{busy ? "Exporting…" : "Export and download"}</button>
+          <button type="submit" class="primary" disabled={action.busy}>{action.busy ? "Exporting…" : "Export and download"}</button>
         </div>
-        <ErrorNote error={error} />
+        <ErrorNote error={action.error} />
       </form>
       {last ? (
         <section class="panel" aria-labelledby="snapshot-last-title">

@@ -8,7 +8,9 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useLiveState } from "../../app/useResource.ts"
+import { SelectField } from "../../components/SelectField.tsx"
 import { DEFAULT_DEVICE_TOKEN_TTL_SECONDS, KNOWN_SCOPES } from "../../../../services/auth/schema.ts"
 import { DEVICE_ROLES } from "../../../../services/shared/principal.ts"
 import { AdminOnlyError } from "./AdminOnlyError.tsx"
@@ -26,8 +28,7 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
   const [amount, setAmount] = useState(String(DEFAULT_DEVICE_TOKEN_TTL_SECONDS / 60))
   const [unit, setUnit] = useState<Unit>("minutes")
   const [persistent, setPersistent] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [busy, setBusy] = useState(false)
+  const action = useAction()
 
   const toggle = (scope: Scope, on: boolean) => {
     const next = new Set(scopes)
@@ -35,28 +36,19 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
     else next.delete(scope)
     setScopes(next)
   }
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const answer = await call((c) =>
-        c.auth.issueDeviceToken({
-          payload: {
-            device_id: deviceId.trim(),
-            role,
-            scopes: KNOWN_SCOPES.filter((s) => scopes.has(s)),
-            ...(persistent ? { persistent: true } : { ttl_seconds: Math.round(Number(amount) * UNITS[unit]) })
-          }
-        })
-      )
-      onIssued(answer)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const submit = action.submit(async () => {
+    const answer = await call((c) =>
+      c.auth.issueDeviceToken({
+        payload: {
+          device_id: deviceId.trim(),
+          role,
+          scopes: KNOWN_SCOPES.filter((s) => scopes.has(s)),
+          ...(persistent ? { persistent: true } : { ttl_seconds: Math.round(Number(amount) * UNITS[unit]) })
+        }
+      })
+    )
+    onIssued(answer)
+  })
 
   return (
     <section class="panel" aria-labelledby="issue-title">
@@ -72,12 +64,7 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
             <button type="button" onClick={() => setDeviceId(live.deviceId ?? "")}>Use this browser's device id</button>
           </p>
         ) : null}
-        <label>
-          Role{" "}
-          <select value={role} onChange={(e) => setRole((e.currentTarget as HTMLSelectElement).value as DeviceRole)}>
-            {DEVICE_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
-          </select>
-        </label>
+        <SelectField label="Role" value={role} options={DEVICE_ROLES} onChange={setRole} />
         <fieldset>
           <legend>Scopes</legend>
           {KNOWN_SCOPES.map((scope) => (
@@ -95,17 +82,12 @@ export const IssueToken = ({ onIssued }: { onIssued: (issued: DeviceTokenIssueRe
             Expires after{" "}
             <input type="number" min={1} step="any" value={amount} disabled={persistent} required={!persistent} size={6} onInput={(e) => setAmount((e.currentTarget as HTMLInputElement).value)} />
           </label>
-          <label class="inline">
-            Unit{" "}
-            <select value={unit} disabled={persistent} onChange={(e) => setUnit((e.currentTarget as HTMLSelectElement).value as Unit)}>
-              {Object.keys(UNITS).map((u) => <option key={u} value={u}>{u}</option>)}
-            </select>
-          </label>
+          <SelectField inline label="Unit" value={unit} disabled={persistent} options={Object.keys(UNITS) as Array<Unit>} onChange={setUnit} />
           <p class="hint">At most 30 days.</p>
         </fieldset>
-        <div class="actions"><button type="submit" class="primary" disabled={busy}>Issue token</button></div>
+        <div class="actions"><button type="submit" class="primary" disabled={action.busy}>Issue token</button></div>
       </form>
-      <AdminOnlyError error={error} />
+      <AdminOnlyError error={action.error} />
     </section>
   )
 }

@@ -8,7 +8,9 @@
  */
 import { useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
+import { useAction } from "../../app/useAction.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
+import { SelectField } from "../../components/SelectField.tsx"
 import { MIN_INTERVAL_MS, TRIGGER_TYPES, type TriggerType } from "./types.ts"
 
 const HINT: Record<TriggerType, string> = {
@@ -20,13 +22,9 @@ const HINT: Record<TriggerType, string> = {
 /** The form; `onCreated` reloads the list. */
 export const CreateForm = ({ onCreated }: { onCreated: (id: number) => void }) => {
   const [type, setType] = useState<TriggerType>("periodic")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [done, setDone] = useState<string | undefined>(undefined)
+  const action = useAction()
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    const form = event.currentTarget as HTMLFormElement
+  const submit = action.submit(async (form) => {
     const value = (name: string) => ((form.elements.namedItem(name) as HTMLInputElement | null)?.value ?? "").trim()
     const playbook = value("playbook_id")
     const trigger_config: Record<string, unknown> = {
@@ -34,32 +32,18 @@ export const CreateForm = ({ onCreated }: { onCreated: (id: number) => void }) =
       ...(type === "periodic" ? { interval_ms: Number(value("interval_ms")) } : {}),
       ...(type === "webhook" ? { secret_handle: value("secret_handle") } : {})
     }
-    setBusy(true)
-    setError(undefined)
-    setDone(undefined)
-    try {
-      const created = await call((c) => c.watchers.create({ payload: { plan_id: value("plan_id"), trigger_type: type, trigger_config } }))
-      setDone(`Watcher ${created.id} created for ${created.plan_id}.`)
-      form.reset()
-      setType("periodic")
-      onCreated(created.id)
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+    const created = await call((c) => c.watchers.create({ payload: { plan_id: value("plan_id"), trigger_type: type, trigger_config } }))
+    form.reset()
+    setType("periodic")
+    onCreated(created.id)
+    return `Watcher ${created.id} created for ${created.plan_id}.`
+  })
 
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="watcher-new-title">
       <h2 id="watcher-new-title">New watcher</h2>
       <label>Plan id <input name="plan_id" required maxLength={128} autoComplete="off" /></label>
-      <label>
-        Trigger{" "}
-        <select name="trigger_type" value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as TriggerType)}>
-          {TRIGGER_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
-        </select>
-      </label>
+      <SelectField label="Trigger" name="trigger_type" value={type} options={TRIGGER_TYPES} onChange={setType} />
       <p class="hint">{HINT[type]}</p>
       {type === "periodic" ? (
         <label>Interval (ms) <input name="interval_ms" type="number" min={MIN_INTERVAL_MS} step={1} required defaultValue="60000" /></label>
@@ -69,10 +53,10 @@ export const CreateForm = ({ onCreated }: { onCreated: (id: number) => void }) =
       ) : null}
       <label>Playbook id (optional) <input name="playbook_id" autoComplete="off" /></label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>{busy ? "Creating…" : "Create watcher"}</button>
+        <button type="submit" class="primary" disabled={action.busy}>{action.busy ? "Creating…" : "Create watcher"}</button>
       </div>
-      {done ? <p role="status" class="ok">{done}</p> : null}
-      <ErrorNote error={error} />
+      {action.done ? <p role="status" class="ok">{action.done}</p> : null}
+      <ErrorNote error={action.error} />
     </form>
   )
 }

@@ -10,10 +10,10 @@
  * admin page), though the routes need only operator.read (list, firings) and
  * operator.write (create, pause: those buttons are hidden without it).
  */
-import { useState } from "preact/hooks"
 import { useLocation } from "preact-iso"
 import { call } from "../../app/api.ts"
 import { useCan } from "../../app/session.ts"
+import { useAction } from "../../app/useAction.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { CreateForm } from "./CreateForm.tsx"
@@ -43,24 +43,14 @@ export default function WatchersPage() {
   const { path } = useLocation()
   const selected = selectedId(path)
   const list = useResource(() => call((c) => c.watchers.list({ query: { state: "all" } })), {}, [])
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>(undefined)
-  const [done, setDone] = useState<string | undefined>(undefined)
+  const action = useAction()
 
-  const setActive = async (watcher: Watcher, active: boolean) => {
-    setBusy(true)
-    setError(undefined)
-    setDone(undefined)
-    try {
+  const setActive = (watcher: Watcher, active: boolean) =>
+    action.run(async () => {
       await call((c) => c.watchers.update({ params: { id: String(watcher.id) }, payload: { active } }))
-      setDone(`Watcher ${watcher.id} ${active ? "resumed" : "paused"}.`)
       list.reload()
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
-  }
+      return `Watcher ${watcher.id} ${active ? "resumed" : "paused"}.`
+    })
 
   const watchers = list.data?.watchers ?? []
   return (
@@ -70,8 +60,8 @@ export default function WatchersPage() {
       {selected !== undefined ? <Firings id={selected} /> : null}
       <h2>All watchers</h2>
       <ErrorNote error={list.error} />
-      <ErrorNote error={error} />
-      {done ? <p role="status" class="ok">{done}</p> : null}
+      <ErrorNote error={action.error} />
+      {action.done ? <p role="status" class="ok">{action.done}</p> : null}
       {list.data && watchers.length === 0 ? <p class="empty">No watchers.</p> : null}
       {watchers.length > 0 ? (
         <table class="list" aria-label="Watchers">
@@ -91,7 +81,7 @@ export default function WatchersPage() {
                   <div class="actions">
                   <a href={`/ui/watchers/${w.id}`} aria-label={`Firings of watcher ${w.id}`}>Firings</a>
                   {mayWrite ? (
-                    <button type="button" disabled={busy} onClick={() => setActive(w, !w.active)} aria-label={`${w.active ? "Pause" : "Resume"} watcher ${w.id}`}>
+                    <button type="button" disabled={action.busy} onClick={() => setActive(w, !w.active)} aria-label={`${w.active ? "Pause" : "Resume"} watcher ${w.id}`}>
                       {w.active ? "Pause" : "Resume"}
                     </button>
                   ) : null}

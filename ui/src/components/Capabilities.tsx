@@ -1,10 +1,9 @@
 /**
  * Capability descriptors as text: `demo.echo 1.0.0` (the version only when
  * the descriptor has one; a descriptor without one admits any version in an
- * allowlist). Used by the nodes and pairings pages (a candidate for
- * components/ when another page needs it).
+ * allowlist). Used by the nodes and pairings pages.
  */
-import type { CapabilityDescriptor } from "./types.ts"
+import type { CapabilityDescriptor } from "../../../services/ws-sessions/schema.ts"
 
 /** `id` or `id version`. */
 export const capabilityLabel = (capability: CapabilityDescriptor): string =>

@@ -3,11 +3,11 @@
  * `GET /auth/profiles` of the same agent, so a page can show which auth
  * profiles name a handle (after a rotation they name the new one). With auth
  * profiles switched off (`SVC_AUTH_PROFILES=off`: 404) `profiles` is
- * `undefined`.
+ * `undefined`. Used by the secrets and auth-profiles pages.
  */
-import { ApiError, call } from "../../app/api.ts"
-import type { AuthProfile } from "../auth-profiles/types.ts"
-import type { SecretHandle } from "./types.ts"
+import type { AuthProfile } from "../../../services/auth-profiles/schema.ts"
+import type { SecretHandle } from "../../../services/secrets/schema.ts"
+import { ApiError, call } from "../app/api.ts"
 
 /** The agent's active handles, oldest first. */
 export const loadHandles = (agent: string): Promise<ReadonlyArray<SecretHandle>> =>

@@ -3,7 +3,7 @@
  * digits, `_`, `-`, `.`; default `default`). Applied when the field is
  * committed (Enter or leaving it), not on every keystroke.
  */
-import { DEFAULT_AGENT_ID } from "../../../../services/shared/agent.ts"
+import { DEFAULT_AGENT_ID } from "../../../services/shared/agent.ts"
 
 export { DEFAULT_AGENT_ID }
 

@@ -2,7 +2,7 @@
  * Saves JSON the console received as a file: the value stringified into a
  * Blob, offered through a temporary object URL and `<a download>` (no
  * navigation, nothing kept: the URL is revoked once the click is handled).
- * Used by the snapshots and audit pages (a candidate for components/).
+ * Used by the snapshots and audit pages.
  */
 
 /** Offers `value` as the download `filename` (pretty JSON, `application/json`). */
