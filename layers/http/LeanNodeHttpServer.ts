@@ -86,6 +86,13 @@ export const make = Effect.fnUntraced(function*(evaluate: LazyArg<Http.Server>, 
   })
   yield* Scope.addFinalizer(scope, shutdown)
 
+  // The server listens before the app is installed (`serve`, once the routes are built): a request arriving in
+  // between would find no `request` listener and never be answered. Such requests wait here (their bodies unread,
+  // so paused) and run when `serve` installs the handler.
+  const early: Array<readonly [Http.IncomingMessage, Http.ServerResponse]> = []
+  const hold = (request: Http.IncomingMessage, response: Http.ServerResponse) => void early.push([request, response])
+  server.on("request", hold)
+
   yield* Effect.callback<void, HttpServerError.ServeError>((resume) => {
     const onError = (cause: Error) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
     server.on("error", onError)
@@ -113,7 +120,9 @@ export const make = Effect.fnUntraced(function*(evaluate: LazyArg<Http.Server>, 
         serveScope,
         Effect.ensuring(gracefulShutdown, Effect.sync(() => server.off("request", handler)))
       )
+      server.off("request", hold)
       server.on("request", handler)
+      for (const [request, response] of early.splice(0)) handler(request, response)
     })
   })
 })

@@ -8,7 +8,7 @@
  */
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { ByteSize, Effect, Exit, Layer, ManagedRuntime, Stream } from "effect"
+import { ByteSize, Effect, Exit, Layer, ManagedRuntime, Scope, Stream } from "effect"
 import {
   HttpIncomingMessage,
   HttpRouter,
@@ -448,5 +448,30 @@ describe("graceful shutdown", () => {
     expect(await reply).toMatchObject({ status: 200, body: "got first second" })
     await closed
     expect(events).toEqual(["request started", "request done", "resource closed", "closed"])
+  })
+})
+
+describe("a request that arrives before the app is installed", () => {
+  it("waits, body unread, and is answered once `serve` installs the app", async () => {
+    const server = createServer()
+    const runtime = ManagedRuntime.make(LeanNodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 }))
+    try {
+      const http = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
+      const url = new URL(HttpServer.formatAddress(http.address))
+      // The server listens now, with no app yet: the request arrives and must wait.
+      const arrived = new Promise<void>((resolve) => server.once("request", () => resolve()))
+      const reply = send({ server, url, close: () => runtime.dispose() }, "/early", { method: "POST", body: "before serve" })
+      await arrived
+      const app = Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return HttpServerResponse.text(`late app got ${yield* request.text}`)
+      })
+      const scope = await runtime.runPromise(Scope.make())
+      await runtime.runPromise(Effect.provideService(http.serve(app), Scope.Scope, scope))
+      expect(await reply).toMatchObject({ status: 200, body: "late app got before serve" })
+      await runtime.runPromise(Scope.close(scope, Exit.void))
+    } finally {
+      await runtime.dispose()
+    }
   })
 })
