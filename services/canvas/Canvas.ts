@@ -22,14 +22,14 @@ import { isoTime } from "../shared/time.ts"
 import { CanvasRepo } from "./CanvasRepo.ts"
 import { CANVAS_CHAIN } from "./chains.ts"
 import { InvalidRequest, NotFound, PayloadTooLarge } from "./errors.ts"
-import { type CanvasMeta, type CanvasPage, type CanvasPublished, type CanvasPublishRequest, MAX_CANVAS_LIST_LIMIT } from "./schema.ts"
+import { CANVAS_ID_PATTERN, type CanvasMeta, type CanvasPage, type CanvasPublished, type CanvasPublishRequest, MAX_CANVAS_LIST_LIMIT } from "./schema.ts"
 
 /** Default `limit` of `GET /canvas`. */
 export const DEFAULT_CANVAS_LIST_LIMIT = 50
 
 const utf8 = new TextEncoder()
-const isUuidText = (u: unknown): u is string => typeof u === "string" && u.length <= 64
-const cursors = cursorCodec(isUuidText)
+const isCanvasId = (u: unknown): u is string => typeof u === "string" && CANVAS_ID_PATTERN.test(u)
+const cursors = cursorCodec(isCanvasId)
 
 /** A page of the listing: metadata newest first, and the cursor of the next page when there may be one. */
 export interface CanvasList {

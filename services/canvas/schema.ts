@@ -19,10 +19,11 @@ export const MAX_TITLE_LENGTH = 512
 /** Longest `plan_id`, in characters. */
 export const MAX_PLAN_ID_LENGTH = 256
 
+/** The text of a UUID (a pattern, not the `uuid` format, which strict JSON Schema validators do not know). */
+export const CANVAS_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
 /** A canvas page's id: a UUID (any other text is a 400 `invalid_request`). */
-export const CanvasId = Schema.String.check(
-  Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { expected: "a canvas id (a UUID)" })
-)
+export const CanvasId = Schema.String.check(Schema.isPattern(CANVAS_ID_PATTERN, { expected: "a canvas id (a UUID)" }))
 
 /** The two content types a page may have. */
 export const CanvasContentType = Schema.Literals(["text/html", "text/plain"])
