@@ -20,6 +20,7 @@ import { ApprovalsContract } from "../../services/approvals/contract.ts"
 import { AuditContract } from "../../services/audit/contract.ts"
 import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
 import { AuthContract } from "../../services/auth/contract.ts"
+import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
@@ -65,7 +66,8 @@ export const Contracts: readonly [
   typeof DiagnosticsContract,
   typeof AuditContract,
   typeof CatalogContract,
-  typeof GatewayRoutesContract
+  typeof GatewayRoutesContract,
+  typeof CanvasContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -86,7 +88,8 @@ export const Contracts: readonly [
   DiagnosticsContract,
   AuditContract,
   CatalogContract,
-  GatewayRoutesContract
+  GatewayRoutesContract,
+  CanvasContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

@@ -88,6 +88,7 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   expect_(delivered.status, 200)
 
   await post("/policy/overrides", { agent_id: "default", tool_id: "tool.http.fetch", pattern: "https://example.com/*" })
+  await post("/canvas/publish", { plan_id: "plan-snapshot", title: "Snapshot page", content_type: "text/html", html_content: "<p>kept</p>", metadata: { n: 1 } })
   await call(gw, "PUT", "/routing/config", { config: { v: 1, messenger: { default_agent_id: "default", threads: { "t-1": "helper" } } }, reason: "snapshot test" })
 
   const trigger = { channel: "telegram", thread_id: "t-1", message: { text: "Order the usual flowers" } }

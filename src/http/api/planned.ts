@@ -40,7 +40,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["PATCH", "/plugins/:id/rpc/*"],
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
-  .add(group("canvas", OPERATOR, [["POST", "/canvas/publish"], ["GET", "/canvas/:id"], ["GET", "/canvas/:id/meta"]]))
   .add(group("artifacts", READ, [
     ["GET", "/artifacts/:id/metadata"],
     ["GET", "/artifacts/:id"],
