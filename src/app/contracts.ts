@@ -21,6 +21,7 @@ import { AuditContract } from "../../services/audit/contract.ts"
 import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
 import { AuthContract } from "../../services/auth/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
+import { MemoryContract } from "../../services/memory/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
 import { PlannerContract } from "../../services/planner/contract.ts"
@@ -65,7 +66,8 @@ export const Contracts: readonly [
   typeof DiagnosticsContract,
   typeof AuditContract,
   typeof CatalogContract,
-  typeof GatewayRoutesContract
+  typeof GatewayRoutesContract,
+  typeof MemoryContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -86,7 +88,8 @@ export const Contracts: readonly [
   DiagnosticsContract,
   AuditContract,
   CatalogContract,
-  GatewayRoutesContract
+  GatewayRoutesContract,
+  MemoryContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

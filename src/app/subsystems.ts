@@ -17,6 +17,7 @@ import { AuditSubsystem } from "../../services/audit/index.ts"
 import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
 import { AuthSubsystem } from "../../services/auth/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
+import { MemorySubsystem } from "../../services/memory/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
 import { PairingSubsystem } from "../../services/pairing/index.ts"
 import { PlannerSubsystem } from "../../services/planner/index.ts"
@@ -53,7 +54,8 @@ export const Subsystems: readonly [
   typeof DiagnosticsSubsystem,
   typeof AuditSubsystem,
   typeof CatalogSubsystem,
-  typeof GatewayRoutesSubsystem
+  typeof GatewayRoutesSubsystem,
+  typeof MemorySubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -74,5 +76,6 @@ export const Subsystems: readonly [
   DiagnosticsSubsystem,
   AuditSubsystem,
   CatalogSubsystem,
-  GatewayRoutesSubsystem
+  GatewayRoutesSubsystem,
+  MemorySubsystem
 ] as const
