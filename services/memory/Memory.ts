@@ -92,7 +92,8 @@ export class Memory extends Context.Service<Memory, {
 
       const decided = (action: { readonly type: string; readonly [field: string]: unknown }) =>
         domainEvents.publish(Decision, { chain: MEMORY_CHAIN, action })
-      const announce = <A>(effect: Effect.Effect<void>) => sql.afterCommit(effect) as Effect.Effect<A>
+      /** Publishes once the caller's transaction commits (at once outside one). */
+      const announce = (effect: Effect.Effect<unknown>) => sql.afterCommit(effect)
 
       const create = Effect.fn("Memory.create")(function*(input: MemoryItemInput) {
         const { agent_id, tags, sensitivity, provenance, ...fields } = input
@@ -138,7 +139,7 @@ export class Memory extends Context.Service<Memory, {
         if (Object.keys(patch).length === 0) return yield* emptyPatch()
         const agent = agentId ?? DEFAULT_AGENT_ID
         return yield* repo.transaction(Effect.gen(function*() {
-          const row = yield* repo.get(agent, id)
+          const row = yield* repo.get(agent, id, { lock: true })
           if (row === undefined) return yield* itemNotFound()
           const current = toItem(row)
           const foreign = foreignPatchFields(current.kind, patch)

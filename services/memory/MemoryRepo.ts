@@ -47,8 +47,11 @@ export const queryWords = (query: string): ReadonlyArray<string> =>
 export class MemoryRepo extends Context.Service<MemoryRepo, {
   /** Stores a new item row. */
   readonly insert: (row: MemoryItemRow) => Effect.Effect<void>
-  /** The agent's item, or `undefined`. */
-  readonly get: (agentId: string, id: string) => Effect.Effect<MemoryItemRow | undefined>
+  /**
+   * The agent's item, or `undefined`. With `lock` (inside a transaction) the row stays locked until it ends on
+   * PostgreSQL (`FOR UPDATE`), so concurrent patches apply one after the other; SQLite's writer lock does the same.
+   */
+  readonly get: (agentId: string, id: string, options?: { readonly lock?: boolean }) => Effect.Effect<MemoryItemRow | undefined>
   /** Replaces the agent's item with `row` (same id); `undefined` when it no longer exists. */
   readonly replace: (row: MemoryItemRow) => Effect.Effect<MemoryItemRow | undefined>
   /** At most `limit` rows matching `filter`, newest first, strictly after `after` (the previous page's last row). */
@@ -106,9 +109,11 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
       const insert = (row: MemoryItemRow) =>
         Effect.flatMap(encodeRow(row), (encoded) => sql`INSERT INTO memory_items ${sql.insert(encoded)}`)
 
-      const get = (agentId: string, id: string) =>
+      const get = (agentId: string, id: string, options?: { readonly lock?: boolean }) =>
         Effect.map(
-          itemRows(sql`SELECT * FROM memory_items m WHERE m.agent_id = ${agentId} AND m.memory_item_id = ${id}`),
+          itemRows(sql`SELECT * FROM memory_items m WHERE m.agent_id = ${agentId} AND m.memory_item_id = ${id}${
+            options?.lock === true && postgres ? sql` FOR UPDATE` : sql``
+          }`),
           (rows) => rows[0]
         )
 

@@ -101,6 +101,19 @@ for (const db of testDatabases) {
         expect((yield* memory.search({ query: "old" })).hits).toEqual([])
       })))
 
+    it.effect("applies concurrent patches of different fields one after the other (none is lost)", () =>
+      provide(Effect.gen(function*() {
+        const memory = yield* Memory
+        const item = (yield* memory.create(note("T0", "b0"))).item
+        yield* Effect.all([
+          memory.update(item.memory_item_id, { title: "T1" }),
+          memory.update(item.memory_item_id, { tags: ["t"] }),
+          memory.update(item.memory_item_id, { body_md: "b1" }),
+          memory.update(item.memory_item_id, { sensitivity: "public" })
+        ], { concurrency: "unbounded" })
+        expect((yield* memory.get(item.memory_item_id)).item).toMatchObject({ title: "T1", tags: ["t"], body_md: "b1", sensitivity: "public" })
+      })))
+
     it.effect("deletes with a tombstone, forgets by id, key, tag and provenance with the exact confirmation", () =>
       provide(Effect.gen(function*() {
         const memory = yield* Memory
