@@ -43,6 +43,9 @@ export interface MemoryDeletion {
 export const queryWords = (query: string): ReadonlyArray<string> =>
   [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 32)
 
+/** Most ids one delete statement names (5 parameters a tombstone row: far below SQLite's and PostgreSQL's limits). */
+const REMOVE_CHUNK = 500
+
 /** Repository of memory items and tombstones. */
 export class MemoryRepo extends Context.Service<MemoryRepo, {
   /** Stores a new item row. */
@@ -197,24 +200,33 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
         )
       }
 
-      const remove = (agentId: string, ids: ReadonlyArray<string>, deletion: MemoryDeletion) =>
+      const removeChunk = (agentId: string, ids: ReadonlyArray<string>, deletion: MemoryDeletion) =>
         Effect.gen(function*() {
-          if (ids.length === 0) return [] as ReadonlyArray<MemoryTombstoneRow>
           const deleted = yield* findRows(Schema.Struct({ memory_item_id: Schema.String }))(
             sql`DELETE FROM memory_items WHERE agent_id = ${agentId} AND ${sql.in("memory_item_id", ids)} RETURNING memory_item_id`
           )
-          if (deleted.length === 0) return []
+          if (deleted.length === 0) return [] as ReadonlyArray<MemoryTombstoneRow>
           const tombstones: Array<MemoryTombstoneRow> = deleted.map((d) => ({
             memory_item_id: d.memory_item_id,
             agent_id: agentId,
             deleted_at: deletion.at,
             deleted_by: deletion.by,
             reason: deletion.reason ?? null
-          })).sort((a, b) => (a.memory_item_id < b.memory_item_id ? -1 : 1))
+          }))
           // An id deleted before (then re-imported) keeps one tombstone: the latest.
           yield* sql`DELETE FROM memory_tombstones WHERE ${sql.in("memory_item_id", tombstones.map((t) => t.memory_item_id))}`
           yield* sql`INSERT INTO memory_tombstones ${sql.insert(tombstones as unknown as [Record<string, unknown>, ...Array<Record<string, unknown>>])}`
           return tombstones
+        })
+
+      /** Deletes in chunks of {@link REMOVE_CHUNK} ids (statement parameter limits); tombstones sorted by id. */
+      const remove = (agentId: string, ids: ReadonlyArray<string>, deletion: MemoryDeletion) =>
+        Effect.gen(function*() {
+          const all: Array<MemoryTombstoneRow> = []
+          for (let i = 0; i < ids.length; i += REMOVE_CHUNK) {
+            all.push(...(yield* removeChunk(agentId, ids.slice(i, i + REMOVE_CHUNK), deletion)))
+          }
+          return all.sort((a, b) => (a.memory_item_id < b.memory_item_id ? -1 : a.memory_item_id > b.memory_item_id ? 1 : 0))
         })
 
       return MemoryRepo.of(repositoryEdge("MemoryRepo", {

@@ -168,6 +168,18 @@ for (const db of testDatabases) {
         expect(JSON.stringify(chain)).not.toContain("\"body_md\"")
       })))
 
+    it.effect("forgets more items than one statement names (deleted in chunks), each with its tombstone", () =>
+      provide(Effect.gen(function*() {
+        const memory = yield* Memory
+        yield* Effect.forEach(Array.from({ length: 1001 }, (_, i) => i), (i) => memory.create(note(`bulk ${i}`, "b", { tags: ["bulk"] })), { discard: true })
+        const kept = (yield* memory.create(note("kept", "b"))).item
+        const forgot = yield* memory.forget({ confirm: "FORGET", selectors: [{ kind: "tag", tag: "bulk" }] })
+        expect(forgot.deleted_count).toBe(1001)
+        expect(new Set(forgot.tombstones.map((t) => t.memory_item_id)).size).toBe(1001)
+        expect(forgot.tombstones.map((t) => t.memory_item_id)).toEqual(forgot.tombstones.map((t) => t.memory_item_id).sort())
+        expect((yield* memory.list({})).items.map((i) => i.memory_item_id)).toEqual([kept.memory_item_id])
+      })), 60_000)
+
     it.effect("lists newest first with filters, pages with keyset cursors, refuses bad cursors, clamps limit", () =>
       provide(Effect.gen(function*() {
         const memory = yield* Memory
