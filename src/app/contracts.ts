@@ -22,6 +22,7 @@ import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
 import { AuthContract } from "../../services/auth/contract.ts"
 import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
+import { MemoryContract } from "../../services/memory/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
 import { PlannerContract } from "../../services/planner/contract.ts"
@@ -67,7 +68,8 @@ export const Contracts: readonly [
   typeof AuditContract,
   typeof CatalogContract,
   typeof GatewayRoutesContract,
-  typeof CanvasContract
+  typeof CanvasContract,
+  typeof MemoryContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -89,7 +91,8 @@ export const Contracts: readonly [
   AuditContract,
   CatalogContract,
   GatewayRoutesContract,
-  CanvasContract
+  CanvasContract,
+  MemoryContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

@@ -18,6 +18,7 @@ import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
 import { AuthSubsystem } from "../../services/auth/index.ts"
 import { CanvasSubsystem } from "../../services/canvas/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
+import { MemorySubsystem } from "../../services/memory/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
 import { PairingSubsystem } from "../../services/pairing/index.ts"
 import { PlannerSubsystem } from "../../services/planner/index.ts"
@@ -55,7 +56,8 @@ export const Subsystems: readonly [
   typeof AuditSubsystem,
   typeof CatalogSubsystem,
   typeof GatewayRoutesSubsystem,
-  typeof CanvasSubsystem
+  typeof CanvasSubsystem,
+  typeof MemorySubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -77,5 +79,6 @@ export const Subsystems: readonly [
   AuditSubsystem,
   CatalogSubsystem,
   GatewayRoutesSubsystem,
-  CanvasSubsystem
+  CanvasSubsystem,
+  MemorySubsystem
 ] as const

@@ -168,7 +168,7 @@ describe("POST /snapshot/import refusals", () => {
     await bad({ confirm: "IMPORT" }, /^bundle: missing required field/)
     await bad({ confirm: "import", bundle: bundleA }, "confirm: expected \"IMPORT\" to confirm the import")
     await bad({ confirm: "IMPORT", bundle: { ...bundleA, format: "svc.snapshot.v1" } }, "bundle.format: unknown format 'svc.snapshot.v1'; this gateway reads svc.snapshot.v2")
-    await bad({ confirm: "IMPORT", bundle: { ...bundleA, tables: { ...bundleA.tables, memory_items: { columns: [], rows: [] } } } }, "unknown table 'memory_items'")
+    await bad({ confirm: "IMPORT", bundle: { ...bundleA, tables: { ...bundleA.tables, legacy_items: { columns: [], rows: [] } } } }, "unknown table 'legacy_items'")
     const approvals = bundleA.tables.approvals
     await bad(
       { confirm: "IMPORT", bundle: { format: "svc.snapshot.v2", tables: { approvals: { columns: [...approvals.columns, "legacy"], rows: approvals.rows } } } },
@@ -258,7 +258,7 @@ describe.skipIf(postgres === undefined)("round trip SQLite → PostgreSQL → SQ
     const again = await post(b, "/snapshot/import", { confirm: "IMPORT", bundle: bundleA })
     expect(again.status).toBe(500)
     expect(again.body.error).toBe("import_refused")
-    expect(again.body.message).toMatch(/^import refused: the target tables policy_snapshots, plans, .*, watcher_firings, canvas_artifacts are not empty/)
+    expect(again.body.message).toMatch(/^import refused: the target tables policy_snapshots, plans, .*, watcher_firings, canvas_artifacts, memory_items, memory_tombstones are not empty/)
   })
 
   it("imports the PostgreSQL bundle back into SQLite with identical rows", async () => {
@@ -267,6 +267,16 @@ describe.skipIf(postgres === undefined)("round trip SQLite → PostgreSQL → SQ
     const bundleC = await exportOf(c)
     expect(bundleC.db_kind).toBe("sqlite")
     expect(bundleC.tables).toEqual(bundleA.tables)
+  })
+
+  it("finds the imported memory items by keyword on PostgreSQL and SQLite (the search index follows the import)", async () => {
+    for (const gw of [b, c]) {
+      const { peer } = await connectPeer(gw.url, gw.adminToken)
+      const found = await peer.request("memory.search", { v: 1, query: "kept" })
+      expect(found.result.hits.map((h: any) => h.memory_item_id)).toEqual([bundleA.tables.memory_items.rows[0].memory_item_id])
+      expect((await peer.request("memory.search", { v: 1, query: "deleted" })).result.hits).toEqual([])
+      peer.ws.close()
+    }
   })
 
   it("new ids continue above the imported ones (sequences repaired) on PostgreSQL and SQLite", async () => {

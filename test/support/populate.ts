@@ -5,7 +5,7 @@
  * resolutions), auth profiles and pins, policy overrides, routing revisions,
  * plans (with their events and approvals) and workflow runs that succeeded,
  * are paused (approval and resume token) and are queued behind the paused
- * one. The gateway needs `engineApiEnabled` and a policy allowing Http steps
+ * one, and memory items (one kept, one deleted with its tombstone). The gateway needs `engineApiEnabled` and a policy allowing Http steps
  * to `target`.
  */
 import { Clock, Effect, Redacted } from "effect"
@@ -102,6 +102,15 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   await eventually(async () => (await runStatus(paused)) === "paused", "run paused", 30_000)
   const queued = (await post("/workflow/run", { key: RUN_KEY, steps: [{ type: "Http", args: { method: "GET", url: target } }] })).run_id
   expect_(await runStatus(queued), "queued")
+
+  // Memory: a kept note and a deleted one (`memory_items`, `memory_tombstones`).
+  const remember = async (title: string) => {
+    const res = await operator.request("memory.create", { v: 1, item: { kind: "note", title, body_md: `${title} body`, tags: ["snapshot"] } })
+    if (res.ok !== true) throw new Error(`memory.create: ${JSON.stringify(res)}`)
+    return res.result.item.memory_item_id as string
+  }
+  await remember("Snapshot kept note")
+  expect_((await operator.request("memory.delete", { memory_item_id: await remember("Snapshot deleted note") })).ok, true)
   operator.ws.close()
 
   const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>

@@ -54,7 +54,9 @@ const PINNED: ReadonlyArray<readonly [string, ReadonlyArray<string>, string, str
   ["workflow_resume_tokens", ["digest"], "workflow_runs", "digest run_id step_index:int approval_id:int created_at:time expires_at:time used_at:time revoked_at:time pause_name"],
   ["watchers", ["id"], "watchers", "id:serial plan_id trigger_type trigger_config:json active:bool deleted_at:time created_at:time updated_at:time"],
   ["watcher_firings", ["firing_id"], "watchers", "firing_id watcher_id:int trigger_type dedupe_key slot:int nonce_digest nonce_key source_run_id status run_id error created_at:time updated_at:time"],
-  ["canvas_artifacts", ["canvas_id"], "canvas", "canvas_id plan_id title content_type html_content metadata:json size_bytes:int created_at:time"]
+  ["canvas_artifacts", ["canvas_id"], "canvas", "canvas_id plan_id title content_type html_content metadata:json size_bytes:int created_at:time"],
+  ["memory_items", ["memory_item_id"], "memory", "memory_item_id agent_id kind sensitivity source_kind fact_key tags:json provenance:json data:json search_title search_body search_tags created_at:time updated_at:time"],
+  ["memory_tombstones", ["memory_item_id"], "memory", "memory_item_id agent_id deleted_at:time deleted_by reason"]
 ]
 
 /** The registry's short names of the kinds. */
@@ -91,7 +93,7 @@ describe("the derived snapshot set", () => {
   it("declares the tables it leaves out, each with its reason", () => {
     const excluded = TABLE_DECLARATIONS.flat().filter((d) => !d.snapshot)
     expect(excluded.map((d) => d.name).sort()).toEqual(
-      ["cluster_*", "oauth_pending", "sqlite_sequence", "svc_migrations_*", "workflow_step_inputs"]
+      ["cluster_*", "memory_items_fts*", "oauth_pending", "sqlite_sequence", "svc_migrations_*", "workflow_step_inputs"]
     )
     for (const d of excluded) expect(d.snapshot === false && d.reason.length > 20).toBe(true)
     expect(["cluster_messages", "svc_migrations_approvals", "oauth_pending", "workflow_step_inputs"].every(isExcludedTable)).toBe(true)
@@ -196,11 +198,10 @@ describe("the import order", () => {
   })
 
   it("is the v2 order for the gateway's own tables, and a new subsystem's tables come after them, each after its references", () => {
-    // After the v2 tables: the tables of the subsystems added since (issue 24), in the subsystem list's order.
-    expect(SNAPSHOT_TABLES.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "canvas_artifacts"])
-    const memory = [t("memory_items", ["memory_spaces", "plans"]), t("memory_spaces")]
-    const set = tableSet([memory, ...TABLE_DECLARATIONS])
-    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "memory_spaces", "memory_items", "canvas_artifacts"])
+    expect(SNAPSHOT_TABLES.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "canvas_artifacts", "memory_items", "memory_tombstones"])
+    const notes = [t("note_items", ["note_spaces", "plans"]), t("note_spaces")]
+    const set = tableSet([...TABLE_DECLARATIONS, notes])
+    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "canvas_artifacts", "memory_items", "memory_tombstones", "note_spaces", "note_items"])
   })
 
   it("refuses a reference to a table no snapshot carries, a cycle and a name declared twice", () => {
