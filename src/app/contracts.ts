@@ -33,6 +33,7 @@ import { SecretsContract } from "../../services/secrets/contract.ts"
 import { DIAGNOSTIC_PARSE_OPTIONS } from "../../services/shared/decode.ts"
 import { SnapshotsContract } from "../../services/snapshots/contract.ts"
 import { WatchersContract } from "../../services/watchers/contract.ts"
+import { WorkContract } from "../../services/work/contract.ts"
 import { WorkflowContract } from "../../services/workflow/contract.ts"
 import type { EventMap } from "../../services/ws-sessions/GatewayEvent.ts"
 import { SessionsContract } from "../../services/ws-sessions/contract.ts"
@@ -65,7 +66,8 @@ export const Contracts: readonly [
   typeof DiagnosticsContract,
   typeof AuditContract,
   typeof CatalogContract,
-  typeof GatewayRoutesContract
+  typeof GatewayRoutesContract,
+  typeof WorkContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -86,7 +88,8 @@ export const Contracts: readonly [
   DiagnosticsContract,
   AuditContract,
   CatalogContract,
-  GatewayRoutesContract
+  GatewayRoutesContract,
+  WorkContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

@@ -30,6 +30,7 @@ import { SnapshotsSubsystem } from "../../services/snapshots/index.ts"
 import { WatchersSubsystem } from "../../services/watchers/index.ts"
 import { WorkflowSubsystem } from "../../services/workflow/index.ts"
 import { SessionsSubsystem } from "../../services/ws-sessions/index.ts"
+import { WorkSubsystem } from "../../services/work/index.ts"
 import { CatalogSubsystem, GatewayRoutesSubsystem } from "./routes/index.ts"
 
 /** Every subsystem, in the order of src/app/contracts.ts's `Contracts`. */
@@ -53,7 +54,8 @@ export const Subsystems: readonly [
   typeof DiagnosticsSubsystem,
   typeof AuditSubsystem,
   typeof CatalogSubsystem,
-  typeof GatewayRoutesSubsystem
+  typeof GatewayRoutesSubsystem,
+  typeof WorkSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -74,5 +76,6 @@ export const Subsystems: readonly [
   DiagnosticsSubsystem,
   AuditSubsystem,
   CatalogSubsystem,
-  GatewayRoutesSubsystem
+  GatewayRoutesSubsystem,
+  WorkSubsystem
 ] as const
