@@ -35,6 +35,7 @@ import { SecretsContract } from "../../services/secrets/contract.ts"
 import { DIAGNOSTIC_PARSE_OPTIONS } from "../../services/shared/decode.ts"
 import { SnapshotsContract } from "../../services/snapshots/contract.ts"
 import { WatchersContract } from "../../services/watchers/contract.ts"
+import { WorkContract } from "../../services/work/contract.ts"
 import { WorkflowContract } from "../../services/workflow/contract.ts"
 import type { EventMap } from "../../services/ws-sessions/GatewayEvent.ts"
 import { SessionsContract } from "../../services/ws-sessions/contract.ts"
@@ -69,7 +70,8 @@ export const Contracts: readonly [
   typeof CatalogContract,
   typeof GatewayRoutesContract,
   typeof CanvasContract,
-  typeof MemoryContract
+  typeof MemoryContract,
+  typeof WorkContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -92,7 +94,8 @@ export const Contracts: readonly [
   CatalogContract,
   GatewayRoutesContract,
   CanvasContract,
-  MemoryContract
+  MemoryContract,
+  WorkContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

@@ -32,6 +32,7 @@ import { SnapshotsSubsystem } from "../../services/snapshots/index.ts"
 import { WatchersSubsystem } from "../../services/watchers/index.ts"
 import { WorkflowSubsystem } from "../../services/workflow/index.ts"
 import { SessionsSubsystem } from "../../services/ws-sessions/index.ts"
+import { WorkSubsystem } from "../../services/work/index.ts"
 import { CatalogSubsystem, GatewayRoutesSubsystem } from "./routes/index.ts"
 
 /** Every subsystem, in the order of src/app/contracts.ts's `Contracts`. */
@@ -57,7 +58,8 @@ export const Subsystems: readonly [
   typeof CatalogSubsystem,
   typeof GatewayRoutesSubsystem,
   typeof CanvasSubsystem,
-  typeof MemorySubsystem
+  typeof MemorySubsystem,
+  typeof WorkSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -80,5 +82,6 @@ export const Subsystems: readonly [
   CatalogSubsystem,
   GatewayRoutesSubsystem,
   CanvasSubsystem,
-  MemorySubsystem
+  MemorySubsystem,
+  WorkSubsystem
 ] as const

@@ -111,6 +111,8 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   }
   await remember("Snapshot kept note")
   expect_((await operator.request("memory.delete", { memory_item_id: await remember("Snapshot deleted note") })).ok, true)
+
+  await populateWork(operator)
   operator.ws.close()
 
   const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>
@@ -121,6 +123,23 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
     pairingIds: pairings.map((p) => p.pairing_id),
     runs: { succeeded, paused, queued }
   }
+}
+
+/** Fills the work board's tables over WebSocket: two linked items, an artifact, a decision, a signal, a kv entry. */
+const populateWork = async (operator: Awaited<ReturnType<typeof connectPeer>>["peer"]) => {
+  const scope = { tenant_id: "t1", agent_id: "default", workspace_id: "snapshot" }
+  const ok = async (type: string, payload: unknown) => {
+    const res = await operator.request(type, payload)
+    if (!res.ok) throw new Error(`${type}: ${JSON.stringify(res.error)}`)
+    return res.result
+  }
+  const first = (await ok("work.create", { ...scope, item: { kind: "initiative", title: "Snapshot", acceptance: { done: true } } })).item
+  const second = (await ok("work.create", { ...scope, item: { kind: "action", title: "Step", parent_work_item_id: first.work_item_id } })).item
+  await ok("work.link.create", { ...scope, work_item_id: second.work_item_id, linked_work_item_id: first.work_item_id, kind: "depends_on" })
+  await ok("work.artifact.create", { ...scope, artifact: { work_item_id: second.work_item_id, kind: "risk", title: "Risk", refs: ["r1"] } })
+  await ok("work.decision.create", { ...scope, decision: { question: "Go?", chosen: "yes", alternatives: ["no"], rationale_md: "-", input_artifact_ids: [] } })
+  await ok("work.signal.create", { ...scope, signal: { trigger_kind: "event", trigger_spec_json: { on: "deploy" } } })
+  await ok("work.state_kv.set", { ...scope, scope: { kind: "work_item", work_item_id: second.work_item_id }, key: "k", value_json: { v: 1 } })
 }
 
 const expect_ = (actual: unknown, expected: unknown) => {

@@ -56,7 +56,14 @@ const PINNED: ReadonlyArray<readonly [string, ReadonlyArray<string>, string, str
   ["watcher_firings", ["firing_id"], "watchers", "firing_id watcher_id:int trigger_type dedupe_key slot:int nonce_digest nonce_key source_run_id status run_id error created_at:time updated_at:time"],
   ["canvas_artifacts", ["canvas_id"], "canvas", "canvas_id plan_id title content_type html_content metadata:json size_bytes:int created_at:time"],
   ["memory_items", ["memory_item_id"], "memory", "memory_item_id agent_id kind sensitivity source_kind fact_key tags:json provenance:json data:json search_title search_body search_tags created_at:time updated_at:time"],
-  ["memory_tombstones", ["memory_item_id"], "memory", "memory_item_id agent_id deleted_at:time deleted_by reason"]
+  ["memory_tombstones", ["memory_item_id"], "memory", "memory_item_id agent_id deleted_at:time deleted_by reason"],
+  // Subsystems added after the svc.snapshot.v2 format, in the subsystem list's order.
+  ["work_items", ["work_item_id"], "work", "work_item_id tenant_id agent_id workspace_id kind title status priority:int created_at:time created_from_session_key last_active_at:time acceptance:json fingerprint:json budgets:json parent_work_item_id updated_at:time"],
+  ["work_links", ["work_item_id", "linked_work_item_id", "kind"], "work", "work_item_id linked_work_item_id kind tenant_id agent_id workspace_id created_at:time"],
+  ["work_artifacts", ["artifact_id"], "work", "artifact_id tenant_id agent_id workspace_id work_item_id kind title body_md refs:json created_at:time"],
+  ["work_decisions", ["decision_id"], "work", "decision_id tenant_id agent_id workspace_id work_item_id question chosen alternatives:json rationale_md input_artifact_ids:json created_at:time"],
+  ["work_signals", ["signal_id"], "work", "signal_id tenant_id agent_id workspace_id work_item_id trigger_kind trigger_spec_json:json payload_json:json status due_at:time created_at:time updated_at:time fired_at:time"],
+  ["work_state_kv", ["tenant_id", "agent_id", "workspace_id", "scope_kind", "work_item_id", "key"], "work", "tenant_id agent_id workspace_id scope_kind work_item_id key value_json:json updated_at:time"]
 ]
 
 /** The registry's short names of the kinds. */
@@ -198,10 +205,13 @@ describe("the import order", () => {
   })
 
   it("is the v2 order for the gateway's own tables, and a new subsystem's tables come after them, each after its references", () => {
-    expect(SNAPSHOT_TABLES.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "canvas_artifacts", "memory_items", "memory_tombstones"])
-    const notes = [t("note_items", ["note_spaces", "plans"]), t("note_spaces")]
-    const set = tableSet([...TABLE_DECLARATIONS, notes])
-    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "canvas_artifacts", "memory_items", "memory_tombstones", "note_spaces", "note_items"])
+    const v2 = SNAPSHOT_TABLES.map((x) => x.name).filter((name) => SNAPSHOT_V2_ORDER.includes(name))
+    expect(v2).toEqual(SNAPSHOT_V2_ORDER)
+    expect(SNAPSHOT_TABLES.map((x) => x.name).slice(0, v2.length)).toEqual(SNAPSHOT_V2_ORDER)
+    const memory = [t("memory_items", ["memory_spaces", "plans"]), t("memory_spaces")]
+    const set = tableSet([memory, ...TABLE_DECLARATIONS])
+    const added = SNAPSHOT_TABLES.map((x) => x.name).slice(SNAPSHOT_V2_ORDER.length)
+    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "memory_spaces", "memory_items", ...added])
   })
 
   it("refuses a reference to a table no snapshot carries, a cycle and a name declared twice", () => {

@@ -1,0 +1,11 @@
+/**
+ * The cursors of `work.list` and `work.artifact.list` (services/shared/cursor.ts):
+ * `[created_at, id]` of the previous page's last row; pages are ordered by
+ * `created_at`, then id, ascending.
+ *
+ * @module
+ */
+import { cursorCodec } from "../shared/cursor.ts"
+
+/** Work record ids are uuids. */
+export const workCursor = cursorCodec((u): u is string => typeof u === "string" && /^[0-9a-f-]{36}$/.test(u))
