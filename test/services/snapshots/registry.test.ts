@@ -208,10 +208,12 @@ describe("the import order", () => {
     const v2 = SNAPSHOT_TABLES.map((x) => x.name).filter((name) => SNAPSHOT_V2_ORDER.includes(name))
     expect(v2).toEqual(SNAPSHOT_V2_ORDER)
     expect(SNAPSHOT_TABLES.map((x) => x.name).slice(0, v2.length)).toEqual(SNAPSHOT_V2_ORDER)
-    const memory = [t("memory_items", ["memory_spaces", "plans"]), t("memory_spaces")]
-    const set = tableSet([memory, ...TABLE_DECLARATIONS])
+    // After the v2 tables: the tables of the subsystems added since (issue 24), in the subsystem list's order.
     const added = SNAPSHOT_TABLES.map((x) => x.name).slice(SNAPSHOT_V2_ORDER.length)
-    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "memory_spaces", "memory_items", ...added])
+    expect(added).toEqual(["canvas_artifacts", "memory_items", "memory_tombstones", "work_items", "work_links", "work_artifacts", "work_decisions", "work_signals", "work_state_kv"])
+    const notes = [t("note_items", ["note_spaces", "plans"]), t("note_spaces")]
+    const set = tableSet([...TABLE_DECLARATIONS, notes])
+    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, ...added, "note_spaces", "note_items"])
   })
 
   it("refuses a reference to a table no snapshot carries, a cycle and a name declared twice", () => {
