@@ -16,6 +16,7 @@
  * @module
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ArtifactsContract } from "../../services/artifacts/contract.ts"
 import { ApprovalsContract } from "../../services/approvals/contract.ts"
 import { AuditContract } from "../../services/audit/contract.ts"
 import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
@@ -65,7 +66,8 @@ export const Contracts: readonly [
   typeof DiagnosticsContract,
   typeof AuditContract,
   typeof CatalogContract,
-  typeof GatewayRoutesContract
+  typeof GatewayRoutesContract,
+  typeof ArtifactsContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -86,7 +88,8 @@ export const Contracts: readonly [
   DiagnosticsContract,
   AuditContract,
   CatalogContract,
-  GatewayRoutesContract
+  GatewayRoutesContract,
+  ArtifactsContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

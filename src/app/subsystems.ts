@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { ArtifactsSubsystem } from "../../services/artifacts/index.ts"
 import { ApprovalsSubsystem } from "../../services/approvals/index.ts"
 import { AuditSubsystem } from "../../services/audit/index.ts"
 import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
@@ -53,7 +54,8 @@ export const Subsystems: readonly [
   typeof DiagnosticsSubsystem,
   typeof AuditSubsystem,
   typeof CatalogSubsystem,
-  typeof GatewayRoutesSubsystem
+  typeof GatewayRoutesSubsystem,
+  typeof ArtifactsSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -74,5 +76,6 @@ export const Subsystems: readonly [
   DiagnosticsSubsystem,
   AuditSubsystem,
   CatalogSubsystem,
-  GatewayRoutesSubsystem
+  GatewayRoutesSubsystem,
+  ArtifactsSubsystem
 ] as const

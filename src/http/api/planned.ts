@@ -41,12 +41,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
   .add(group("canvas", OPERATOR, [["POST", "/canvas/publish"], ["GET", "/canvas/:id"], ["GET", "/canvas/:id/meta"]]))
-  .add(group("artifacts", READ, [
-    ["GET", "/artifacts/:id/metadata"],
-    ["GET", "/artifacts/:id"],
-    ["GET", "/runs/:runId/artifacts/:id/metadata"],
-    ["GET", "/runs/:runId/artifacts/:id"]
-  ]))
   .add(group("agent", OPERATOR, [
     ["GET", "/agent/status"],
     ["POST", "/agent/turn"],
