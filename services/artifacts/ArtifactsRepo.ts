@@ -1,7 +1,7 @@
 /**
  * Artifact metadata persistence (table `artifacts`;
  * services/artifacts/migrations). The dialects differ only at this edge:
- * PostgreSQL returns `BIGINT` as `bigint` (or a string), SQLite a number;
+ * PostgreSQL returns `BIGINT` as `bigint`, SQLite a number;
  * rows are decoded with {@link ArtifactRow} and normalised to
  * {@link StoredArtifact}. A row that does not decode is corrupt storage: a
  * defect.
@@ -17,8 +17,8 @@ import { findRows } from "../../layers/storage/rows.ts"
 import { artifactsMigrations } from "./migrations/index.ts"
 import { ArtifactKind, ArtifactSensitivity, artifactUri, type StoredArtifact } from "./schema.ts"
 
-/** An integer column: `bigint` (or its decimal text) from PostgreSQL's BIGINT, a number from SQLite. */
-const DbInt = Schema.Union([Schema.Number, Schema.BigInt, Schema.String])
+/** An integer column: `bigint` from PostgreSQL's BIGINT, a number from SQLite. */
+const DbInt = Schema.Union([Schema.Number, Schema.BigInt])
 
 /** A stored artifact row, in the table's column order (the snapshot's row schema). */
 export const ArtifactRow = Schema.Struct({
