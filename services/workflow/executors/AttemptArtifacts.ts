@@ -2,7 +2,7 @@
  * Where executors store what an attempt produced (issue 24 §4;
  * docs/artifacts.md "Producers"): an Http step's exchange as an
  * `http_trace`. The gateway's is the artifacts subsystem
- * (`Workflow.ts` provides {@link AttemptArtifactsLive}), which links each
+ * (`Workflow.ts` provides {@link AttemptArtifactsStored}), which links each
  * artifact to the attempt, its step, its run and the run's policy snapshot;
  * by default (tests that build executors alone) nothing is stored.
  *
@@ -34,7 +34,7 @@ export const AttemptArtifacts = Context.Reference<StoreAttemptArtifact>(
 )
 
 /** {@link AttemptArtifacts} over the artifacts subsystem, linked to the attempt and its run's policy snapshot and agent. */
-export const AttemptArtifactsLive: Layer.Layer<never, never, Artifacts | RunsRepo> = Layer.effect(
+export const AttemptArtifactsStored: Layer.Layer<never, never, Artifacts | RunsRepo> = Layer.effect(
   AttemptArtifacts,
   Effect.gen(function*() {
     const artifacts = yield* Artifacts
