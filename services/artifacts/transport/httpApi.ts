@@ -25,10 +25,12 @@ const errors = [...REQUEST_ERRORS, wire(NotFound), wire(ArtifactApprovalRequired
 /** The bytes of an artifact, as stored (`Content-Type` its `mime_type`, else `application/octet-stream`). */
 const ArtifactBytes = Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" }))
 
-/** Shell lines setting `$RUN_ID` and `$ARTIFACT_ID` to the `http_trace` of the setup run's first Http step. */
+/** Shell lines setting `$RUN_ID` and `$ARTIFACT_ID` to the `http_trace` of the first step of the newest run that has one. */
 const FIRST_TRACE = [
-  "RUN_ID=$(curl -s \"$GW/workflow/runs?key=agent:default:main&limit=100\" -H \"authorization: Bearer $TOKEN\" | jq -r '[.runs[] | select(.status == \"succeeded\")][0].run_id')",
-  "ARTIFACT_ID=$(curl -s \"$GW/workflow/runs/$RUN_ID\" -H \"authorization: Bearer $TOKEN\" | jq -r '.steps[0].attempts[0].artifacts[0].artifact_id')"
+  "for R in $(curl -s \"$GW/workflow/runs?key=agent:default:main&limit=100\" -H \"authorization: Bearer $TOKEN\" | jq -r '.runs[].run_id'); do",
+  "  A=$(curl -s \"$GW/workflow/runs/$R\" -H \"authorization: Bearer $TOKEN\" | jq -r '.steps[0].attempts[0].artifacts[0].artifact_id // empty')",
+  "  if [ -n \"$A\" ]; then RUN_ID=$R; ARTIFACT_ID=$A; break; fi",
+  "done"
 ].join("\n")
 
 /** `GET /artifacts/:id`, `/artifacts/:id/metadata` (always 400) and the run-scoped `GET /runs/:runId/artifacts/:id[/metadata]`. */
