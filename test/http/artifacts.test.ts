@@ -177,3 +177,29 @@ describe("run-scoped artifacts under a policy that denies or requires approval (
     })
   }
 })
+
+describe("a CLI step's output is a log artifact of its attempt (sqlite)", () => {
+  let gw: TestGateway
+  beforeAll(async () => {
+    const home = homeWithPolicy(`v: 1
+tools:
+  allow: [tool.exec]
+`)
+    gw = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, cliEnabled: true, home }, StorageMemoryTest)
+  })
+  afterAll(() => gw?.close())
+
+  it("stores stdout and stderr as a log and serves it through the run", async () => {
+    const { get, getJson } = client(gw)
+    const res = await postJson(gw, "/workflow/run", { key: KEY, steps: [{ type: "CLI", args: { argv: ["echo", "hello artifacts"] } }] }, gw.adminToken)
+    expect(res.status).toBe(200)
+    const run_id = (await readJson(res)).run_id as string
+    await eventually(async () => ["succeeded", "failed"].includes((await getJson(`/workflow/runs/${run_id}`)).body.run?.status), "run ended", 30_000)
+    const attempt = (await getJson(`/workflow/runs/${run_id}`)).body.steps[0].attempts[0]
+    expect(attempt.status).toBe("succeeded")
+    expect(attempt.artifacts).toEqual([expect.objectContaining({ kind: "log", mime_type: "text/plain; charset=utf-8", labels: ["cli"] })])
+    const log = await get(`/runs/${run_id}/artifacts/${attempt.artifacts[0].artifact_id}`)
+    expect(log.status).toBe(200)
+    expect(await log.text()).toBe("--- stdout ---\nhello artifacts\n\n--- stderr ---\n\n")
+  })
+})
