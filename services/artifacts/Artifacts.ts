@@ -34,6 +34,7 @@ import { ArtifactsRepo } from "./ArtifactsRepo.ts"
 import { ArtifactStore } from "./ArtifactStore.ts"
 import { ArtifactApprovalRequired, Forbidden, InvalidRequest, NotFound } from "./errors.ts"
 import { ArtifactCreated, ArtifactFetched } from "./events.ts"
+import { retentionCutoff, retentionDays, SWEEP_BATCH } from "./retention.ts"
 import {
   type ArtifactLink,
   type ArtifactMetadataResponse,
@@ -75,6 +76,12 @@ export class Artifacts extends Context.Service<Artifacts, {
   readonly metadataForRun: (run_id: string, raw_id: string) => Effect.Effect<ArtifactMetadataResponse, ArtifactAccessError>
   /** `GET /runs/:runId/artifacts/:id`: the bytes after the same checks; `artifact.fetched`. */
   readonly bytesForRun: (run_id: string, raw_id: string) => Effect.Effect<ArtifactBytes, ArtifactAccessError>
+  /**
+   * Deletes the bytes of the artifacts older than the effective bundle's
+   * retention (retention.ts) and marks their rows `deleted_at`; answers how
+   * many. Nothing without a configured retention.
+   */
+  readonly sweep: Effect.Effect<number>
   /** The 400 of the unscoped `GET /artifacts/:id` (`metadata` for `/artifacts/:id/metadata`). */
   readonly unscoped: (metadata: boolean) => Effect.Effect<never, InvalidRequest>
 }>()("svc-gateway/artifacts/Artifacts") {
@@ -202,6 +209,23 @@ export class Artifacts extends Context.Service<Artifacts, {
           yield* events.publish(ArtifactFetched, { artifact_id, run_id }, { kind: "run", run_id })
           return { artifact: stored.ref, bytes }
         }),
+
+        sweep: Effect.gen(function*() {
+          const days = retentionDays((yield* policy.effective).bundle.artifacts)
+          if (days === undefined) return 0
+          const now = yield* Clock.currentTimeMillis
+          const cutoff = retentionCutoff(now, days)
+          const at = isoTime(now)
+          let swept = 0
+          while (true) {
+            const batch = yield* repo.liveBefore(cutoff, SWEEP_BATCH)
+            for (const artifact of batch) {
+              yield* store.remove(artifact.ref.artifact_id)
+              if (yield* repo.markDeleted(artifact.ref.artifact_id, at)) swept++
+            }
+            if (batch.length < SWEEP_BATCH) return swept
+          }
+        }).pipe(Effect.withSpan("Artifacts.sweep")),
 
         unscoped: (metadata) => Effect.fail(new InvalidRequest({ message: metadata ? UNSCOPED_METADATA : UNSCOPED }))
       })

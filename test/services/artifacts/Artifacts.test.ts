@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -15,6 +16,7 @@ import { afterAll } from "vitest"
 import { Artifacts } from "../../../services/artifacts/Artifacts.ts"
 import { ArtifactsRepo } from "../../../services/artifacts/ArtifactsRepo.ts"
 import { ArtifactStore } from "../../../services/artifacts/ArtifactStore.ts"
+import { SWEEP_INTERVAL } from "../../../services/artifacts/retention.ts"
 import { DomainEvents } from "../../../services/domain-events/DomainEvents.ts"
 import { DEFAULT_POLICY_BUNDLE, mergePolicyBundles } from "../../../services/policy-bundle/bundle.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
@@ -30,13 +32,17 @@ afterAll(() => {
 
 const bundleWith = (decision: BundleDecision) => mergePolicyBundles([{ ...DEFAULT_POLICY_BUNDLE, artifacts: { default: decision } }])
 
-/** Snapshots `snap-allow`, `snap-deny`, `snap-approval`; the effective bundle allows. */
+/** Snapshots `snap-allow`, `snap-deny`, `snap-approval`; the effective bundle allows, with `retention.days` (none unless set). */
+const retention: { days: number | undefined } = { days: undefined }
 const fakePolicy = Layer.succeed(PolicyBundle, {
   getSnapshot: (id: string) => {
     const decision = ({ "snap-allow": "allow", "snap-deny": "deny", "snap-approval": "require_approval" } as const)[id]
     return Effect.succeed(decision === undefined ? undefined : { policy_snapshot_id: id, sha256: "x", created_at: "", bundle: bundleWith(decision) })
   },
-  effective: Effect.succeed({ bundle: bundleWith("allow") })
+  effective: Effect.sync(() => {
+    const bundle = bundleWith("allow")
+    return { bundle: { ...bundle, artifacts: { ...bundle.artifacts, ...(retention.days === undefined ? {} : { retention_days: retention.days }) } } }
+  })
 } as unknown as PolicyBundle["Service"])
 
 const failure = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -199,6 +205,34 @@ for (const db of testDatabases) {
         expect((yield* artifacts.metadataForRun("run-1", ref.artifact_id)).artifact).toEqual(ref)
         expect((yield* artifacts.get(ref.artifact_id))?.deleted_at).toBe("2026-01-01T00:00:00.000Z")
         expect(yield* artifacts.read(ref.artifact_id)).toBeUndefined()
+      }).pipe(Effect.provide(layer))
+    })
+
+    it.effect("the retention sweep (on TestClock) deletes bytes older than retention_days; rows keep deleted_at", () => {
+      const { layer } = setup()
+      return Effect.gen(function*() {
+        const artifacts = yield* Artifacts
+        const store = yield* ArtifactStore
+        const old = yield* artifacts.put({ kind: "log", bytes: new Uint8Array([1]), link: link("run-1") })
+        // No retention configured: nothing is deleted, however old.
+        retention.days = undefined
+        yield* TestClock.adjust("40 days")
+        expect(yield* artifacts.sweep).toBe(0)
+        retention.days = 30
+        const young = yield* artifacts.put({ kind: "log", bytes: new Uint8Array([2]), link: link("run-1") })
+        yield* TestClock.adjust(SWEEP_INTERVAL)
+        expect(yield* artifacts.sweep).toBe(1)
+        expect((yield* artifacts.get(old.artifact_id))?.deleted_at).toBe(new Date(Date.UTC(1970, 1, 10, 1)).toISOString())
+        expect(yield* store.get(old.artifact_id)).toBeUndefined()
+        expect((yield* artifacts.get(young.artifact_id))?.deleted_at).toBeUndefined()
+        expect(yield* failure(artifacts.bytesForRun("run-1", old.artifact_id))).toMatchObject({ tag: "NotFound" })
+        expect(yield* artifacts.sweep).toBe(0)
+        // 30 days later the young one goes too; its metadata stays readable.
+        yield* TestClock.adjust("30 days")
+        expect(yield* artifacts.sweep).toBe(1)
+        expect((yield* artifacts.get(young.artifact_id))?.deleted_at).toBeDefined()
+        expect((yield* artifacts.metadataForRun("run-1", young.artifact_id)).artifact.artifact_id).toBe(young.artifact_id)
+        retention.days = undefined
       }).pipe(Effect.provide(layer))
     })
   })

@@ -53,7 +53,8 @@ const PINNED: ReadonlyArray<readonly [string, ReadonlyArray<string>, string, str
   ["workflow_attempts", ["attempt_id"], "workflow_runs", "attempt_id step_id run_id attempt:int status started_at:time finished_at:time result:json error:json postcondition_report:json artifacts:json cost:json policy_decision:json policy_applied_override_ids:json"],
   ["workflow_resume_tokens", ["digest"], "workflow_runs", "digest run_id step_index:int approval_id:int created_at:time expires_at:time used_at:time revoked_at:time pause_name"],
   ["watchers", ["id"], "watchers", "id:serial plan_id trigger_type trigger_config:json active:bool deleted_at:time created_at:time updated_at:time"],
-  ["watcher_firings", ["firing_id"], "watchers", "firing_id watcher_id:int trigger_type dedupe_key slot:int nonce_digest nonce_key source_run_id status run_id error created_at:time updated_at:time"]
+  ["watcher_firings", ["firing_id"], "watchers", "firing_id watcher_id:int trigger_type dedupe_key slot:int nonce_digest nonce_key source_run_id status run_id error created_at:time updated_at:time"],
+  ["artifacts", ["artifact_id"], "artifacts", "artifact_id kind created_at:time mime_type size_bytes:int sha256 labels:json metadata:json sensitivity workspace_id agent_id run_id step_id attempt_id policy_snapshot_id deleted_at:time"]
 ]
 
 /** The registry's short names of the kinds. */
@@ -195,10 +196,12 @@ describe("the import order", () => {
   })
 
   it("is the v2 order for the gateway's own tables, and a new subsystem's tables come after them, each after its references", () => {
-    expect(SNAPSHOT_TABLES.map((x) => x.name)).toEqual(SNAPSHOT_V2_ORDER)
+    // Tables of subsystems added after the v2 format (issue 24: artifacts) come after its tables.
+    const added = ["artifacts"]
+    expect(SNAPSHOT_TABLES.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, ...added])
     const memory = [t("memory_items", ["memory_spaces", "plans"]), t("memory_spaces")]
     const set = tableSet([memory, ...TABLE_DECLARATIONS])
-    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "memory_spaces", "memory_items"])
+    expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, "memory_spaces", "memory_items", ...added])
   })
 
   it("refuses a reference to a table no snapshot carries, a cycle and a name declared twice", () => {
