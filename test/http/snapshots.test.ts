@@ -258,7 +258,7 @@ describe.skipIf(postgres === undefined)("round trip SQLite → PostgreSQL → SQ
     const again = await post(b, "/snapshot/import", { confirm: "IMPORT", bundle: bundleA })
     expect(again.status).toBe(500)
     expect(again.body.error).toBe("import_refused")
-    expect(again.body.message).toMatch(/^import refused: the target tables policy_snapshots, plans, .*, watcher_firings are not empty/)
+    expect(again.body.message).toMatch(/^import refused: the target tables policy_snapshots, plans, .*, watcher_firings, artifacts are not empty/)
   })
 
   it("imports the PostgreSQL bundle back into SQLite with identical rows", async () => {
