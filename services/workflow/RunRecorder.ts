@@ -277,15 +277,17 @@ export const RunRecorderLive: Layer.Layer<
           // A fresh attempt's start is known; a replayed one's is read.
           const started_at = options?.started_at ?? (yield* repo.getAttempt(attempt_id))?.started_at
           const cost = { ...(end.cost as object | undefined), duration_ms: durationOf(started_at, at) }
+          const artifacts = end.artifacts
           if (end.ok) {
-            yield* records.move("attempt", attempt_id, ["running"], "succeeded", { at, result: end.result, cost })
+            yield* records.move("attempt", attempt_id, ["running"], "succeeded", { at, result: end.result, cost, artifacts })
             yield* records.move("step", step_id, ["running"], "succeeded", { at })
           } else {
             yield* records.move("attempt", attempt_id, ["running"], end.code === "timeout" ? "timed_out" : "failed", {
               at,
               result: end.result,
               error: { code: end.code, message: end.message },
-              cost
+              cost,
+              artifacts
             })
             yield* records.move("step", step_id, ["running"], retry ? "queued" : "failed", { at })
           }

@@ -23,10 +23,12 @@ export interface AttemptContext {
   readonly timeout_ms: number
 }
 
-/** A finished attempt: the action's result (JSON) and any evidence. */
+/** A finished attempt: the action's result (JSON), any evidence, and the refs of the artifacts it stored. */
 export interface AttemptOutcome {
   readonly result: unknown
   readonly evidence?: unknown
+  /** `ArtifactRef`s of what the attempt stored (an Http step's `http_trace`); listed in the attempt's record. */
+  readonly artifacts?: ReadonlyArray<unknown>
   /** What the attempt used (`AttemptCost`: tokens, usd_micros, …), when the executor knows; budgets sum it. */
   readonly cost?: {
     readonly input_tokens?: number
@@ -49,6 +51,8 @@ export class AttemptFailed extends Data.TaggedError("AttemptFailed")<{
   readonly message: string
   readonly result?: unknown
   readonly evidence?: unknown
+  /** `ArtifactRef`s of what the attempt stored before it failed (an `http_status` answer's `http_trace`). */
+  readonly artifacts?: ReadonlyArray<unknown>
 }> {}
 
 /** Performs single attempts of actions. */

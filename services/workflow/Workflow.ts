@@ -49,6 +49,8 @@ import { HttpTraceTargets } from "./executors/HttpExecutor.ts"
 import { redactStep } from "./executors/httpRedaction.ts"
 import { HttpStepContext } from "./executors/HttpStepContext.ts"
 import { StepExecutorLive } from "./executors/StepExecutorLive.ts"
+import { AttemptArtifactsStored } from "./executors/AttemptArtifacts.ts"
+import { Artifacts } from "../artifacts/Artifacts.ts"
 import type { StepExecutor } from "./StepExecutor.ts"
 import { EXEC_TOOL_ID, HTTP_TOOL_ID } from "./executors/toolCall.ts"
 import { StepInputsRepo } from "./inputs/StepInputsRepo.ts"
@@ -304,8 +306,9 @@ export const WorkflowNoDeps: Layer.Layer<
  * (the system resolver, `NodeDns`; trace headers only to
  * `SVC_TRACE_PROPAGATION_TARGETS`), `CLI` when `SVC_CLI_ENABLED=1` (in the
  * sandbox `CliSandbox.layer` chose at start), device kinds through
- * `NodeDispatch`; at most `SVC_EXEC_CONCURRENCY` attempts at once. Needs
- * `HttpStepContext`.
+ * `NodeDispatch`; at most `SVC_EXEC_CONCURRENCY` attempts at once; what
+ * they produce is stored in the artifacts subsystem (`AttemptArtifactsStored`).
+ * Needs `HttpStepContext`.
  */
 const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
   concurrencyLimited(StepExecutorLive, settings.execConcurrency).pipe(
@@ -313,7 +316,8 @@ const ExecutorsFromSettings = Layer.unwrap(Effect.map(GatewayConfig, (settings) 
   ))).pipe(
     Layer.provide(NodeDns.layer),
     Layer.provide(NodeDispatch.layer),
-    Layer.provide(CliSandbox.layer)
+    Layer.provide(CliSandbox.layer),
+    Layer.provide(AttemptArtifactsStored.pipe(Layer.provide(Artifacts.layer), Layer.provide(RunsRepo.layer)))
   )
 
 /**

@@ -16,6 +16,7 @@
  * @module
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ArtifactsContract } from "../../services/artifacts/contract.ts"
 import { ApprovalsContract } from "../../services/approvals/contract.ts"
 import { AuditContract } from "../../services/audit/contract.ts"
 import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
@@ -71,7 +72,8 @@ export const Contracts: readonly [
   typeof GatewayRoutesContract,
   typeof CanvasContract,
   typeof MemoryContract,
-  typeof WorkContract
+  typeof WorkContract,
+  typeof ArtifactsContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -95,7 +97,8 @@ export const Contracts: readonly [
   GatewayRoutesContract,
   CanvasContract,
   MemoryContract,
-  WorkContract
+  WorkContract,
+  ArtifactsContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

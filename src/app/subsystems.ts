@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { ArtifactsSubsystem } from "../../services/artifacts/index.ts"
 import { ApprovalsSubsystem } from "../../services/approvals/index.ts"
 import { AuditSubsystem } from "../../services/audit/index.ts"
 import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
@@ -59,7 +60,8 @@ export const Subsystems: readonly [
   typeof GatewayRoutesSubsystem,
   typeof CanvasSubsystem,
   typeof MemorySubsystem,
-  typeof WorkSubsystem
+  typeof WorkSubsystem,
+  typeof ArtifactsSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -83,5 +85,6 @@ export const Subsystems: readonly [
   GatewayRoutesSubsystem,
   CanvasSubsystem,
   MemorySubsystem,
-  WorkSubsystem
+  WorkSubsystem,
+  ArtifactsSubsystem
 ] as const

@@ -61,8 +61,15 @@ export type BudgetVerdict = typeof BudgetVerdict.Type
 
 /** How an attempt ended. */
 export type AttemptEnd =
-  | { readonly ok: true; readonly result: unknown; readonly cost?: unknown }
-  | { readonly ok: false; readonly code: string; readonly message: string; readonly result?: unknown; readonly cost?: unknown }
+  | { readonly ok: true; readonly result: unknown; readonly cost?: unknown; readonly artifacts?: ReadonlyArray<unknown> }
+  | {
+    readonly ok: false
+    readonly code: string
+    readonly message: string
+    readonly result?: unknown
+    readonly cost?: unknown
+    readonly artifacts?: ReadonlyArray<unknown>
+  }
 
 /**
  * What the records say about an attempt about to run:

@@ -191,13 +191,15 @@ const runExecutor = (step: WorkflowStep, context: AttemptContext) =>
           ok: false,
           code: e.code,
           message: e.message,
-          ...(e.result === undefined ? {} : { result: e.result })
+          ...(e.result === undefined ? {} : { result: e.result }),
+          ...(e.artifacts === undefined ? {} : { artifacts: e.artifacts })
         }),
         onSuccess: (outcome): AttemptEnd & AttemptResult => ({
           ok: true,
           result: outcome.result ?? null,
           ...(outcome.evidence === undefined ? {} : { evidence: outcome.evidence }),
-          ...(outcome.cost === undefined ? {} : { cost: outcome.cost })
+          ...(outcome.cost === undefined ? {} : { cost: outcome.cost }),
+          ...(outcome.artifacts === undefined ? {} : { artifacts: outcome.artifacts })
         })
       }),
       Effect.timeoutOrElse({
@@ -258,7 +260,7 @@ const attemptBody = (
     const finishes = last && end.ok
     const started_at = start._tag === "fresh" ? start.started_at : undefined
     yield* hook((h) => h.attemptEnded(run_id, step_index, attempt, end, retry, { started_at, finishes }), undefined)
-    const { cost: _cost, ...recorded } = end as AttemptEnd & AttemptResult & { cost?: unknown }
+    const { artifacts: _artifacts, cost: _cost, ...recorded } = end as AttemptEnd & AttemptResult & { cost?: unknown }
     return (finishes ? { ...recorded, finished: true } : recorded) as AttemptResult
   })
 

@@ -24,7 +24,8 @@
 import { Effect } from "effect"
 import type { ActionPrimitive } from "../../planner/schema.ts"
 import { AttemptFailed, type AttemptContext, type AttemptOutcome } from "../StepExecutor.ts"
-import { childEnv, findProgram, runProcess } from "./childProcess.ts"
+import { AttemptArtifacts, type StoreAttemptArtifact } from "./AttemptArtifacts.ts"
+import { childEnv, type CliResult, findProgram, runProcess } from "./childProcess.ts"
 import { CliSandbox } from "./CliSandbox.ts"
 import { parsePostcondition, sameStatus } from "./postconditions.ts"
 import { defineExecutor } from "./registry.ts"
@@ -58,8 +59,34 @@ export const argvOf = (args: Readonly<Record<string, unknown>>): ReadonlyArray<s
   return argv
 }
 
-/** The `CLI` executor over the sandbox chosen at start. */
-export const makeCliExecutor = (sandbox: CliSandbox["Service"]): ActionExecutor =>
+/**
+ * Stores a process's output as a `log` artifact of the attempt (text: its
+ * stdout, then its stderr, each under a header line; label `cli`; metadata
+ * `{exit_code, signal, stdout_truncated, stderr_truncated}`).
+ */
+const storeLog = (artifacts: StoreAttemptArtifact | undefined, context: AttemptContext, result: CliResult) =>
+  artifacts === undefined ? Effect.succeed({}) : Effect.map(
+    artifacts(context, {
+      kind: "log",
+      bytes: new TextEncoder().encode(`--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}\n`),
+      mime_type: "text/plain; charset=utf-8",
+      labels: ["cli"],
+      metadata: {
+        exit_code: result.exit_code,
+        signal: result.signal,
+        stdout_truncated: result.stdout_truncated,
+        stderr_truncated: result.stderr_truncated
+      }
+    }),
+    (ref) => (ref === undefined ? {} : { artifacts: [ref] })
+  )
+
+/**
+ * The `CLI` executor over the sandbox chosen at start; the output of every
+ * process that ran (exited or killed at the time limit) is stored through
+ * `artifacts` as a `log` artifact listed in the outcome.
+ */
+export const makeCliExecutor = (sandbox: CliSandbox["Service"], artifacts?: StoreAttemptArtifact): ActionExecutor =>
   Effect.fnUntraced(function*(action: ActionPrimitive, context: AttemptContext) {
     if (sandbox.kind === "disabled" || sandbox.kind === "unavailable") {
       return yield* new AttemptFailed({
@@ -92,10 +119,12 @@ export const makeCliExecutor = (sandbox: CliSandbox["Service"]): ActionExecutor 
         return yield* new AttemptFailed({
           code: "timeout",
           message: `${argv[0]} did not finish within ${context.timeout_ms} ms and was killed`,
-          result: ended.result
+          result: ended.result,
+          ...(yield* storeLog(artifacts, context, ended.result))
         })
       case "exited": {
         const { result } = ended
+        const log = yield* storeLog(artifacts, context, result)
         const expected = postcondition?.status !== undefined && sameStatus(postcondition.status, result.exit_code ?? undefined)
         if (result.exit_code !== 0 && !expected) {
           return yield* new AttemptFailed({
@@ -103,16 +132,19 @@ export const makeCliExecutor = (sandbox: CliSandbox["Service"]): ActionExecutor 
             message: result.exit_code === null
               ? `${argv[0]} was ended by ${result.signal ?? "a signal"}`
               : `${argv[0]} exited with code ${result.exit_code}`,
-            result
+            result,
+            ...log
           })
         }
-        return { result } satisfies AttemptOutcome as AttemptOutcome
+        return { result, ...log } satisfies AttemptOutcome as AttemptOutcome
       }
     }
   })
 
-/** The `CLI` executor, in the environment's `CliSandbox` (the one `CliSandbox.layer` chose at start). */
+/** The `CLI` executor, in the environment's `CliSandbox` (the one `CliSandbox.layer` chose at start), storing logs through {@link AttemptArtifacts}. */
 export const CliExecutor = defineExecutor({
   kinds: ["CLI"],
-  make: Effect.map(CliSandbox, makeCliExecutor)
+  make: Effect.gen(function*() {
+    return makeCliExecutor(yield* CliSandbox, yield* AttemptArtifacts)
+  })
 })

@@ -19,6 +19,12 @@
  *    set one; trace headers (`traceparent`, `b3`) go only to targets matching
  *    {@link HttpTraceTargets} (`SVC_TRACE_PROPAGATION_TARGETS`).
  *
+ * Every answer (whatever its status) is stored through {@link AttemptArtifacts}
+ * as an `http_trace` artifact (JSON `{request: {method, url}, response:
+ * {status, headers, body, body_truncated}}`, the URL's credentials
+ * redacted, labels `http`), linked to the attempt; the attempt's outcome
+ * lists its ref (`artifacts`).
+ *
  * Result `{status, headers, body, body_truncated}`: `headers` only those of
  * `KEPT_RESPONSE_HEADERS` (`httpRedaction.ts`); `body` the first
  * {@link MAX_HTTP_BODY_BYTES} bytes as UTF-8, parsed as JSON when the content
@@ -40,7 +46,8 @@ import { addressTargets, egressTargets, firstMatch } from "../../policy-bundle/e
 import type { ActionPrimitive } from "../../planner/schema.ts"
 import { AttemptFailed, type AttemptContext, type AttemptOutcome } from "../StepExecutor.ts"
 import { type HttpArgs, idempotencyKeyHeader, isHeaderValue, parseHttpArgs } from "./httpArgs.ts"
-import { CREDENTIAL_NAME, keptResponseHeaders } from "./httpRedaction.ts"
+import { AttemptArtifacts, type StoreAttemptArtifact } from "./AttemptArtifacts.ts"
+import { CREDENTIAL_NAME, keptResponseHeaders, redactUrl } from "./httpRedaction.ts"
 import { HttpStepContext } from "./HttpStepContext.ts"
 import { parsePostcondition, sameStatus } from "./postconditions.ts"
 import { defineExecutor } from "./registry.ts"
@@ -73,6 +80,8 @@ export const HttpTraceTargets = Context.Reference<ReadonlyArray<string>>("svc-ga
 export interface HttpExecutorOptions {
   /** {@link HttpTraceTargets}. */
   readonly traceTargets: ReadonlyArray<string>
+  /** Where the `http_trace` of each answer is stored ({@link AttemptArtifacts}; default: nowhere). */
+  readonly artifacts?: StoreAttemptArtifact | undefined
 }
 
 const invalid = (message: string) => new AttemptFailed({ code: "invalid_action", message })
@@ -188,13 +197,34 @@ export const makeHttpExecutor = (
           Effect.fail(new AttemptFailed({ code: "timeout", message: `${target} did not answer within ${attempt.timeout_ms} ms` }))
       })
     )
+    const trace = yield* storeTrace(options.artifacts, attempt, args, result)
+    const artifacts = trace === undefined ? {} : { artifacts: [trace] }
     const ok = result.status >= 200 && result.status <= 299
     const expected = postcondition?.status !== undefined && sameStatus(postcondition.status, result.status)
     if (!ok && !expected) {
-      return yield* new AttemptFailed({ code: "http_status", message: `${target} answered ${result.status}`, result })
+      return yield* new AttemptFailed({ code: "http_status", message: `${target} answered ${result.status}`, result, ...artifacts })
     }
-    return { result } satisfies AttemptOutcome as AttemptOutcome
+    return { result, ...artifacts } satisfies AttemptOutcome as AttemptOutcome
   })
+
+/** Stores the exchange as an `http_trace` artifact of the attempt (request line with the URL redacted, the kept answer). */
+const storeTrace = (
+  artifacts: StoreAttemptArtifact | undefined,
+  attempt: AttemptContext,
+  args: HttpArgs,
+  result: HttpResult
+) => {
+  if (artifacts === undefined) return Effect.succeed(undefined)
+  const url = redactUrl(args.url.href)
+  const trace = { request: { method: args.method, url }, response: result }
+  return artifacts(attempt, {
+    kind: "http_trace",
+    bytes: new TextEncoder().encode(JSON.stringify(trace)),
+    mime_type: "application/json",
+    labels: ["http"],
+    metadata: { method: args.method, url, status: result.status }
+  })
+}
 
 /** The request headers: the step's (secret handles resolved), plus `Idempotency-Key` for a keyed step. */
 const resolveHeaders = (context: HttpStepContext["Service"], args: HttpArgs, action: ActionPrimitive, attempt: AttemptContext) =>
@@ -250,10 +280,13 @@ const checkedAddresses = (context: HttpStepContext["Service"], dns: Dns.Dns["Ser
     return addresses
   })
 
-/** The `Http` executor, built from the environment's `HttpStepContext`, `Dns` and {@link HttpTraceTargets}. */
+/** The `Http` executor, built from the environment's `HttpStepContext`, `Dns`, {@link HttpTraceTargets} and {@link AttemptArtifacts}. */
 export const HttpExecutor = defineExecutor({
   kinds: ["Http"],
   make: Effect.gen(function*() {
-    return makeHttpExecutor(yield* HttpStepContext, yield* Dns.Dns, { traceTargets: yield* HttpTraceTargets })
+    return makeHttpExecutor(yield* HttpStepContext, yield* Dns.Dns, {
+      traceTargets: yield* HttpTraceTargets,
+      artifacts: yield* AttemptArtifacts
+    })
   })
 })

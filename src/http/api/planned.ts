@@ -40,12 +40,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["PATCH", "/plugins/:id/rpc/*"],
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
-  .add(group("artifacts", READ, [
-    ["GET", "/artifacts/:id/metadata"],
-    ["GET", "/artifacts/:id"],
-    ["GET", "/runs/:runId/artifacts/:id/metadata"],
-    ["GET", "/runs/:runId/artifacts/:id"]
-  ]))
   .add(group("agent", OPERATOR, [
     ["GET", "/agent/status"],
     ["POST", "/agent/turn"],

@@ -1,0 +1,69 @@
+/**
+ * Where artifact bytes live (reference §6.9; docs/artifacts.md "Stores"):
+ * one service, keyed by artifact id, whatever the backend. The filesystem
+ * store ({@link ArtifactStore.layerFs}, the default) keeps each artifact at
+ * `<dir>/<first two hex digits of the id>/<id>.bin`, written whole or not at
+ * all (a temporary file renamed into place, mode 0600; services/shared/privateFile.ts).
+ * An S3-compatible store (presigned GETs) is a second layer of this service
+ * (not yet written).
+ *
+ * Failures of the store (disk full, permissions) are defects: the caller did
+ * nothing wrong.
+ *
+ * @module
+ */
+import { Context, Effect, Layer } from "effect"
+import { readFile, unlink } from "node:fs/promises"
+import { join } from "node:path"
+import { GatewayConfig } from "../../layers/config.ts"
+import { writePrivateFile } from "../shared/privateFile.ts"
+
+/** The bytes of artifacts, by id. */
+export class ArtifactStore extends Context.Service<ArtifactStore, {
+  /** Stores `bytes` under `artifact_id` (replacing any previous bytes). */
+  readonly put: (artifact_id: string, bytes: Uint8Array) => Effect.Effect<void>
+  /** The bytes of `artifact_id`, or `undefined` when none are stored (never stored, or deleted). */
+  readonly get: (artifact_id: string) => Effect.Effect<Uint8Array | undefined>
+  /** Deletes the bytes of `artifact_id`; nothing when there are none. */
+  readonly remove: (artifact_id: string) => Effect.Effect<void>
+}>()("svc-gateway/artifacts/ArtifactStore") {
+  /** The filesystem store under `dir` (created on the first write, mode 0700). */
+  static readonly layerFs = (dir: string): Layer.Layer<ArtifactStore> => Layer.succeed(ArtifactStore, makeFsStore(dir))
+
+  /** The filesystem store under `$SVC_HOME/artifacts` (`GatewayConfig.home`). */
+  static readonly layer: Layer.Layer<ArtifactStore, never, GatewayConfig> = Layer.effect(
+    ArtifactStore,
+    Effect.gen(function*() {
+      const settings = yield* GatewayConfig
+      return makeFsStore(artifactsDirectory(settings.home))
+    })
+  )
+}
+
+/** `$SVC_HOME/artifacts`. */
+export const artifactsDirectory = (home: string): string => join(home, "artifacts")
+
+/** Where the filesystem store keeps `artifact_id` under `dir`. */
+export const artifactPath = (dir: string, artifact_id: string): string =>
+  join(dir, artifact_id.slice(0, 2).toLowerCase(), `${artifact_id.toLowerCase()}.bin`)
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
+
+/** The filesystem {@link ArtifactStore} under `dir`. */
+export const makeFsStore = (dir: string): ArtifactStore["Service"] =>
+  ArtifactStore.of({
+    put: Effect.fn("ArtifactStore.put")(function*(artifact_id: string, bytes: Uint8Array) {
+      yield* Effect.promise(() => writePrivateFile(artifactPath(dir, artifact_id), bytes, "replace"))
+    }),
+    get: Effect.fn("ArtifactStore.get")(function*(artifact_id: string) {
+      return yield* Effect.tryPromise({
+        try: async () => new Uint8Array(await readFile(artifactPath(dir, artifact_id))),
+        catch: (error) => error
+      }).pipe(Effect.catch((error) => (isMissing(error) ? Effect.succeed(undefined) : Effect.die(error))))
+    }),
+    remove: Effect.fn("ArtifactStore.remove")(function*(artifact_id: string) {
+      yield* Effect.tryPromise({ try: () => unlink(artifactPath(dir, artifact_id)), catch: (error) => error }).pipe(
+        Effect.catch((error) => (isMissing(error) ? Effect.void : Effect.die(error)))
+      )
+    })
+  })
