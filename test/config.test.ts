@@ -90,7 +90,7 @@ describe("validateSettings", () => {
 describe("settings declarations (issue 21 §1)", () => {
   it("give GatewaySettings the same properties as before they were declared by subsystem", () => {
     expect(Object.keys(defaultSettings()).sort()).toEqual([
-      "adminToken", "approvalTtlSeconds", "authEnabled", "authProfilesEnabled", "automationEnabled", "cliEnabled",
+      "adminToken", "approvalTtlSeconds", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
       "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
       "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
       "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "secretProvider",
