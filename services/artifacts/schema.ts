@@ -9,6 +9,7 @@
  * @module
  */
 import { Schema } from "effect"
+import { UUID_PATTERN } from "../shared/schemas.ts"
 
 /** What an artifact holds. */
 export const ArtifactKind = Schema.Literals(["screenshot", "diff", "log", "dom_snapshot", "http_trace", "receipt", "file", "other"])
@@ -18,13 +19,12 @@ export type ArtifactKind = typeof ArtifactKind.Type
 export const ArtifactSensitivity = Schema.Literals(["normal", "sensitive"])
 export type ArtifactSensitivity = typeof ArtifactSensitivity.Type
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** True when `raw` is an artifact id: a UUID (any version, either case). */
-export const isArtifactId = (raw: string): boolean => UUID.test(raw)
+export const isArtifactId = (raw: string): boolean => UUID_PATTERN.test(raw)
 
 /** An artifact id: a UUID (`crypto.randomUUID()`); also the path of its `uri` (`artifact://<id>`). */
-export const ArtifactId = Schema.String.check(Schema.isPattern(UUID, { expected: "an artifact id (a UUID)" }))
+export const ArtifactId = Schema.String.check(Schema.isPattern(UUID_PATTERN, { expected: "an artifact id (a UUID)" }))
 
 /** `artifact://<id>`: how records reference an artifact. */
 export const artifactUri = (artifact_id: string): string => `artifact://${artifact_id}`

@@ -10,9 +10,8 @@
  * @module
  */
 import { Schema } from "effect"
-import { StrictStruct } from "../routing/schema.ts"
 import { bounded, SMALL_JSON } from "../shared/json.ts"
-import { intBetween, nonEmptyText } from "../shared/schemas.ts"
+import { intBetween, nonEmptyText, StrictStruct, UUID_PATTERN } from "../shared/schemas.ts"
 
 /** Longest `title`, in characters. */
 export const MAX_TITLE_LENGTH = 512
@@ -20,7 +19,7 @@ export const MAX_TITLE_LENGTH = 512
 export const MAX_PLAN_ID_LENGTH = 256
 
 /** The text of a UUID (a pattern, not the `uuid` format, which strict JSON Schema validators do not know). */
-export const CANVAS_ID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+export const CANVAS_ID_PATTERN = UUID_PATTERN
 
 /** A canvas page's id: a UUID (any other text is a 400 `invalid_request`). */
 export const CanvasId = Schema.String.check(Schema.isPattern(CANVAS_ID_PATTERN, { expected: "a canvas id (a UUID)" }))

@@ -12,11 +12,10 @@
  */
 import { canonicalSha256 } from "../shared/canonicalJson.ts"
 import { cursorCodec } from "../shared/cursor.ts"
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from "../shared/schemas.ts"
 
 /** `memory.list` cursors: ids are UUIDs. */
-export const listCursor = cursorCodec((u): u is string => typeof u === "string" && UUID.test(u))
+export const listCursor = cursorCodec(isUuid)
 
 /** The digest a search cursor is bound to (16 hex characters). */
 export const searchDigest = (agentId: string, query: string, filter: unknown): string =>

@@ -12,6 +12,7 @@
 import { Schema } from "effect"
 import { AgentId } from "../shared/agent.ts"
 import { describeInput } from "../shared/decode.ts"
+import { StrictStruct } from "../shared/schemas.ts"
 
 /** Longest thread id, in characters. */
 export const MAX_THREAD_ID_LENGTH = 256
@@ -19,26 +20,6 @@ export const MAX_THREAD_ID_LENGTH = 256
 export const MAX_THREADS = 10_000
 /** Longest `reason`, in characters. */
 export const MAX_REASON_LENGTH = 1024
-
-const unexpected = Schema.Never.annotate({ message: "unexpected field" })
-
-/**
- * `Schema.Struct(fields)` that rejects unknown keys (`<key>: unexpected
- * field`) whatever the caller's parse options: an index signature over every
- * other key whose value can only fail. The gateway's request decoder (and
- * `Schema.toCodecJson`, OpenAPI, JSON Schema) see a plain structure. The
- * type is the struct's (no key beside `fields` ever decodes).
- */
-export const StrictStruct = <const F extends Schema.Struct.Fields>(
-  fields: F
-): Schema.Codec<Schema.Struct<F>["Type"], Schema.Struct<F>["Encoded"]> => {
-  const known = new Set(Object.keys(fields))
-  const other = Schema.String.check(Schema.makeFilter((key: string) => !known.has(key)))
-  return Schema.StructWithRest(Schema.Struct(fields), [Schema.Record(other, unexpected)]) as unknown as Schema.Codec<
-    Schema.Struct<F>["Type"],
-    Schema.Struct<F>["Encoded"]
-  >
-}
 
 const THREAD_ID = /^[^\u0000-\u001f\u007f]{1,256}$/u
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { cursorCodec } from "../shared/cursor.ts"
+import { isUuid } from "../shared/schemas.ts"
 
 /** Work record ids are uuids. */
-export const workCursor = cursorCodec((u): u is string => typeof u === "string" && /^[0-9a-f-]{36}$/.test(u))
+export const workCursor = cursorCodec(isUuid)

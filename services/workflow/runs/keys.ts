@@ -18,6 +18,7 @@
  */
 import { Schema } from "effect"
 import { AGENT_ID_PATTERN, DEFAULT_AGENT_ID } from "../../shared/agent.ts"
+import { UUID_PATTERN } from "../../shared/schemas.ts"
 
 /** Longest key, in characters. */
 export const MAX_KEY_LENGTH = 512
@@ -42,7 +43,6 @@ export interface ParsedKey {
   readonly agentId?: string | undefined
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The forms of an `agent:` key, for messages. */
 export const AGENT_KEY_FORMS = "agent:<id>:main, agent:<id>:<channel>:main, agent:<id>:dm:<peer>, " +
@@ -79,7 +79,7 @@ export const keyProblem = (key: string): string | undefined => {
     case "node":
       return parts.length === 2 ? undefined : "a node key is node:<nodeId> (the node id cannot contain ':')"
     case "hook":
-      return parts.length === 2 && UUID.test(parts[1]!) ? undefined : "a hook key is hook:<uuid>"
+      return parts.length === 2 && UUID_PATTERN.test(parts[1]!) ? undefined : "a hook key is hook:<uuid>"
     case "agent": {
       if (parts.length < 3) return `an agent key has one of the forms ${AGENT_KEY_FORMS}`
       if (!AGENT_ID_PATTERN.test(parts[1]!)) {
