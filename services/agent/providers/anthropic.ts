@@ -232,7 +232,7 @@ export const messagesRequest = (
   method: string
 ): Result.Result<Record<string, unknown>, AiError.AiError> => {
   const mapped = toAnthropicMessages(options.prompt, method)
-  if (Result.isFailure(mapped)) return mapped
+  if (Result.isFailure(mapped)) return Result.fail(mapped.failure)
   const body: Record<string, unknown> = {
     model: config.model,
     max_tokens: config.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,

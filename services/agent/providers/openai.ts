@@ -210,7 +210,7 @@ export const chatCompletionsRequest = (
   method: string
 ): Result.Result<Record<string, unknown>, AiError.AiError> => {
   const messages = toChatMessages(options.prompt, method)
-  if (Result.isFailure(messages)) return messages
+  if (Result.isFailure(messages)) return Result.fail(messages.failure)
   const body: Record<string, unknown> = { model, messages: messages.success }
   const tools = options.tools.filter((tool) => Tool.isUserDefined(tool) || Tool.isDynamic(tool))
   if (tools.length > 0) {
