@@ -360,7 +360,7 @@ const streamResponse = (events: Stream.Stream<SseMessage, AiError.AiError>) => {
   }
   return events.pipe(
     Stream.mapEffect(Effect.fnUntraced(function*(message) {
-      if (message.data === undefined) return []
+      if (message.data === undefined) return yield* malformed({ module: MODULE }, "streamText", `the data of event ${message.event} is not JSON`)
       const decoded = decodeEvent(message.data)
       if (Result.isFailure(decoded)) return yield* malformed({ module: MODULE }, "streamText", decoded.failure)
       const event = decoded.success
