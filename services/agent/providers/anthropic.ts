@@ -312,8 +312,11 @@ const makeResponse = (objectName: string | undefined) =>
     const message = decoded.success
     const parts: Array<Response.PartEncoded> = [{ type: "response-metadata", id: message.id ?? undefined, modelId: message.model ?? undefined }]
     let hasToolCalls = false
+    // With the object tool called, its input is the whole text (a preamble would break the JSON).
+    const objectCalled = objectName !== undefined && message.content.some((block) => block.type === "tool_use" && block.name === objectName)
     for (const block of message.content) {
       if (block.type === "text" && block.text !== undefined && block.text.length > 0) {
+        if (objectCalled) continue
         parts.push({ type: "text", text: block.text })
       } else if (block.type === "tool_use" && block.id !== undefined && block.name !== undefined) {
         if (block.name === objectName) {

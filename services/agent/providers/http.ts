@@ -10,6 +10,8 @@
  *   the message read from the error body by the provider's `errorMessage`
  *   (`HTTP <status>` alone when the body has none);
  * - no answer in time: `request timed out after <N>s`;
+ * - a streamed answer that started, then sent nothing for the timeout:
+ *   `stream stalled: no event for <N>s`;
  * - a connection failure: `request failed: <transport error> (POST <url>)`;
  * - a body that is not the provider's shape: `malformed response: <what>`.
  *
@@ -36,7 +38,7 @@ import { type HttpClient, HttpClientRequest, type HttpClientResponse } from "eff
  *   (`gpt-4.1-mini`);
  * - `timeout`: how long one request may take before it fails with
  *   `request timed out after <N>s` (default 60 s); for a streamed request,
- *   how long until the response starts.
+ *   how long until the response starts, and then between two events.
  */
 export interface HttpProviderConfig {
   readonly baseUrl?: string | undefined
@@ -93,6 +95,18 @@ const timedOut = (wire: ProviderWire, method: string): AiError.AiError =>
       method: "POST",
       url: wire.url,
       description: `request timed out after ${seconds(wire.timeout)}`
+    })
+  })
+
+const stalled = (wire: ProviderWire, method: string): AiError.AiError =>
+  AiError.make({
+    module: wire.module,
+    method,
+    reason: new AiError.NetworkError({
+      reason: "TransportError",
+      method: "POST",
+      url: wire.url,
+      description: `stream stalled: no event for ${seconds(wire.timeout)}`
     })
   })
 
@@ -176,8 +190,8 @@ export interface SseMessage {
 
 /**
  * POSTs `body` as JSON and streams the answer's server-sent events. The
- * timeout covers the wait for the response to start; failures as
- * {@link postJson}.
+ * timeout covers the wait for the response to start, then each wait for the
+ * next event; failures as {@link postJson}.
  */
 export const postSse = (
   wire: ProviderWire,
@@ -195,9 +209,13 @@ export const postSse = (
           Stream.fail(
             error._tag === "HttpClientError"
               ? transportFailure(wire, method, error)
+              : error._tag === "Retry"
+              ? malformed(wire, method, "an SSE retry directive (a model answer cannot be resumed)")
               : malformed(wire, method, "invalid server-sent events")
           )
-        )
+        ),
+        // A stream that started and then went quiet fails like a request that never answered.
+        Stream.timeoutOrElse({ duration: wire.timeout, orElse: () => Stream.fail(stalled(wire, method)) })
       )
     ),
     Stream.unwrap

@@ -7,7 +7,7 @@
  * `AgentRuntimeError` without the key, and a timeout.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Layer, Redacted, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import * as Anthropic from "../../../../services/agent/providers/anthropic.ts"
@@ -188,6 +188,25 @@ describe("Anthropic provider", () => {
         const error = yield* runtimeErrorOf(LanguageModel.generateText({ prompt: "Hi" }))
         expect(error.message).toMatch(/^anthropic: malformed response: content: expected an array/)
       })))
+
+  it.live("generateObject: a forced object tool whose input is the object", () =>
+    withModel(
+      [message([
+        { type: "text", text: "Here it is:" },
+        { type: "tool_use", id: "toolu_o", name: "weather", input: { city: "Paris", degrees: 21 } }
+      ], "tool_use")],
+      ({ seen }) =>
+        Effect.gen(function*() {
+          const response = yield* LanguageModel.generateObject({
+            prompt: "Weather?",
+            objectName: "weather",
+            schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
+          })
+          expect(response.value).toEqual({ city: "Paris", degrees: 21 })
+          expect(seen[0].body.tool_choice).toEqual({ type: "tool", name: "weather" })
+          expect(seen[0].body.tools).toEqual([{ name: "weather", input_schema: expect.objectContaining({ type: "object" }) }])
+        })
+    ))
 
   it.live("a server that never answers: request timed out after the configured timeout", () =>
     withModel([{ hang: true }], () =>

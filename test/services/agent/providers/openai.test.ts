@@ -7,7 +7,7 @@
  * body) mapped to `AgentRuntimeError` without the key, and a timeout.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Layer, Redacted, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { AgentRuntimeError } from "../../../../services/agent/providers/errors.ts"
@@ -198,6 +198,28 @@ describe("OpenAI-compatible provider", () => {
         expect(notJson.message).toBe("openai: malformed response: the body is not JSON")
         const wrongShape = yield* runtimeErrorOf(LanguageModel.generateText({ prompt: "Hi" }))
         expect(wrongShape.message).toMatch(/^openai: malformed response: choices: expected an array/)
+      })))
+
+  it.live("a stream that starts, then goes quiet: stream stalled after the configured timeout", () =>
+    withModel([{ sse: [{ data: { id: "c3", choices: [{ index: 0, delta: { content: "Hel" } }] } }], thenHang: true }], () =>
+      Effect.gen(function*() {
+        const error = yield* runtimeErrorOf(LanguageModel.streamText({ prompt: "Hi" }).pipe(Stream.runDrain))
+        expect(error.message).toBe("openai: stream stalled: no event for 0.2s")
+      }), 200))
+
+  it.live("generateObject: response_format json_schema, the object decoded from the text", () =>
+    withModel([completion({ content: "{\"city\":\"Paris\",\"degrees\":21}" })], ({ seen }) =>
+      Effect.gen(function*() {
+        const response = yield* LanguageModel.generateObject({
+          prompt: "Weather?",
+          objectName: "weather",
+          schema: Schema.Struct({ city: Schema.String, degrees: Schema.Number })
+        })
+        expect(response.value).toEqual({ city: "Paris", degrees: 21 })
+        expect(seen[0].body.response_format).toEqual({
+          type: "json_schema",
+          json_schema: { name: "weather", schema: expect.objectContaining({ type: "object" }) }
+        })
       })))
 
   it.live("a server that never answers: request timed out after the configured timeout", () =>

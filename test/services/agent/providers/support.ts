@@ -11,10 +11,10 @@ export interface SeenRequest {
   readonly body: any
 }
 
-/** What the server answers to one request: JSON with a status, server-sent events, or nothing (never answers). */
+/** What the server answers to one request: JSON with a status, server-sent events (then the end, or silence), or nothing (never answers). */
 export type Answer =
   | { readonly status?: number; readonly json: unknown }
-  | { readonly sse: ReadonlyArray<{ readonly event?: string; readonly data: unknown }> }
+  | { readonly sse: ReadonlyArray<{ readonly event?: string; readonly data: unknown }>; readonly thenHang?: boolean }
   | { readonly hang: true }
 
 /**
@@ -44,7 +44,7 @@ export const wireServer = (answers: ReadonlyArray<Answer>) =>
               const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data)
               res.write(`${event.event !== undefined ? `event: ${event.event}\n` : ""}data: ${data}\n\n`)
             }
-            res.end()
+            if (answer.thenHang !== true) res.end()
           })
         })
         server.listen(0, "127.0.0.1", () => {
