@@ -59,6 +59,15 @@ export interface ArtifactBytes {
   readonly bytes: Uint8Array
 }
 
+/** An artifact served by its store: a presigned URL valid {@link PRESIGNED_GET_TTL_SECONDS} (the route answers 302). */
+export interface ArtifactLocation {
+  readonly artifact: ArtifactRef
+  readonly location: string
+}
+
+/** How long a presigned GET of the run-scoped bytes route is valid, in seconds (reference §6.9: 60 s). */
+export const PRESIGNED_GET_TTL_SECONDS = 60
+
 const UNSCOPED = "artifact fetch APIs must be scope-bound; use GET /runs/:runId/artifacts/:id"
 const UNSCOPED_METADATA = "artifact fetch APIs must be scope-bound; use GET /runs/:runId/artifacts/:id/metadata"
 
@@ -74,8 +83,12 @@ export class Artifacts extends Context.Service<Artifacts, {
   readonly listForAttempt: (attempt_id: string) => Effect.Effect<ReadonlyArray<ArtifactRef>>
   /** `GET /runs/:runId/artifacts/:id/metadata`: `{artifact, scope}` after the checks of the module documentation. */
   readonly metadataForRun: (run_id: string, raw_id: string) => Effect.Effect<ArtifactMetadataResponse, ArtifactAccessError>
-  /** `GET /runs/:runId/artifacts/:id`: the bytes after the same checks; `artifact.fetched`. */
-  readonly bytesForRun: (run_id: string, raw_id: string) => Effect.Effect<ArtifactBytes, ArtifactAccessError>
+  /**
+   * `GET /runs/:runId/artifacts/:id`: after the same checks, the bytes, or
+   * with a store that signs URLs (S3) a presigned GET valid
+   * {@link PRESIGNED_GET_TTL_SECONDS}; `artifact.fetched` either way.
+   */
+  readonly bytesForRun: (run_id: string, raw_id: string) => Effect.Effect<ArtifactBytes | ArtifactLocation, ArtifactAccessError>
   /**
    * Deletes the bytes of the artifacts older than the effective bundle's
    * retention (retention.ts) and marks their rows `deleted_at`; answers how
@@ -203,11 +216,14 @@ export class Artifacts extends Context.Service<Artifacts, {
         bytesForRun: Effect.fn("Artifacts.bytesForRun")(function*(run_id: string, raw_id: string) {
           const { stored } = yield* checked(run_id, raw_id)
           const artifact_id = stored.ref.artifact_id
-          const bytes = stored.deleted_at === undefined ? yield* store.get(artifact_id) : undefined
-          if (bytes === undefined) return yield* new NotFound({ message: "artifact bytes were deleted by retention" })
+          const deleted = new NotFound({ message: "artifact bytes were deleted by retention" })
+          if (stored.deleted_at !== undefined) return yield* deleted
+          const location = yield* store.presignGet(artifact_id, PRESIGNED_GET_TTL_SECONDS, { content_type: stored.ref.mime_type })
+          const bytes = location === undefined ? yield* store.get(artifact_id) : undefined
+          if (location === undefined && bytes === undefined) return yield* deleted
           yield* decide("artifact.fetched", { artifact_id, run_id })
           yield* events.publish(ArtifactFetched, { artifact_id, run_id }, { kind: "run", run_id })
-          return { artifact: stored.ref, bytes }
+          return location !== undefined ? { artifact: stored.ref, location } : { artifact: stored.ref, bytes: bytes! }
         }),
 
         sweep: Effect.gen(function*() {
