@@ -32,8 +32,9 @@ import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import { ArtifactsRepo } from "./ArtifactsRepo.ts"
 import { ArtifactStore } from "./ArtifactStore.ts"
-import { ArtifactApprovalRequired, Forbidden, InvalidRequest, NotFound } from "./errors.ts"
-import { ArtifactCreated, ArtifactFetched } from "./events.ts"
+import { ArtifactApprovalRequired, ArtifactQuotaExceeded, Forbidden, InvalidRequest, NotFound } from "./errors.ts"
+import { ArtifactAttached, ArtifactCreated, ArtifactFetched } from "./events.ts"
+import { quotaRules } from "./quota.ts"
 import { retentionCutoff, retentionDays, SWEEP_BATCH } from "./retention.ts"
 import {
   type ArtifactLink,
@@ -73,8 +74,19 @@ const UNSCOPED_METADATA = "artifact fetch APIs must be scope-bound; use GET /run
 
 /** Artifacts: storing them and serving them through their run. */
 export class Artifacts extends Context.Service<Artifacts, {
-  /** Stores `artifact` (bytes and metadata) and answers its ref; `artifact.created` after it is stored. */
-  readonly put: (artifact: NewArtifact) => Effect.Effect<ArtifactRef>
+  /**
+   * Stores `artifact` (bytes and metadata) and answers its ref;
+   * `artifact.created` after it is stored. `ArtifactQuotaExceeded` (nothing
+   * stored) when it is larger than the effective bundle's
+   * `artifacts.max_bytes` or would take a rule of `artifacts.quota` over its limit.
+   */
+  readonly put: (artifact: NewArtifact) => Effect.Effect<ArtifactRef, ArtifactQuotaExceeded>
+  /**
+   * `put` for an artifact a producer attaches to an attempt's record (a
+   * node's `attempt.evidence`): also announced as `artifact.attached`
+   * `{artifact, run_id, step_id, attempt_id}`.
+   */
+  readonly attach: (artifact: NewArtifact & { readonly link: ArtifactLink }) => Effect.Effect<ArtifactRef, ArtifactQuotaExceeded>
   /** The stored artifact `artifact_id`, or `undefined` (also for an id that is not a UUID). */
   readonly get: (artifact_id: string) => Effect.Effect<StoredArtifact | undefined>
   /** The bytes of `artifact_id` whatever its link (for producers' own routes, e.g. memory exports); `undefined` when none. */
@@ -142,48 +154,80 @@ export class Artifacts extends Context.Service<Artifacts, {
         return { stored, link }
       })
 
+      /** `ArtifactQuotaExceeded` when `artifact` is over `max_bytes` or would take a quota rule over its limit (quota.ts). */
+      const checkQuota = Effect.fnUntraced(function*(artifact: NewArtifact) {
+        const limits = (yield* policy.effective).bundle.artifacts
+        const size_bytes = artifact.bytes.byteLength
+        if (limits.max_bytes !== undefined && size_bytes > limits.max_bytes) {
+          return yield* new ArtifactQuotaExceeded({
+            message: `artifact of ${size_bytes} bytes is larger than artifacts.max_bytes (${limits.max_bytes})`,
+            details: { rule: "max_bytes", limit_bytes: limits.max_bytes, used_bytes: 0, size_bytes }
+          })
+        }
+        for (const { limit_bytes, pool, rule } of quotaRules(limits, artifact.labels ?? [], artifact.sensitivity ?? "normal")) {
+          const used_bytes = yield* repo.liveBytes(pool)
+          if (used_bytes + size_bytes > limit_bytes) {
+            return yield* new ArtifactQuotaExceeded({
+              message: `artifact quota exceeded: ${rule} allows ${limit_bytes} bytes, ${used_bytes} are stored, this artifact has ${size_bytes}`,
+              details: { rule, limit_bytes, used_bytes, size_bytes }
+            })
+          }
+        }
+      })
+
+      const put = Effect.fn("Artifacts.put")(function*(artifact: NewArtifact) {
+        yield* checkQuota(artifact)
+        const artifact_id = randomUUID()
+        const created_at = isoTime(yield* Clock.currentTimeMillis)
+        const link = artifact.link
+        yield* store.put(artifact_id, artifact.bytes)
+        const row = {
+          artifact_id,
+          kind: artifact.kind,
+          created_at,
+          mime_type: artifact.mime_type ?? null,
+          size_bytes: artifact.bytes.byteLength,
+          sha256: sha256Hex(artifact.bytes),
+          labels: JSON.stringify([...new Set(artifact.labels ?? [])]),
+          metadata: artifact.metadata === undefined ? null : JSON.stringify(artifact.metadata),
+          sensitivity: artifact.sensitivity ?? "normal",
+          workspace_id: link?.workspace_id ?? DEFAULT_WORKSPACE_ID,
+          agent_id: link?.agent_id ?? DEFAULT_AGENT_ID,
+          run_id: link?.run_id ?? null,
+          step_id: link?.step_id ?? null,
+          attempt_id: link?.attempt_id ?? null,
+          policy_snapshot_id: link?.policy_snapshot_id ?? null
+        }
+        yield* repo.insert(row)
+        const ref: ArtifactRef = {
+          artifact_id,
+          uri: `artifact://${artifact_id}`,
+          kind: artifact.kind,
+          created_at,
+          ...(artifact.mime_type !== undefined ? { mime_type: artifact.mime_type } : {}),
+          size_bytes: row.size_bytes,
+          sha256: row.sha256,
+          labels: JSON.parse(row.labels) as Array<string>,
+          ...(artifact.metadata !== undefined ? { metadata: { ...artifact.metadata } } : {})
+        }
+        yield* events.publish(
+          ArtifactCreated,
+          link === undefined ? { artifact: ref } : { artifact: ref, run_id: link.run_id, step_id: link.step_id, attempt_id: link.attempt_id },
+          scopeOf(link, artifact_id)
+        )
+        return ref
+      })
+
       return Artifacts.of({
-        put: Effect.fn("Artifacts.put")(function*(artifact: NewArtifact) {
-          const artifact_id = randomUUID()
-          const created_at = isoTime(yield* Clock.currentTimeMillis)
-          const link = artifact.link
-          yield* store.put(artifact_id, artifact.bytes)
-          const row = {
-            artifact_id,
-            kind: artifact.kind,
-            created_at,
-            mime_type: artifact.mime_type ?? null,
-            size_bytes: artifact.bytes.byteLength,
-            sha256: sha256Hex(artifact.bytes),
-            labels: JSON.stringify([...new Set(artifact.labels ?? [])]),
-            metadata: artifact.metadata === undefined ? null : JSON.stringify(artifact.metadata),
-            sensitivity: artifact.sensitivity ?? "normal",
-            workspace_id: link?.workspace_id ?? DEFAULT_WORKSPACE_ID,
-            agent_id: link?.agent_id ?? DEFAULT_AGENT_ID,
-            run_id: link?.run_id ?? null,
-            step_id: link?.step_id ?? null,
-            attempt_id: link?.attempt_id ?? null,
-            policy_snapshot_id: link?.policy_snapshot_id ?? null
-          }
-          yield* repo.insert(row)
-          const ref: ArtifactRef = {
-            artifact_id,
-            uri: `artifact://${artifact_id}`,
-            kind: artifact.kind,
-            created_at,
-            ...(artifact.mime_type !== undefined ? { mime_type: artifact.mime_type } : {}),
-            size_bytes: row.size_bytes,
-            sha256: row.sha256,
-            labels: JSON.parse(row.labels) as Array<string>,
-            ...(artifact.metadata !== undefined ? { metadata: { ...artifact.metadata } } : {})
-          }
-          yield* events.publish(
-            ArtifactCreated,
-            link === undefined ? { artifact: ref } : { artifact: ref, run_id: link.run_id, step_id: link.step_id, attempt_id: link.attempt_id },
-            scopeOf(link, artifact_id)
-          )
+        put,
+
+        attach: Effect.fn("Artifacts.attach")(function*(artifact: NewArtifact & { readonly link: ArtifactLink }) {
+          const ref = yield* put(artifact)
+          const { run_id, step_id, attempt_id } = artifact.link
+          yield* events.publish(ArtifactAttached, { artifact: ref, run_id, step_id, attempt_id }, { kind: "run", run_id })
           return ref
         }),
+
 
         get: (artifact_id) => (isArtifactId(artifact_id) ? repo.get(artifact_id.toLowerCase()) : Effect.succeed(undefined)),
 
