@@ -35,7 +35,7 @@ import { ArtifactStore } from "./ArtifactStore.ts"
 import { ArtifactApprovalRequired, ArtifactQuotaExceeded, Forbidden, InvalidRequest, NotFound } from "./errors.ts"
 import { ArtifactAttached, ArtifactCreated, ArtifactFetched } from "./events.ts"
 import { quotaRules } from "./quota.ts"
-import { retentionCutoff, retentionDays, SWEEP_BATCH } from "./retention.ts"
+import { retentionCutoff, retentionDaysFor, shortestRetentionDays, SWEEP_BATCH } from "./retention.ts"
 import {
   type ArtifactLink,
   type ArtifactMetadataResponse,
@@ -47,6 +47,9 @@ import {
 
 /** The audit chain of artifact fetches and refusals. */
 export const ARTIFACTS_CHAIN = "gateway.artifacts"
+
+/** Later than any creation time (ISO-8601 text compares in time order): the whole table for `livePage`. */
+const END_OF_TIME = "9999-12-31T23:59:59.999Z"
 
 /** The workspace of artifacts whose producer names none. */
 export const DEFAULT_WORKSPACE_ID = "default"
@@ -102,9 +105,11 @@ export class Artifacts extends Context.Service<Artifacts, {
    */
   readonly bytesForRun: (run_id: string, raw_id: string) => Effect.Effect<ArtifactBytes | ArtifactLocation, ArtifactAccessError>
   /**
-   * Deletes the bytes of the artifacts older than the effective bundle's
-   * retention (retention.ts) and marks their rows `deleted_at`; answers how
-   * many. Nothing without a configured retention.
+   * Deletes the bytes of the artifacts older than their retention under the
+   * effective bundle (retention.ts: by label and sensitivity, else the
+   * default), then, while the bytes not deleted total more than
+   * `artifacts.max_total_bytes`, the oldest ones; marks their rows
+   * `deleted_at` and answers how many. Nothing without a rule or a cap.
    */
   readonly sweep: Effect.Effect<number>
   /** The 400 of the unscoped `GET /artifacts/:id` (`metadata` for `/artifacts/:id/metadata`). */
@@ -271,20 +276,45 @@ export class Artifacts extends Context.Service<Artifacts, {
         }),
 
         sweep: Effect.gen(function*() {
-          const days = retentionDays((yield* policy.effective).bundle.artifacts)
-          if (days === undefined) return 0
+          const limits = (yield* policy.effective).bundle.artifacts
           const now = yield* Clock.currentTimeMillis
-          const cutoff = retentionCutoff(now, days)
           const at = isoTime(now)
           let swept = 0
-          while (true) {
-            const batch = yield* repo.liveBefore(cutoff, SWEEP_BATCH)
-            for (const artifact of batch) {
-              yield* store.remove(artifact.ref.artifact_id)
-              if (yield* repo.markDeleted(artifact.ref.artifact_id, at)) swept++
+          const drop = Effect.fnUntraced(function*(artifact: StoredArtifact) {
+            yield* store.remove(artifact.ref.artifact_id)
+            const marked = yield* repo.markDeleted(artifact.ref.artifact_id, at)
+            if (marked) swept++
+            return marked
+          })
+          // Retention: page through everything older than the shortest rule; each artifact by its own rule.
+          const shortest = shortestRetentionDays(limits)
+          if (shortest !== undefined) {
+            let after: { created_at: string; artifact_id: string } | undefined
+            while (true) {
+              const page = yield* repo.livePage(retentionCutoff(now, shortest), SWEEP_BATCH, after)
+              for (const artifact of page) {
+                const days = retentionDaysFor(limits, artifact.ref.labels, artifact.sensitivity)
+                if (days !== undefined && artifact.ref.created_at < retentionCutoff(now, days)) yield* drop(artifact)
+              }
+              const last = page.at(-1)
+              if (page.length < SWEEP_BATCH || last === undefined) break
+              after = { created_at: last.ref.created_at, artifact_id: last.ref.artifact_id }
             }
-            if (batch.length < SWEEP_BATCH) return swept
           }
+          // The overall cap: the oldest bytes go first until the rest fit.
+          const cap = limits.max_total_bytes
+          if (cap !== undefined) {
+            let total = yield* repo.liveBytes({})
+            while (total > cap) {
+              const page = yield* repo.livePage(END_OF_TIME, SWEEP_BATCH)
+              if (page.length === 0) break
+              for (const artifact of page) {
+                if (total <= cap) break
+                if (yield* drop(artifact)) total -= artifact.ref.size_bytes ?? 0
+              }
+            }
+          }
+          return swept
         }).pipe(Effect.withSpan("Artifacts.sweep")),
 
         unscoped: (metadata) => Effect.fail(new InvalidRequest({ message: metadata ? UNSCOPED_METADATA : UNSCOPED }))

@@ -105,8 +105,6 @@ export class ArtifactsRepo extends Context.Service<ArtifactsRepo, {
   readonly listForAttempt: (attempt_id: string) => Effect.Effect<ReadonlyArray<StoredArtifact>>
   /** The artifacts of a run, oldest first (bytes deleted or not). */
   readonly listForRun: (run_id: string) => Effect.Effect<ReadonlyArray<StoredArtifact>>
-  /** The artifacts created before `before` whose bytes are not deleted, oldest first, at most `limit`. */
-  readonly liveBefore: (before: string, limit: number) => Effect.Effect<ReadonlyArray<StoredArtifact>>
   /**
    * The live artifacts (bytes not deleted) created before `before`, oldest
    * first, at most `limit`, after the position `after` (keyset: created_at,
@@ -143,9 +141,6 @@ export class ArtifactsRepo extends Context.Service<ArtifactsRepo, {
         listForAttempt: (attempt_id) =>
           stored(sql`SELECT * FROM artifacts WHERE attempt_id = ${attempt_id} ORDER BY created_at, artifact_id`),
         listForRun: (run_id) => stored(sql`SELECT * FROM artifacts WHERE run_id = ${run_id} ORDER BY created_at, artifact_id`),
-        liveBefore: (before, limit) =>
-          stored(sql`SELECT * FROM artifacts WHERE deleted_at IS NULL AND created_at < ${before}
-            ORDER BY created_at, artifact_id LIMIT ${limit}`),
         livePage: (before, limit, after) =>
           stored(sql`SELECT * FROM artifacts WHERE deleted_at IS NULL AND created_at < ${before}
             ${after === undefined ? sql`` : sql`AND (created_at > ${after.created_at} OR (created_at = ${after.created_at} AND artifact_id > ${after.artifact_id}))`}

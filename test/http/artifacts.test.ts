@@ -19,7 +19,7 @@ import { StorageMemoryTest } from "../../src/app/gateway.ts"
 import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
-import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { postJson, readJson, startGateway, type StructuredLog, type TestGateway } from "../support/gateway.ts"
 import { startS3, type TestS3 } from "../support/s3.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
@@ -226,6 +226,37 @@ describe("run-scoped artifacts under a policy that denies or requires approval (
       }
     })
   }
+})
+
+describe("an Http step over the artifact quota carries on without its trace (sqlite)", () => {
+  let upstream: HttpTarget
+  beforeAll(async () => {
+    upstream = await startHttpTarget(() => ({ ok: true }))
+  })
+  afterAll(() => upstream?.close())
+
+  it("the step succeeds, its attempt lists no artifact, and a warning names the rule", async () => {
+    const logs: Array<StructuredLog> = []
+    const gw = await startGateway(
+      { rateLimitMax: 10_000, engineApiEnabled: true, home: homeWithPolicy(policy("allow") + "  max_bytes: 16\n") },
+      StorageMemoryTest,
+      { logs }
+    )
+    try {
+      const { getJson } = client(gw)
+      const res = await postJson(gw, "/workflow/run", { key: KEY, steps: [{ type: "Http", args: { method: "GET", url: upstream.url } }] }, gw.adminToken)
+      const run_id = (await readJson(res)).run_id as string
+      await eventually(async () => (await getJson(`/workflow/runs/${run_id}`)).body.run?.status === "succeeded", "run succeeded", 30_000)
+      const attempt = (await getJson(`/workflow/runs/${run_id}`)).body.steps[0].attempts[0]
+      expect(attempt.status).toBe("succeeded")
+      expect(attempt.artifacts).toEqual([])
+      const warning = logs.find((l) => l.message === "artifact not stored: over quota" || (Array.isArray(l.message) && l.message[0] === "artifact not stored: over quota"))
+      expect(warning?.level).toBe("WARN")
+      expect(warning?.annotations).toMatchObject({ run_id, kind: "http_trace", rule: "max_bytes" })
+    } finally {
+      await gw.close()
+    }
+  })
 })
 
 describe("a CLI step's output is a log artifact of its attempt (sqlite)", () => {
