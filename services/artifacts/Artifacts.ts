@@ -7,7 +7,10 @@
  *   memory export labelled `memory`, `memory_v1`, `export`) and answers the
  *   `ArtifactRef` (`size_bytes`, `sha256` hex of the bytes); the bytes are
  *   written before the row, so a row always has its bytes until retention
- *   deletes them. Announced as `artifact.created`.
+ *   deletes them. Announced as `artifact.created`. The effective bundle's
+ *   `artifacts.max_bytes` and `artifacts.quota` are checked first
+ *   (quota.ts; `ArtifactQuotaExceeded`, nothing stored). `attach` is `put`
+ *   for a node's attachment, also announced as `artifact.attached`.
  * - The run-scoped reads (`metadataForRun`, `bytesForRun`) check, in order:
  *   the id is a UUID (400 `invalid_request`), the artifact exists (404), it
  *   has a durable run/step/attempt link (403 `forbidden`), it is the named
@@ -17,7 +20,10 @@
  *   `require_approval`. Bytes deleted by retention → 404. A served fetch is
  *   announced as `artifact.fetched` and both it and every refusal after the
  *   id check join the audit chain `gateway.artifacts` (`artifact.fetched`,
- *   `artifact.fetch_denied` with the reason).
+ *   `artifact.fetch_denied` with the reason). With a store that signs URLs
+ *   (S3) the bytes route answers a presigned GET valid 60 s instead of the bytes.
+ * - `sweep` applies retention by label and sensitivity, then `max_total_bytes`
+ *   (retention.ts).
  *
  * @module
  */
@@ -324,8 +330,8 @@ export class Artifacts extends Context.Service<Artifacts, {
 
   /**
    * Wired for the gateway: {@link Artifacts.layerNoDeps} over its migrated
-   * repository, the filesystem store under `$SVC_HOME/artifacts`, the policy
-   * bundle and the event bus (layer values shared with the rest of the
+   * repository, the store the settings choose (`SVC_ARTIFACT_STORE`: the
+   * filesystem under `$SVC_HOME/artifacts`, or S3), the policy bundle and the event bus (layer values shared with the rest of the
    * graph). Needs `GatewayConfig`, a `SqlClient` and `DomainEvents`.
    */
   static readonly layer = Artifacts.layerNoDeps.pipe(
