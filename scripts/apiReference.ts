@@ -98,7 +98,7 @@ providers:
 YAML`
 
 /** How the example gateway is started (docs/api.md "Setup"). */
-export const EXAMPLE_START = "SVC_ENGINE_API_ENABLED=1 SVC_SNAPSHOT_IMPORT_ENABLED=1 npm start"
+export const EXAMPLE_START = "SVC_ENGINE_API_ENABLED=1 SVC_SNAPSHOT_IMPORT_ENABLED=1 SVC_AGENT_ENABLED=1 npm start"
 
 // ---------------------------------------------------------------------------
 // Types: a compact TypeScript-like rendering of JSON Schema

@@ -102,9 +102,9 @@ describe("validateSettings", () => {
 describe("settings declarations (issue 21 §1)", () => {
   it("give GatewaySettings the same properties as before they were declared by subsystem", () => {
     expect(Object.keys(defaultSettings()).sort()).toEqual([
-      "adminToken", "approvalTtlSeconds", "artifactStore", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
+      "adminToken", "agentEnabled", "agentHistoryTokens", "agentModel", "anthropicBaseUrl", "approvalTtlSeconds", "artifactStore", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
       "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
-      "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
+      "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "openaiBaseUrl", "otlpEndpoint",
       "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "s3AccessKeyId", "s3Bucket",
       "s3Endpoint", "s3ForcePathStyle", "s3Region", "s3SecretAccessKey", "secretProvider",
       "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "uiDir",

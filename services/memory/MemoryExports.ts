@@ -33,7 +33,7 @@ import {
   type MemoryExportDocument,
   type MemoryExportRequest,
   type MemoryExportResult
-} from "./exportSchema.ts"
+} from "./schema.ts"
 import { MEMORY_CHAIN } from "./Memory.ts"
 import { MemoryRepo } from "./MemoryRepo.ts"
 import { toItem, toTombstone } from "./records.ts"

@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { make, OPERATORS_READ } from "../ws-sessions/GatewayEvent.ts"
-import { MemoryExportCompletedPayload } from "./exportSchema.ts"
+import { MemoryExportCompletedPayload } from "./schema.ts"
 import { MemoryItem, MemoryTombstone, MemoryVersion } from "./schema.ts"
 
 /** `memory.item.created {v, item}`. */

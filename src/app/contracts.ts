@@ -17,6 +17,7 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ArtifactsContract } from "../../services/artifacts/contract.ts"
+import { AgentContract } from "../../services/agent/contract.ts"
 import { ApprovalsContract } from "../../services/approvals/contract.ts"
 import { AuditContract } from "../../services/audit/contract.ts"
 import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
@@ -73,7 +74,8 @@ export const Contracts: readonly [
   typeof CanvasContract,
   typeof MemoryContract,
   typeof WorkContract,
-  typeof ArtifactsContract
+  typeof ArtifactsContract,
+  typeof AgentContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -98,7 +100,8 @@ export const Contracts: readonly [
   CanvasContract,
   MemoryContract,
   WorkContract,
-  ArtifactsContract
+  ArtifactsContract,
+  AgentContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

@@ -13,6 +13,7 @@
  * @module
  */
 import { ArtifactsSubsystem } from "../../services/artifacts/index.ts"
+import { AgentSubsystem } from "../../services/agent/index.ts"
 import { ApprovalsSubsystem } from "../../services/approvals/index.ts"
 import { AuditSubsystem } from "../../services/audit/index.ts"
 import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
@@ -61,7 +62,8 @@ export const Subsystems: readonly [
   typeof CanvasSubsystem,
   typeof MemorySubsystem,
   typeof WorkSubsystem,
-  typeof ArtifactsSubsystem
+  typeof ArtifactsSubsystem,
+  typeof AgentSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -86,5 +88,6 @@ export const Subsystems: readonly [
   CanvasSubsystem,
   MemorySubsystem,
   WorkSubsystem,
-  ArtifactsSubsystem
+  ArtifactsSubsystem,
+  AgentSubsystem
 ] as const

@@ -5,7 +5,7 @@
  * resolutions), auth profiles and pins, policy overrides, routing revisions,
  * plans (with their events and approvals) and workflow runs that succeeded,
  * are paused (approval and resume token) and are queued behind the paused
- * one, and memory items (one kept, one deleted with its tombstone). The gateway needs `engineApiEnabled` and a policy allowing Http steps
+ * one, memory items (one kept, one deleted with its tombstone), the work board and one agent turn. The gateway needs `engineApiEnabled`, `agentEnabled` and a policy allowing Http steps
  * to `target`.
  */
 import { Clock, Effect, Redacted } from "effect"
@@ -113,6 +113,9 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   expect_((await operator.request("memory.delete", { memory_item_id: await remember("Snapshot deleted note") })).ok, true)
 
   await populateWork(operator)
+  // The agent runtime: one turn (`agent_sessions`, `agent_messages`, `agent_context_reports`).
+  const turn = await operator.request("session.send", { channel: "operator", thread_id: "snapshot", content: "Snapshot turn" })
+  if (turn.ok !== true) throw new Error(`session.send: ${JSON.stringify(turn)}`)
   operator.ws.close()
 
   const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>

@@ -19,7 +19,7 @@ import {
   MemoryUpdateRequest
 } from "../schema.ts"
 import { CLIENT, make } from "../../../src/ws/api/message.ts"
-import { MemoryExportRequest, MemoryExportResult } from "../exportSchema.ts"
+import { MemoryExportRequest, MemoryExportResult } from "../schema.ts"
 
 const id = "0b9f6c1e-3c1a-4f57-9a51-5d2f0c6f7a10"
 const note = {

@@ -39,11 +39,4 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["PATCH", "/plugins/:id/rpc/*"],
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
-  .add(group("agent", OPERATOR, [
-    ["GET", "/agent/status"],
-    ["POST", "/agent/turn"],
-    ["GET", "/context"],
-    ["GET", "/context/list"],
-    ["GET", "/context/detail/:id"]
-  ]))
   .add(group("ingress", OPERATOR, [["POST", "/ingress/messenger"]]))

@@ -18,11 +18,12 @@ import { Artifacts } from "../../../services/artifacts/Artifacts.ts"
 import { ArtifactsRepo } from "../../../services/artifacts/ArtifactsRepo.ts"
 import { ArtifactStore } from "../../../services/artifacts/ArtifactStore.ts"
 import { AuditLog } from "../../../services/audit/AuditLog.ts"
-import { MEMORY_EXPORT_LABELS } from "../../../services/memory/exportSchema.ts"
+import { MEMORY_EXPORT_LABELS } from "../../../services/memory/schema.ts"
 import { Memory, MEMORY_CHAIN } from "../../../services/memory/Memory.ts"
 import { EXPORT_PAGE, MemoryExports } from "../../../services/memory/MemoryExports.ts"
 import { MemoryRepo } from "../../../services/memory/MemoryRepo.ts"
 import type { MemoryItemInput } from "../../../services/memory/schema.ts"
+import { DEFAULT_POLICY_BUNDLE, mergePolicyBundles } from "../../../services/policy-bundle/bundle.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import { devicePrincipal, fakeConnection } from "../../support/connections.ts"
@@ -40,8 +41,10 @@ const note = (title: string, extra: Partial<MemoryItemInput> = {}): MemoryItemIn
 const errorOf = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.map(Effect.flip(effect), (e) => ({ tag: (e as any)._tag, message: (e as any).message }))
 
-/** The policy bundle is only read by the run-scoped artifact reads, which exports never use. */
-const noPolicy = Layer.succeed(PolicyBundle, {} as PolicyBundle["Service"])
+/** The effective policy bundle (the built-in one: no artifact quota); exports never read run snapshots. */
+const noPolicy = Layer.succeed(PolicyBundle, {
+  effective: Effect.sync(() => ({ bundle: mergePolicyBundles([DEFAULT_POLICY_BUNDLE]) }))
+} as unknown as PolicyBundle["Service"])
 
 const exportsLayer = (db: (typeof testDatabases)[number]) => {
   const dir = mkdtempSync(join(tmpdir(), "svc-memory-exports-"))

@@ -1,0 +1,18 @@
+/**
+ * The agent runtime's contract (src/subsystem/Subsystem.ts): its HTTP group,
+ * its WebSocket types and its events — schemas only, what the clients load.
+ *
+ * @module
+ */
+import { type Contract, contract } from "../../src/subsystem/contract.ts"
+import { AgentEvents } from "./events.ts"
+import { AgentApi } from "./transport/httpApi.ts"
+import { SessionSend } from "./transport/wsApi.ts"
+
+/** The agent runtime's contract. */
+export const AgentContract: Contract<"agent", typeof AgentApi, typeof SessionSend, (typeof AgentEvents)[number]> = contract({
+  name: "agent",
+  http: [AgentApi],
+  ws: [SessionSend],
+  events: AgentEvents
+})

@@ -1,0 +1,59 @@
+/**
+ * Session history in a turn's prompt (issue 25 §2 "Sessions"; docs/agent.md
+ * "Sessions"): the newest messages that fit the budget
+ * (`SVC_AGENT_HISTORY_TOKENS`, a token estimated as 4 characters) go in as
+ * they were; older ones are dropped and replaced by one system line saying
+ * how many were dropped and what the user asked in them (their first words).
+ * A tool result is never kept without the assistant message that asked for
+ * it: trimming never starts a history on a `tool` message.
+ *
+ * @module
+ */
+import type { AgentMessageRow } from "./AgentRepo.ts"
+import { estimateTokens } from "./models.ts"
+
+/** The kept messages (oldest first), how many were dropped and the summary line of those. */
+export interface TrimmedHistory {
+  readonly kept: ReadonlyArray<AgentMessageRow>
+  readonly dropped: number
+  readonly summary: string | undefined
+}
+
+/** Words of a dropped user message shown in the summary. */
+const SUMMARY_WORDS = 8
+/** Dropped user messages named in the summary (the newest of them). */
+const SUMMARY_MESSAGES = 5
+
+const firstWords = (row: AgentMessageRow): string | undefined => {
+  try {
+    const message = JSON.parse(row.message) as { content?: unknown }
+    const text = typeof message.content === "string"
+      ? message.content
+      : Array.isArray(message.content)
+      ? message.content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join(" ")
+      : ""
+    const words = text.split(/\s+/).filter((w) => w.length > 0)
+    return words.length === 0 ? undefined : words.slice(0, SUMMARY_WORDS).join(" ") + (words.length > SUMMARY_WORDS ? "…" : "")
+  } catch {
+    return undefined
+  }
+}
+
+/** Keeps the newest rows within `budgetTokens`; summarises the rest. */
+export const trimHistory = (rows: ReadonlyArray<AgentMessageRow>, budgetTokens: number): TrimmedHistory => {
+  let used = 0
+  let start = rows.length
+  while (start > 0) {
+    const cost = estimateTokens(rows[start - 1].chars)
+    if (used + cost > budgetTokens) break
+    used += cost
+    start--
+  }
+  while (start < rows.length && rows[start].role === "tool") start++
+  if (start === 0) return { kept: rows, dropped: 0, summary: undefined }
+  const asked = rows.slice(0, start).filter((row) => row.role === "user").map(firstWords).filter((w) => w !== undefined)
+  const named = asked.slice(-SUMMARY_MESSAGES).map((w) => `"${w}"`).join("; ")
+  const summary = `Earlier in this conversation (${start} message${start === 1 ? "" : "s"} dropped to fit the history budget)` +
+    (named.length > 0 ? `, the user asked: ${named}.` : ".")
+  return { kept: rows.slice(start), dropped: start, summary }
+}

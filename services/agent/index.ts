@@ -1,0 +1,29 @@
+/**
+ * The agent runtime's descriptor (docs/architecture.md "Subsystems").
+ *
+ * @module
+ */
+import { Layer } from "effect"
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
+import { AuthProfilesLive } from "../auth-profiles/index.ts"
+import { AgentRuntime } from "./AgentRuntime.ts"
+import { AgentContract } from "./contract.ts"
+import { AgentSettings } from "./settings.ts"
+import { AgentTables } from "./tables.ts"
+import { AgentHttp, AgentSwitch } from "./transport/http.ts"
+import { AgentWs } from "./transport/ws.ts"
+
+/** The agent runtime over the auth profiles (and secrets) its models' credentials come from. */
+const layer = AgentRuntime.layer.pipe(Layer.provide(AuthProfilesLive))
+
+/** The agent runtime subsystem (src/subsystem/Subsystem.ts): what the composition root needs of it. */
+export const AgentSubsystem: Subsystem<typeof AgentContract, typeof layer, typeof AgentHttp, typeof AgentWs, typeof AgentSettings> =
+  subsystem({
+    contract: AgentContract,
+    layer,
+    http: [AgentHttp],
+    switches: [AgentSwitch],
+    ws: [AgentWs],
+    tables: [...AgentTables],
+    settings: [AgentSettings]
+  })

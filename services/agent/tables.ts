@@ -1,0 +1,18 @@
+/**
+ * The agent runtime's tables (layers/storage/table.ts): sessions, their
+ * history and the context reports, carried by snapshots.
+ *
+ * @module
+ */
+import { table, type TableDeclaration } from "../../layers/storage/table.ts"
+import { AgentContextReportRow, AgentMessageRow, AgentSessionRow } from "./AgentRepo.ts"
+import { agentMigrations } from "./migrations/index.ts"
+
+const owner = { subsystem: "agent", migrations: agentMigrations }
+
+/** The agent runtime's table declarations. */
+export const AgentTables: ReadonlyArray<TableDeclaration> = [
+  table({ name: "agent_sessions", primaryKey: ["session_id"], row: AgentSessionRow, owner }),
+  table({ name: "agent_messages", primaryKey: ["session_id", "seq"], row: AgentMessageRow, owner }),
+  table({ name: "agent_context_reports", primaryKey: ["context_report_id"], row: AgentContextReportRow, owner })
+]
