@@ -168,9 +168,9 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
               SELECT ranked.*, ts_headline('english', ranked.search_title || ' — ' || ranked.search_body, q.query,
                 'StartSel=[, StopSel=], MaxWords=24, MinWords=6, ShortWord=2') AS snippet
               FROM ranked, q ORDER BY ranked.score DESC, ranked.memory_item_id`
-          : sql`SELECT m.*, -bm25(memory_items_fts, 0.0, 10.0, 1.0, 5.0) AS score,
+          : sql`SELECT m.*, -bm25(memory_items_fts, 10.0, 1.0, 5.0) AS score,
                 snippet(memory_items_fts, -1, '[', ']', '…', 16) AS snippet
-              FROM memory_items_fts JOIN memory_items m ON m.memory_item_id = memory_items_fts.memory_item_id
+              FROM memory_items_fts JOIN memory_items m ON m.rowid = memory_items_fts.rowid
               WHERE memory_items_fts MATCH ${words.map((w) => `"${w}"`).join(" OR ")} AND ${sql.and(where)}
               ORDER BY score DESC, m.memory_item_id LIMIT ${limit} OFFSET ${offset}`
         return Effect.map(rankedRows(statement), (rows) => rows.map(toHit))

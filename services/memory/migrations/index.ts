@@ -1,5 +1,6 @@
 /** The memory subsystem's migrations, in id order (applied by `MemoryRepo.layer`). */
 import { memoryTables } from "./0001_memory.ts"
+import { memoryFtsRowid } from "./0002_fts_rowid.ts"
 
 /** Every memory migration. */
-export const memoryMigrations = [memoryTables] as const
+export const memoryMigrations = [memoryTables, memoryFtsRowid] as const
