@@ -6,6 +6,7 @@
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { MemoryContract } from "./contract.ts"
 import { Memory, MEMORY_CHAIN } from "./Memory.ts"
+import { MemorySettings } from "./settings.ts"
 import { MemoryTables } from "./tables.ts"
 import { MemoryWs } from "./transport/ws.ts"
 
@@ -17,6 +18,7 @@ export const MemorySubsystem: Subsystem<typeof MemoryContract, typeof Memory.lay
   contract: MemoryContract,
   layer: Memory.layer,
   ws: [MemoryWs],
+  settings: [MemorySettings],
   tables: [...MemoryTables],
   auditChains: [MEMORY_CHAIN]
 })
