@@ -31,6 +31,7 @@
  */
 import { Context, Effect, Layer, Ref, Schema, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 import { findRows } from "../../layers/storage/rows.ts"
@@ -110,7 +111,7 @@ export class MemoryVectors extends Context.Service<MemoryVectors, {
       const current = yield* Ref.make<(VectorSpace & { readonly storage: VectorStorage }) | undefined>(undefined)
       const lock = yield* Semaphore.make(1)
 
-      const detect: Effect.Effect<VectorStorage, unknown> = Effect.gen(function*() {
+      const detect: Effect.Effect<VectorStorage, SqlError> = Effect.gen(function*() {
         if (!postgres) return "libsql" as const
         const installed = yield* sql`SELECT 1 AS one FROM pg_extension WHERE extname = 'vector'`
         if (installed.length > 0) return "pgvector" as const

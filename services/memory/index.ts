@@ -14,7 +14,7 @@ import { MemoryWs } from "./transport/ws.ts"
  * The memory subsystem (src/subsystem/Subsystem.ts): what the composition
  * root (src/app/subsystems.ts) needs of it.
  */
-export const MemorySubsystem: Subsystem<typeof MemoryContract, typeof Memory.layer, never, typeof MemoryWs> = subsystem({
+export const MemorySubsystem: Subsystem<typeof MemoryContract, typeof Memory.layer, never, typeof MemoryWs, typeof MemorySettings> = subsystem({
   contract: MemoryContract,
   layer: Memory.layer,
   ws: [MemoryWs],
