@@ -91,8 +91,9 @@ describe("settings declarations (issue 21 §1)", () => {
   it("give GatewaySettings the same properties as before they were declared by subsystem", () => {
     expect(Object.keys(defaultSettings()).sort()).toEqual([
       "adminToken", "approvalTtlSeconds", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
-      "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
-      "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
+      "cliUnsandboxed", "databaseUrl", "embeddingsApiKey", "embeddingsBaseUrl", "embeddingsModel", "engineApiEnabled",
+      "execConcurrency", "headersTimeoutMs", "home", "host", "isExposed", "logLevel", "maxBodyBytes", "maxConnections",
+      "memorySemantic", "memorySemanticMinSimilarity", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
       "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "secretProvider",
       "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "uiDir",
       "wsHandshakeTimeoutMs", "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"
@@ -113,7 +114,8 @@ describe("settings declarations (issue 21 §1)", () => {
       authProfilesEnabled: true, secretProvider: "db", engineApiEnabled: false, cliEnabled: false, cliUnsandboxed: false,
       automationEnabled: false, snapshotImportEnabled: false, metricsEnabled: true, tracePropagationTargets: [],
       databaseUrl: undefined, adminToken: undefined, otlpEndpoint: undefined, isExposed: false, sqliteSynchronous: "FULL",
-      uiDir: undefined
+      uiDir: undefined, memorySemantic: "off", memorySemanticMinSimilarity: 25, embeddingsBaseUrl: "https://api.openai.com/v1",
+      embeddingsModel: "text-embedding-3-small", embeddingsApiKey: undefined
     })
   })
 

@@ -277,7 +277,7 @@ export class Memory extends Context.Service<Memory, {
               // The new text's vector, or none until the backfill when it could not be embedded (or a concurrent
               // update changed the text since it was embedded): never the old text's vector.
               if (embedded !== undefined && embedded.text === text) yield* vectors.put(space(active), id, embedded.vector)
-              else yield* vectors.drop(id)
+              else yield* vectors.drop([id])
             }
           }
           yield* decided({
@@ -296,6 +296,9 @@ export class Memory extends Context.Service<Memory, {
         const agent = agentId ?? DEFAULT_AGENT_ID
         const at = yield* now
         return yield* repo.transaction(Effect.gen(function*() {
+          const existing = yield* repo.get(agent, id, { lock: true })
+          if (existing === undefined) return yield* itemNotFound()
+          yield* vectors.drop([id])
           const [row] = yield* repo.remove(agent, [id], { at, by: "operator", reason })
           if (row === undefined) return yield* itemNotFound()
           const tombstone = toTombstone(row)
@@ -311,6 +314,7 @@ export class Memory extends Context.Service<Memory, {
         const at = yield* now
         return yield* repo.transaction(Effect.gen(function*() {
           const ids = yield* repo.select(agent, request.selectors)
+          yield* vectors.drop(ids)
           const rows = yield* repo.remove(agent, ids, { at, by: "operator", reason: request.reason })
           const tombstones = rows.map(toTombstone)
           const result = { v: 1, deleted_count: tombstones.length, tombstones } as const

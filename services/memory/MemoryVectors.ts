@@ -10,7 +10,9 @@
  *   `vector_top_k`. The index holds every agent's vectors: a search takes the
  *   {@link SQLITE_TOP_K} nearest of all and keeps the agent's (and the
  *   filter's), so an agent whose items are few among many others' may see
- *   fewer semantic hits than it has near items.
+ *   fewer semantic hits than it has near items; the keyword hits and the
+ *   agent's {@link SQLITE_EXACT_WINDOW} most recent items are compared
+ *   exactly as well.
  * - **PostgreSQL with pgvector** (`pgvector`): a `vector(<dims>)` column with
  *   an HNSW cosine index (up to 2000 dimensions), ordered by `<=>`.
  * - **PostgreSQL without it** (`real[]`): a `real[]` column; the cosine is
@@ -21,8 +23,9 @@
  *
  * The vectors' table is made when the first vector of a space is stored,
  * and remade (empty) when the space changes; its rows reference
- * `memory_items` with `ON DELETE CASCADE`, so deleting or forgetting an item
- * removes its vector. Vectors are bound as text (`[x, y, …]`), never as
+ * `memory_items` with `ON DELETE CASCADE` (a snapshot restore, a manual
+ * delete), and the memory service removes an item's vector itself just
+ * before deleting the item. Vectors are bound as text (`[x, y, …]`), never as
  * blobs. Items without a vector (written while semantic search was off, or
  * when the embedder failed) are listed by {@link MemoryVectors} `missing` for
  * the backfill.
@@ -56,6 +59,11 @@ export interface VectorHit {
 
 /** How many nearest vectors of all agents SQLite's `vector_top_k` returns before the agent and filter are applied. */
 export const SQLITE_TOP_K = 2000
+/**
+ * SQLite: how many of the agent's most recent items are compared exactly besides the index's nearest and the
+ * keyword hits.
+ */
+export const SQLITE_EXACT_WINDOW = 200
 /** `real[]` storage: how many of the agent's most recent items are candidates besides the keyword hits. */
 export const RECENT_WINDOW = 1000
 /** Largest dimension count pgvector's HNSW index takes (larger vectors are searched without an index). */
@@ -81,8 +89,12 @@ export const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): numb
 export class MemoryVectors extends Context.Service<MemoryVectors, {
   /** Stores (or replaces) the vector of item `id` in `space` (making or remaking the table for it first). */
   readonly put: (space: VectorSpace, id: string, vector: ReadonlyArray<number>) => Effect.Effect<void>
-  /** Removes the vector of item `id`, if any (its text changed and the new one is not embedded yet). */
-  readonly drop: (id: string) => Effect.Effect<void>
+  /**
+   * Removes the vectors of the items `ids`, if any: an item whose text changed and is not embedded yet, or items
+   * about to be deleted (before the delete: the `ON DELETE CASCADE` of a `DELETE … RETURNING` leaves libsql's index
+   * with unreachable nodes).
+   */
+  readonly drop: (ids: ReadonlyArray<string>) => Effect.Effect<void>
   /**
    * The items of `filter` nearest to `vector` in `space`, at least `minSimilarity`, best first (ties by id), at most
    * `limit`; `candidates` are the keyword hits (used by `real[]` storage). Nothing when the stored space is another.
@@ -207,10 +219,12 @@ export class MemoryVectors extends Context.Service<MemoryVectors, {
             ON CONFLICT (memory_item_id) DO UPDATE SET embedding = excluded.embedding`
         })
 
-      const drop = (id: string) =>
+      const drop = (ids: ReadonlyArray<string>) =>
         Effect.gen(function*() {
-          const stored = yield* readSpace
-          if (stored !== undefined) yield* sql`DELETE FROM memory_vectors WHERE memory_item_id = ${id}`
+          if (ids.length === 0 || (yield* readSpace) === undefined) return
+          for (let i = 0; i < ids.length; i += 500) {
+            yield* sql`DELETE FROM memory_vectors WHERE ${sql.in("memory_item_id", ids.slice(i, i + 500))}`
+          }
         })
 
       const Similar = Schema.Struct({ ...MemoryItemRow.fields, similarity: Schema.Union([Schema.Number, Schema.NumberFromString]) })
@@ -241,10 +255,22 @@ export class MemoryVectors extends Context.Service<MemoryVectors, {
           const q = vectorText(vector)
           switch (found.storage) {
             case "libsql": {
-              const rows = yield* similarRows(sql`SELECT * FROM (
+              // The index's nearest, plus (exactly) the keyword hits and the agent's most recent items: libsql's
+              // DiskANN graph can leave a few nodes unreachable after deletes and updates (seen on small graphs).
+              const exact = [
+                sql`m.memory_item_id IN (SELECT r.memory_item_id FROM memory_items r WHERE r.agent_id = ${filter.agentId}
+                  ORDER BY r.created_at DESC, r.memory_item_id DESC LIMIT ${SQLITE_EXACT_WINDOW})`,
+                ...(options.candidates.length > 0 ? [sql.in("m.memory_item_id", options.candidates)] : [])
+              ]
+              const rows = yield* similarRows(sql`WITH near (vector_id) AS (
+                  SELECT id FROM vector_top_k('memory_vectors_idx', vector32(${q}), ${SQLITE_TOP_K})
+                  UNION
+                  SELECT v.vector_id FROM memory_vectors v JOIN memory_items m ON m.memory_item_id = v.memory_item_id
+                  WHERE ${sql.or(exact)}
+                )
+                SELECT * FROM (
                   SELECT m.*, 1 - vector_distance_cos(v.embedding, vector32(${q})) AS similarity
-                  FROM vector_top_k('memory_vectors_idx', vector32(${q}), ${SQLITE_TOP_K}) t
-                  JOIN memory_vectors v ON v.vector_id = t.id
+                  FROM near JOIN memory_vectors v ON v.vector_id = near.vector_id
                   JOIN memory_items m ON m.memory_item_id = v.memory_item_id
                   WHERE ${sql.and(where)}
                 ) WHERE similarity >= ${options.minSimilarity}

@@ -147,17 +147,24 @@ for (const db of testDatabases) {
         const { cluster, garden, memory } = yield* seed
         const sql = yield* SqlClient.SqlClient
         const count = Effect.map(sql<{ n: number | string }>`SELECT count(*) AS n FROM memory_vectors`, (rows) => Number(rows[0].n))
-        expect(yield* count).toBe(2)
+        const upgrade = (yield* memory.create(note("Kubernetes upgrade", "Plan it."))).item
+        expect(yield* count).toBe(3)
         yield* memory.update(cluster.memory_item_id, { title: "Orchard", body_md: "Apple trees." })
-        expect(ids((yield* memory.search({ query: "kuberntes" })).hits)).toEqual([])
+        // the others are still found (the index stays whole as vectors are replaced and removed)
+        expect(ids((yield* memory.search({ query: "kuberntes" })).hits)).toEqual([upgrade.memory_item_id])
         expect(ids((yield* memory.search({ query: "orchards" })).hits)).toContain(cluster.memory_item_id)
         // a patch that leaves the text alone keeps the vector
         yield* memory.update(cluster.memory_item_id, { sensitivity: "public" })
         expect(ids((yield* memory.search({ query: "orchards" })).hits)).toContain(cluster.memory_item_id)
-        expect(yield* count).toBe(2)
+        expect(yield* count).toBe(3)
         yield* memory.delete(cluster.memory_item_id)
-        expect(yield* count).toBe(1)
+        expect(yield* count).toBe(2)
+        expect(ids((yield* memory.search({ query: "kuberntes" })).hits)).toEqual([upgrade.memory_item_id])
+        expect(ids((yield* memory.search({ query: "gardens tulip" })).hits)).toContain(garden.memory_item_id)
         yield* memory.forget({ confirm: "FORGET", selectors: [{ kind: "id", memory_item_id: garden.memory_item_id }] })
+        expect(yield* count).toBe(1)
+        expect(ids((yield* memory.search({ query: "kuberntes" })).hits)).toEqual([upgrade.memory_item_id])
+        yield* memory.delete(upgrade.memory_item_id)
         expect(yield* count).toBe(0)
         expect((yield* memory.search({ query: "gardens tulip orchards" })).hits).toEqual([])
       })))
