@@ -1,8 +1,9 @@
 /**
  * Agent memory (gateway-api.md `memory.*`; reference §5.3; docs/memory.md):
  * items of four kinds per agent, listed with filters and keyset cursors,
- * searched by keyword with ranking, patched within their kind, deleted and
- * forgotten with tombstones.
+ * searched by keyword with ranking (and, with an embedder, by vector too,
+ * the two rankings fused by reciprocal rank fusion), patched within their
+ * kind, deleted and forgotten with tombstones.
  *
  * Every operation names an agent (default `default`); an item of one agent
  * is never read, changed or removed through another. Writes are announced
@@ -350,7 +351,9 @@ export class Memory extends Context.Service<Memory, {
         Effect.gen(function*() {
           const filter = { agentId, filter: request.filter }
           const keyword = yield* repo.search(filter, queryWords(request.query), 0, FUSION_DEPTH)
-          const vector = yield* embed(embedder, request.query)
+          const embedded = yield* embed(embedder, request.query)
+          // A query without letters or digits embeds to zeros with the built-in embedder: no direction to compare.
+          const vector = embedded !== undefined && embedded.some((x) => x !== 0) ? embedded : undefined
           const semantic = vector === undefined ? [] : yield* vectors.nearest(space(embedder), filter, vector, {
             limit: FUSION_DEPTH,
             minSimilarity: embedder.minSimilarity,

@@ -8,7 +8,7 @@
  * that copy its API (Azure-style gateways, Ollama, vLLM, LM Studio, …).
  *
  * Failures are `AiError`s of module `OpenAiCompatibleEmbeddings`: a
- * transport failure is a `NetworkError`, a status outside 2xx the reason
+ * transport failure or no answer within the timeout (30 s) is a `NetworkError`, a status outside 2xx the reason
  * `AiError.reasonFromHttpStatus` gives (401 `AuthenticationError`, 429
  * `RateLimitError`, 5xx `InternalProviderError`, …) with the provider's
  * error message, and a body that is not the wire shape (or holds a vector
@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { AiError, EmbeddingModel } from "effect/ai"
 import { HttpClient, HttpClientRequest } from "effect/http"
 
@@ -30,6 +30,8 @@ export interface OpenAiCompatibleConfig {
   readonly apiKey?: Redacted.Redacted<string> | undefined
   /** Asks the model for vectors of this length (`dimensions`), when set. */
   readonly dimensions?: number | undefined
+  /** How long one request may take before it fails as a `NetworkError` (default 30 s). */
+  readonly timeout?: Duration.Input | undefined
 }
 
 /** The answer of `POST /embeddings` (extra fields ignored). */
@@ -68,12 +70,23 @@ export const makeOpenAiCompatible = (config: OpenAiCompatibleConfig) =>
             ...(config.dimensions !== undefined ? { dimensions: config.dimensions } : {})
           })
         )
+        const timeout = config.timeout ?? "30 seconds"
         const response = yield* http.execute(request).pipe(
           Effect.catch((error) =>
             "response" in error.reason
               ? fail(new AiError.NetworkError({ reason: "TransportError", method: "POST", url, description: error.message }))
               : fail(AiError.NetworkError.fromRequestError(error.reason))
-          )
+          ),
+          Effect.timeoutOrElse({
+            duration: timeout,
+            orElse: () =>
+              fail(new AiError.NetworkError({
+                reason: "TransportError",
+                method: "POST",
+                url,
+                description: `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`
+              }))
+          })
         )
         const body: unknown = yield* response.json.pipe(Effect.orElseSucceed(() => undefined))
         if (response.status < 200 || response.status >= 300) {

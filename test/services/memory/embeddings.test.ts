@@ -9,7 +9,8 @@
  * vector, a refused connection) as `AiError`s.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { EmbeddingModel } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { createServer, type Server } from "node:http"
@@ -47,7 +48,7 @@ describe("built-in embedder", () => {
 
 // --- the fake embeddings server -------------------------------------------------------------------------------------
 
-type Mode = "ok" | "unauthorized" | "overloaded" | "garbage" | "missing"
+type Mode = "ok" | "unauthorized" | "overloaded" | "garbage" | "missing" | "hang"
 interface Call {
   readonly method: string
   readonly path: string
@@ -58,6 +59,8 @@ let server: Server
 let baseUrl: string
 let mode: Mode = "ok"
 const calls: Array<Call> = []
+/** Answers held back by the "hang" mode, ended by the test. */
+const held: Array<() => void> = []
 
 beforeAll(() =>
   new Promise<void>((resolve) => {
@@ -85,6 +88,8 @@ beforeAll(() =>
             return send(200, "<html>not json</html>")
           case "missing":
             return send(200, { data: data.slice(1), model: body.model })
+          case "hang":
+            return void held.push(() => send(200, { data, model: body.model }))
         }
       })
     })
@@ -152,6 +157,25 @@ describe("OpenAI-compatible embeddings provider", () => {
       const refused = OpenAiCompatibleEmbeddings({ baseUrl: "http://127.0.0.1:1/v1", model: "m" }).pipe(Layer.provide(FetchHttpClient.layer))
       expect(yield* failureOf(embed, refused)).toMatchObject({ tag: "NetworkError" })
     }))
+
+  it.effect("fails as a NetworkError when the provider does not answer within the timeout", () =>
+    Effect.gen(function*() {
+      mode = "hang"
+      const model = yield* EmbeddingModel.EmbeddingModel
+      const fiber = yield* Effect.forkChild(Effect.flip(model.embedMany(["a"])))
+      yield* Effect.promise(() => new Promise<void>((resolve) => {
+        const wait = () => (held.length > 0 ? resolve() : setTimeout(wait, 5))
+        wait()
+      }))
+      yield* TestClock.adjust("2 seconds")
+      const error: any = yield* Fiber.join(fiber)
+      expect(error.reason._tag).toBe("NetworkError")
+      expect(error.message).toContain("no answer within 2s")
+      held.splice(0).forEach((end) => end())
+      mode = "ok"
+    }).pipe(Effect.provide(
+      OpenAiCompatibleEmbeddings({ baseUrl, model: "m", timeout: "2 seconds" }).pipe(Layer.provide(FetchHttpClient.layer))
+    )))
 
   it.effect("MemoryEmbedder names its vector space and is off by default", () =>
     Effect.gen(function*() {

@@ -77,6 +77,8 @@ for (const db of testDatabases) {
             matched: ["semantic"]
           }])
           expect(on.stats).toEqual({ keyword_hits: 0, semantic_hits: 1 })
+          // nothing to embed, nothing to match (the built-in embedding of "***" is all zeros)
+          expect(yield* memory.searchWithStats({ query: "***" })).toEqual({ result: { v: 1, hits: [] }, stats: { keyword_hits: 0, semantic_hits: 0 } })
           // a keyword match keeps its snippet and says so
           const word = yield* memory.search({ query: "tulips" })
           expect(word.hits[0]).toMatchObject({ matched: ["keyword", "semantic"] })
