@@ -27,7 +27,7 @@ import { emptyPatch, forgetNotConfirmed, incompatiblePatch, invalidCursor, itemN
 import { MemoryItemCreated, MemoryItemDeleted, MemoryItemForgotten, MemoryItemUpdated } from "./events.ts"
 import { type ActiveEmbedder, MemoryEmbedder } from "./embeddings/MemoryEmbedder.ts"
 import { MemoryRepo, type MemorySearchRow, queryWords } from "./MemoryRepo.ts"
-import { MemoryVectors } from "./MemoryVectors.ts"
+import { MemoryVectorRepo } from "./MemoryVectorRepo.ts"
 import { embeddingText, type MemoryItemRow, toItem, toRow, toTombstone } from "./records.ts"
 import {
   DEFAULT_MEMORY_PAGE,
@@ -172,7 +172,7 @@ export class Memory extends Context.Service<Memory, {
   readonly embedMissing: (limit: number) => Effect.Effect<number>
 }>()("svc-gateway/memory/Memory") {
   /**
-   * Needs {@link MemoryRepo}, {@link MemoryVectors}, {@link MemoryEmbedder}, `EventBus`, `DomainEvents` (publishes
+   * Needs {@link MemoryRepo}, {@link MemoryVectorRepo}, {@link MemoryEmbedder}, `EventBus`, `DomainEvents` (publishes
    * `Decision`) and a `SqlClient` (after-commit announcements). With an active embedder it starts the backfill
    * ({@link Memory} `embedMissing`) in the background, in the layer's scope.
    */
@@ -180,7 +180,7 @@ export class Memory extends Context.Service<Memory, {
     Memory,
     Effect.gen(function*() {
       const repo = yield* MemoryRepo
-      const vectors = yield* MemoryVectors
+      const vectors = yield* MemoryVectorRepo
       const { active } = yield* MemoryEmbedder
       const events = yield* EventBus
       const domainEvents = yield* DomainEvents
@@ -448,7 +448,7 @@ export class Memory extends Context.Service<Memory, {
    */
   static readonly layer = Memory.layerNoDeps.pipe(
     Layer.provide(MemoryRepo.layer),
-    Layer.provide(MemoryVectors.layer),
+    Layer.provide(MemoryVectorRepo.layer),
     Layer.provide(MemoryEmbedder.layerFromSettings),
     Layer.provide(EventBus.layer)
   )

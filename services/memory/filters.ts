@@ -1,7 +1,7 @@
 /**
  * The SQL of memory's listing and search filters (docs/memory.md "Filters,
  * pages and limits"), shared by the keyword search and listings
- * (MemoryRepo.ts) and the vector search (MemoryVectors.ts).
+ * (MemoryRepo.ts) and the vector search (MemoryVectorRepo.ts).
  *
  * @module
  */

@@ -5,7 +5,7 @@
  * rebuild it from `memory_items` as an import writes them; and the vectors of
  * semantic search, `memory_vector_space` and `memory_vectors` (with libsql's
  * index tables), left out too: derived from the items by the embedder, they
- * are re-embedded after an import (services/memory/MemoryVectors.ts).
+ * are re-embedded after an import (services/memory/MemoryVectorRepo.ts).
  *
  * @module
  */

@@ -3,7 +3,7 @@
  * space `memory_vectors` holds (docs/memory.md "Semantic search").
  *
  * The vectors' table itself is made by the semantic index when it first
- * stores a vector (services/memory/MemoryVectors.ts), because its column
+ * stores a vector (services/memory/MemoryVectorRepo.ts), because its column
  * type depends on the embedder's dimensions (`F32_BLOB(<dims>)` on SQLite,
  * pgvector's `vector(<dims>)`), and remade when the embedder (model or
  * dimensions) changes. This row says which model (`model_id`), how many

@@ -17,7 +17,7 @@ import { BUILTIN_MODEL_ID, ngramEmbedding } from "../../../services/memory/embed
 import { MemoryEmbedder } from "../../../services/memory/embeddings/MemoryEmbedder.ts"
 import { fuseRankings, Memory } from "../../../services/memory/Memory.ts"
 import { MemoryRepo, queryWords } from "../../../services/memory/MemoryRepo.ts"
-import { MemoryVectors } from "../../../services/memory/MemoryVectors.ts"
+import { MemoryVectorRepo } from "../../../services/memory/MemoryVectorRepo.ts"
 import { toRow } from "../../../services/memory/records.ts"
 import type { MemoryItem, MemoryItemInput } from "../../../services/memory/schema.ts"
 import { testDatabases } from "../../support/databases.ts"
@@ -83,7 +83,7 @@ for (const db of testDatabases) {
           const word = yield* memory.search({ query: "tulips" })
           expect(word.hits[0]).toMatchObject({ matched: ["keyword", "semantic"] })
           expect(word.hits[0].snippet?.toLowerCase()).toContain("[tulips]")
-          const storage = yield* (yield* MemoryVectors).storage
+          const storage = yield* (yield* MemoryVectorRepo).storage
           expect(storage).toEqual(db.kind === "sqlite" ? "libsql" : expect.stringMatching(/^(pgvector|real\[\])$/))
         }))
       }))
@@ -97,7 +97,7 @@ for (const db of testDatabases) {
 
         // the two rankings, as the repository and the vectors give them
         const repo = yield* MemoryRepo
-        const vectors = yield* MemoryVectors
+        const vectors = yield* MemoryVectorRepo
         const filter = { agentId: "default", filter: undefined }
         const keyword = ids((yield* repo.search(filter, queryWords(query), 0, 500)).map((h) => h.row))
         const nearest = ids((yield* vectors.nearest({ modelId: BUILTIN_MODEL_ID, dimensions: 256 }, filter, ngramEmbedding(query), {

@@ -10,7 +10,7 @@ import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { MemoryEmbedder } from "../../../services/memory/embeddings/MemoryEmbedder.ts"
 import { Memory } from "../../../services/memory/Memory.ts"
 import { MemoryRepo } from "../../../services/memory/MemoryRepo.ts"
-import { MemoryVectors } from "../../../services/memory/MemoryVectors.ts"
+import { MemoryVectorRepo } from "../../../services/memory/MemoryVectorRepo.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../../../services/ws-sessions/EventBus.ts"
 import type { TestDatabase } from "../../support/databases.ts"
@@ -20,7 +20,7 @@ export const memoryLayer = (db: TestDatabase, embedder: Layer.Layer<MemoryEmbedd
   Memory.layerNoDeps.pipe(
     Layer.provideMerge(embedder),
     Layer.provideMerge(MemoryRepo.layer),
-    Layer.provideMerge(MemoryVectors.layer),
+    Layer.provideMerge(MemoryVectorRepo.layer),
     Layer.provideMerge(AuditLog.layer),
     Layer.provideMerge(EventBus.layerNoDeps),
     Layer.provideMerge(ConnectionRegistry.layer),

@@ -27,7 +27,7 @@
  * delete), and the memory service removes an item's vector itself just
  * before deleting the item. Vectors are bound as text (`[x, y, …]`), never as
  * blobs. Items without a vector (written while semantic search was off, or
- * when the embedder failed) are listed by {@link MemoryVectors} `missing` for
+ * when the embedder failed) are listed by {@link MemoryVectorRepo} `missing` for
  * the backfill.
  *
  * @module
@@ -86,7 +86,7 @@ export const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): numb
 }
 
 /** The stored vectors of memory items. */
-export class MemoryVectors extends Context.Service<MemoryVectors, {
+export class MemoryVectorRepo extends Context.Service<MemoryVectorRepo, {
   /** Stores (or replaces) the vector of item `id` in `space` (making or remaking the table for it first). */
   readonly put: (space: VectorSpace, id: string, vector: ReadonlyArray<number>) => Effect.Effect<void>
   /**
@@ -109,10 +109,10 @@ export class MemoryVectors extends Context.Service<MemoryVectors, {
   readonly missing: (modelId: string, limit: number) => Effect.Effect<ReadonlyArray<MemoryItemRow>>
   /** The storage this database uses (detected once: PostgreSQL tries to enable pgvector when it is available). */
   readonly storage: Effect.Effect<VectorStorage>
-}>()("svc-gateway/memory/MemoryVectors") {
+}>()("svc-gateway/memory/MemoryVectorRepo") {
   /** The SQL implementation; needs a `SqlClient` and applies the memory migrations first. */
   static readonly layer = Layer.effect(
-    MemoryVectors,
+    MemoryVectorRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("memory", memoryMigrations)
@@ -316,7 +316,7 @@ export class MemoryVectors extends Context.Service<MemoryVectors, {
           )
         })
 
-      return MemoryVectors.of(repositoryEdge("MemoryVectors", {
+      return MemoryVectorRepo.of(repositoryEdge("MemoryVectorRepo", {
         put,
         drop,
         nearest,
