@@ -75,6 +75,12 @@ const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source
   // Alone, either credential is refused by the cross-field rule (both or neither).
   s3AccessKeyId: { value: "AKIA", line: () => exactly("svc-gateway: SVC_S3_ACCESS_KEY_ID and SVC_S3_SECRET_ACCESS_KEY are set together", ".+") },
   s3SecretAccessKey: { value: "s3cr3t", line: () => exactly("svc-gateway: SVC_S3_ACCESS_KEY_ID and SVC_S3_SECRET_ACCESS_KEY are set together", ".+") },
+  embeddingsBaseUrl: { value: "ftp://embed.example", line: () => exactly("svc-gateway: SVC_EMBEDDINGS_BASE_URL / --embeddings-base-url must be an http", ".+") },
+  embeddingsModel: { value: " ", line: () => exactly("svc-gateway: SVC_EMBEDDINGS_MODEL / --embeddings-model must not be empty") },
+  embeddingsApiKey: { value: "  ", line: () => exactly("svc-gateway: SVC_EMBEDDINGS_API_KEY / --embeddings-api-key is set but empty") },
+  agentModel: { value: "no-slash", line: () => exactly("svc-gateway: SVC_AGENT_MODEL must be a model id provider/model", ".+") },
+  openaiBaseUrl: { value: "ftp://x", line: () => exactly("svc-gateway: SVC_OPENAI_BASE_URL must be an http(s) URL", ".+") },
+  anthropicBaseUrl: { value: "ftp://x", line: () => exactly("svc-gateway: SVC_ANTHROPIC_BASE_URL must be an http(s) URL", ".+") },
   home: "path",
   policyBundlePath: "path",
   oauthProvidersConfig: "path",
@@ -126,7 +132,8 @@ describe("every setting: an invalid value is one line naming it (in process)", (
         SVC_AUTH: "disabled",
         SVC_SECRET_PROVIDER: "vault",
         SVC_ENGINE_API_ENABLED: "yes",
-        SVC_EXEC_CONCURRENCY: "0"
+        SVC_EXEC_CONCURRENCY: "0",
+        SVC_MEMORY_SEMANTIC: "vectors"
       })
       expect(result.stderr).toEqual([
         "svc-gateway: invalid SVC_PORT \"70000\": expected an integer 0..65535",
@@ -134,7 +141,8 @@ describe("every setting: an invalid value is one line naming it (in process)", (
         "svc-gateway: invalid SVC_SECRET_PROVIDER \"vault\": expected db or env (any case)",
         "svc-gateway: invalid SVC_ENGINE_API_ENABLED \"yes\": expected 0 or 1 (any case)",
         "svc-gateway: invalid SVC_AUTH \"disabled\": expected on or off (any case)",
-        "svc-gateway: invalid SVC_EXEC_CONCURRENCY \"0\": expected an integer >= 1"
+        "svc-gateway: invalid SVC_EXEC_CONCURRENCY \"0\": expected an integer >= 1",
+        "svc-gateway: invalid SVC_MEMORY_SEMANTIC \"vectors\": expected one of off, builtin, openai (any case)"
       ])
     }))
 

@@ -102,13 +102,16 @@ describe("validateSettings", () => {
 describe("settings declarations (issue 21 §1)", () => {
   it("give GatewaySettings the same properties as before they were declared by subsystem", () => {
     expect(Object.keys(defaultSettings()).sort()).toEqual([
-      "adminToken", "agentEnabled", "agentHistoryTokens", "agentModel", "anthropicBaseUrl", "approvalTtlSeconds", "artifactStore", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
-      "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
-      "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "openaiBaseUrl", "otlpEndpoint",
-      "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "s3AccessKeyId", "s3Bucket",
-      "s3Endpoint", "s3ForcePathStyle", "s3Region", "s3SecretAccessKey", "secretProvider",
-      "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "uiDir",
-      "wsHandshakeTimeoutMs", "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"
+      "adminToken", "agentEnabled", "agentHistoryTokens", "agentModel", "anthropicBaseUrl", "approvalTtlSeconds",
+      "artifactStore", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
+      "cliUnsandboxed", "databaseUrl", "embeddingsApiKey", "embeddingsBaseUrl", "embeddingsModel", "engineApiEnabled",
+      "execConcurrency", "headersTimeoutMs", "home", "host", "isExposed", "logLevel", "maxBodyBytes",
+      "maxConnections", "memorySemantic", "memorySemanticMinSimilarity", "metricsEnabled", "oauthProvidersConfig",
+      "openaiBaseUrl", "otlpEndpoint", "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds",
+      "requestTimeoutMs", "s3AccessKeyId", "s3Bucket", "s3Endpoint", "s3ForcePathStyle", "s3Region",
+      "s3SecretAccessKey", "secretProvider", "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous",
+      "tracePropagationTargets", "uiDir", "wsHandshakeTimeoutMs", "wsMaxMessageBytes", "wsPingIntervalMs",
+      "wsPongTimeoutMs"
     ])
   })
 
@@ -126,7 +129,8 @@ describe("settings declarations (issue 21 §1)", () => {
       authProfilesEnabled: true, secretProvider: "db", engineApiEnabled: false, cliEnabled: false, cliUnsandboxed: false,
       automationEnabled: false, snapshotImportEnabled: false, metricsEnabled: true, tracePropagationTargets: [],
       databaseUrl: undefined, adminToken: undefined, otlpEndpoint: undefined, isExposed: false, sqliteSynchronous: "FULL",
-      uiDir: undefined
+      uiDir: undefined, memorySemantic: "off", memorySemanticMinSimilarity: 25, embeddingsBaseUrl: "https://api.openai.com/v1",
+      embeddingsModel: "text-embedding-3-small", embeddingsApiKey: undefined
     })
   })
 

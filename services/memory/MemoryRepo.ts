@@ -14,16 +14,13 @@ import { SqlClient, type Statement } from "effect/sql"
 import { migrate } from "../../layers/storage/migrations.ts"
 import { findRows } from "../../layers/storage/rows.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
+import { filterClauses, type MemoryRowFilter } from "./filters.ts"
 import { memoryMigrations } from "./migrations/index.ts"
 import { POSTGRES_DOCUMENT } from "./migrations/0001_memory.ts"
 import { MemoryItemRow, MemoryTombstoneRow } from "./records.ts"
-import type { MemoryDeletedBy, MemoryFilter, MemoryForgetSelector } from "./schema.ts"
+import type { MemoryDeletedBy, MemoryForgetSelector } from "./schema.ts"
 
-/** Which rows a listing or search reads: the agent, the wire filter, and (listing) the keyset position. */
-export interface MemoryRowFilter {
-  readonly agentId: string
-  readonly filter: MemoryFilter | undefined
-}
+export type { MemoryRowFilter } from "./filters.ts"
 
 /** A search hit as stored: the row, its rank in 0..1 (higher is better) and a snippet (matches in `[…]`). */
 export interface MemorySearchRow {
@@ -93,23 +90,7 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
       const encodeRow = Schema.encodeEffect(MemoryItemRow)
       const itemRows = findRows(MemoryItemRow)
 
-      /** The WHERE clauses of `filter` over `memory_items m`. */
-      const clauses = ({ agentId, filter }: MemoryRowFilter): Array<Statement.Fragment> => {
-        const where: Array<Statement.Fragment> = [sql`m.agent_id = ${agentId}`]
-        if (filter?.kinds !== undefined && filter.kinds.length > 0) where.push(sql.in("m.kind", filter.kinds))
-        if (filter?.sensitivities !== undefined && filter.sensitivities.length > 0) {
-          where.push(sql.in("m.sensitivity", filter.sensitivities))
-        }
-        const sources = filter?.provenance?.source_kinds
-        if (sources !== undefined && sources.length > 0) where.push(sql.in("m.source_kind", sources))
-        if (filter?.tags !== undefined && filter.tags.length > 0) {
-          if (postgres) where.push(sql`(m.tags::jsonb @> ${JSON.stringify(filter.tags)}::jsonb)`)
-          else for (const tag of filter.tags) where.push(sql`EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ${tag})`)
-        }
-        if (filter?.created_after !== undefined) where.push(sql`m.created_at >= ${new Date(filter.created_after).toISOString()}`)
-        if (filter?.created_before !== undefined) where.push(sql`m.created_at < ${new Date(filter.created_before).toISOString()}`)
-        return where
-      }
+      const clauses = (filter: MemoryRowFilter) => filterClauses(sql, postgres, filter)
 
       const insert = (row: MemoryItemRow) =>
         Effect.flatMap(encodeRow(row), (encoded) => sql`INSERT INTO memory_items ${sql.insert(encoded)}`)
@@ -170,9 +151,9 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
               SELECT ranked.*, ts_headline('english', ranked.search_title || ' — ' || ranked.search_body, q.query,
                 'StartSel=[, StopSel=], MaxWords=24, MinWords=6, ShortWord=2') AS snippet
               FROM ranked, q ORDER BY ranked.score DESC, ranked.memory_item_id`
-          : sql`SELECT m.*, -bm25(memory_items_fts, 0.0, 10.0, 1.0, 5.0) AS score,
+          : sql`SELECT m.*, -bm25(memory_items_fts, 10.0, 1.0, 5.0) AS score,
                 snippet(memory_items_fts, -1, '[', ']', '…', 16) AS snippet
-              FROM memory_items_fts JOIN memory_items m ON m.memory_item_id = memory_items_fts.memory_item_id
+              FROM memory_items_fts JOIN memory_items m ON m.rowid = memory_items_fts.rowid
               WHERE memory_items_fts MATCH ${words.map((w) => `"${w}"`).join(" OR ")} AND ${sql.and(where)}
               ORDER BY score DESC, m.memory_item_id LIMIT ${limit} OFFSET ${offset}`
         return Effect.map(rankedRows(statement), (rows) => rows.map(toHit))

@@ -8,6 +8,7 @@ import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { MemoryContract } from "./contract.ts"
 import { Memory, MEMORY_CHAIN } from "./Memory.ts"
 import { MemoryExports } from "./MemoryExports.ts"
+import { MemorySettings } from "./settings.ts"
 import { MemoryTables } from "./tables.ts"
 import { MemoryExportsHttp } from "./transport/http.ts"
 import { MemoryWs } from "./transport/ws.ts"
@@ -19,11 +20,12 @@ const layer = Layer.merge(Memory.layer, MemoryExports.layer)
  * The memory subsystem (src/subsystem/Subsystem.ts): what the composition
  * root (src/app/subsystems.ts) needs of it.
  */
-export const MemorySubsystem: Subsystem<typeof MemoryContract, typeof layer, typeof MemoryExportsHttp, typeof MemoryWs> = subsystem({
+export const MemorySubsystem: Subsystem<typeof MemoryContract, typeof layer, typeof MemoryExportsHttp, typeof MemoryWs, typeof MemorySettings> = subsystem({
   contract: MemoryContract,
   layer,
   http: [MemoryExportsHttp],
   ws: [MemoryWs],
+  settings: [MemorySettings],
   tables: [...MemoryTables],
   auditChains: [MEMORY_CHAIN]
 })

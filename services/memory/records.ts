@@ -102,3 +102,14 @@ export const toTombstone = (row: MemoryTombstoneRow): MemoryTombstone => ({
   deleted_by: row.deleted_by,
   ...(row.reason !== null ? { reason: row.reason } : {})
 })
+
+/** Most characters of an item's text that are embedded (the start of it; about 2000 tokens). */
+export const EMBEDDING_MAX_CHARS = 8000
+
+/**
+ * The text of an item that semantic search embeds: its title and fact key,
+ * body, summary and fact value, and tags (one line each, empty ones left
+ * out), cut to {@link EMBEDDING_MAX_CHARS} characters.
+ */
+export const embeddingText = (row: Pick<MemoryItemRow, "search_title" | "search_body" | "search_tags">): string =>
+  [row.search_title, row.search_body, row.search_tags].filter((s) => s !== "").join("\n").slice(0, EMBEDDING_MAX_CHARS)

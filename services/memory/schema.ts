@@ -261,13 +261,22 @@ export const MemoryForgetResult = Schema.Struct({
 }).annotate({ identifier: "WsMemoryForgetResult" })
 export type MemoryForgetResult = typeof MemoryForgetResult.Type
 
-/** One search hit: `score` in 0..1 (higher is better), `snippet` with the match in `[…]`. */
+/** Which ranking found a hit of a semantic search: the keyword search, the vector search, or both. */
+export const MemorySearchMatch = Schema.Literals(["keyword", "semantic"])
+
+/**
+ * One search hit: `score` in 0..1 (higher is better), `snippet` with the
+ * match in `[…]` (keyword matches only), and, when semantic search is on
+ * (`SVC_MEMORY_SEMANTIC`), `matched`: `["keyword"]`, `["semantic"]` or
+ * `["keyword", "semantic"]`.
+ */
 export const MemorySearchHit = Schema.Struct({
   memory_item_id: MemoryItemId,
   kind: MemoryKind,
   score: Schema.Number,
   snippet: Schema.optionalKey(Schema.String),
-  provenance: Schema.optionalKey(MemoryProvenance)
+  provenance: Schema.optionalKey(MemoryProvenance),
+  matched: Schema.optionalKey(Schema.Array(MemorySearchMatch))
 }).annotate({ identifier: "MemorySearchHit" })
 export type MemorySearchHit = typeof MemorySearchHit.Type
 /** `{v, hits, next_cursor?}`: best first. */
