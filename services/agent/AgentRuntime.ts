@@ -150,10 +150,11 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         })
       })
 
+      /** The agent's top memory hits for `message` (keyword, plus semantic when on) and how many each search found. */
       const memoryHits = (agentId: string, message: string) =>
-        memory.search({ query: message, filter: { agent_id: agentId }, limit: MEMORY_HITS }).pipe(
-          Effect.map((result) => result.hits),
-          Effect.orElseSucceed(() => [])
+        memory.searchWithStats({ query: message, filter: { agent_id: agentId }, limit: MEMORY_HITS }).pipe(
+          Effect.map(({ result, stats }) => ({ hits: result.hits, stats })),
+          Effect.orElseSucceed(() => ({ hits: [], stats: { keyword_hits: 0, semantic_hits: 0 } }))
         )
 
       const runTurn = Effect.fnUntraced(function*(input: TurnInput, session: AgentSessionRow) {
@@ -166,7 +167,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         }
         const modelRef = session.model ?? settings.agentModel
         const history = trimHistory(yield* repo.history(session.session_id), settings.agentHistoryTokens)
-        const hits = yield* memoryHits(input.agentId, input.message)
+        const { hits, stats } = yield* memoryHits(input.agentId, input.message)
         const sections = [
           {
             id: "identity",
@@ -226,7 +227,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           tool_schema_total_chars: 0,
           enabled_skills: [],
           mcp_servers: [],
-          memory: { keyword_hits: hits.length, semantic_hits: 0 },
+          memory: { keyword_hits: stats.keyword_hits, semantic_hits: stats.semantic_hits },
           tool_calls: [],
           injected_files: [],
           history: { messages: history.kept.length, dropped: history.dropped },
