@@ -31,6 +31,10 @@
  * - BENCH_MEMORY_DATABASES  "sqlite,postgres" (default: both when a URL is set)
  * - SVC_BENCH_DATABASE_URL / SVC_TEST_DATABASE_URL  the PostgreSQL server (a
  *   fresh schema, dropped afterwards); unset: SQLite only
+ * - BENCH_CPU_PROF=1         also profile the service side alone (after the
+ *   measurement, N more searches per query under the inspector's profiler);
+ *   the top frames are printed and the profile written to
+ *   bench/results/memory-<database>.cpuprofile (git-ignored)
  *
  * @module
  */
@@ -38,7 +42,8 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient, Statement } from "effect/sql"
 import Database from "libsql"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
+import { Session } from "node:inspector/promises"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as PgClient from "../layers/storage/PgClient.ts"
@@ -50,6 +55,7 @@ import { MemoryItemRow, toRow } from "../services/memory/records.ts"
 import type { MemoryItem } from "../services/memory/schema.ts"
 import { ConnectionRegistry } from "../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus } from "../services/ws-sessions/EventBus.ts"
+import { renderProfile, summariseProfile } from "./profile.ts"
 import { benchPostgresUrl, createSchema, dropSchema } from "./workflow-pg.ts"
 
 const positive = (name: string, fallback: number): number => {
@@ -62,6 +68,7 @@ const ITEMS = positive("BENCH_MEMORY_ITEMS", 100_000)
 const N = positive("BENCH_MEMORY_N", 200)
 const WARMUP = Math.max(10, Math.floor(N / 10))
 const LIMIT = process.env.BENCH_MEMORY_LIMIT ? positive("BENCH_MEMORY_LIMIT", 50) : undefined
+const PROFILE = process.env.BENCH_CPU_PROF === "1"
 const OTHER_ITEMS = Math.ceil(ITEMS / 10)
 const AGENT = "bench-agent"
 const OTHER_AGENT = "other-agent"
@@ -214,17 +221,20 @@ const queries = (data: Corpus): ReadonlyArray<Query> => {
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
 
+/** One side's wall-clock latency per search (ms) and the process's CPU time per search (ms, user + system). */
 interface Side {
   readonly p50: number
   readonly p99: number
   readonly mean: number
+  readonly cpu: number
 }
-const summary = (samples: Array<number>): Side => {
+const summary = (samples: Array<number>, cpuMicros: number): Side => {
   const sorted = samples.sort((a, b) => a - b)
   return {
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
-    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length
+    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
+    cpu: cpuMicros / 1000 / sorted.length
   }
 }
 
@@ -288,22 +298,50 @@ const measure = (name: "sqlite" | "postgres", data: Corpus, direct: Direct) =>
       let hits = 0
       let directRows = 0
       // Warm-up, then interleaved: the two sides share whatever else the machine is doing.
+      let serviceCpu = 0
+      let directCpu = 0
       for (let i = 0; i < WARMUP + N; i++) {
+        const c0 = process.cpuUsage()
         const t0 = performance.now()
         const result = yield* memory.search(request)
         const t1 = performance.now()
+        const c1 = process.cpuUsage()
         const rows = yield* direct(text, params)
         const t2 = performance.now()
+        const c2 = process.cpuUsage()
         if (i >= WARMUP) {
           service.push(t1 - t0)
           directTimes.push(t2 - t1)
+          serviceCpu += c1.user + c1.system - c0.user - c0.system
+          directCpu += c2.user + c2.system - c1.user - c1.system
         }
         hits = result.hits.length
         directRows = rows
       }
-      const result: QueryResult = { ...q, hits, directRows, service: summary(service), direct: summary(directTimes) }
+      const result: QueryResult = {
+        ...q,
+        hits,
+        directRows,
+        service: summary(service, serviceCpu),
+        direct: summary(directTimes, directCpu)
+      }
       console.error(`[memory] ${name} ${q.name} (${q.query}): service p50 ${result.service.p50.toFixed(2)} ms, direct ${result.direct.p50.toFixed(2)} ms`)
       results.push(result)
+    }
+    if (PROFILE) {
+      const session = new Session()
+      session.connect()
+      yield* Effect.promise(() => session.post("Profiler.enable").then(() => session.post("Profiler.start")))
+      for (const q of queries(data)) {
+        const request = { query: q.query, filter: { agent_id: AGENT }, ...(LIMIT !== undefined ? { limit: LIMIT } : {}) }
+        for (let i = 0; i < N; i++) yield* memory.search(request)
+      }
+      const { profile } = yield* Effect.promise(() => session.post("Profiler.stop"))
+      session.disconnect()
+      mkdirSync(resultsDir, { recursive: true })
+      const file = join(resultsDir, `memory-${name}.cpuprofile`)
+      writeFileSync(file, JSON.stringify(profile))
+      console.error(renderProfile(`memory.search on ${name}, service side only, ${N} searches per query`, summariseProfile(file, 30)))
     }
     return { database: name, seedSeconds, results } satisfies DatabaseResult
   })
@@ -375,8 +413,8 @@ const render = (all: ReadonlyArray<DatabaseResult>): string => {
     `Service: \`Memory.search\` in process (what the WS handler calls). Direct: the same compiled SQL and parameters ` +
     `through the driver (libsql, prepared once; PostgreSQL: \`sql.unsafe\` on its own sql-pg connection).`,
     ``,
-    `| database | query | words' share of items | hits | service p50 / p99 ms | direct p50 / p99 ms | ratio p50 (mean) | target |`,
-    `|---|---|---|---:|---:|---:|---:|---|`
+    `| database | query | words' share of items | hits | service p50 / p99 ms | direct p50 / p99 ms | ratio p50 (mean) | CPU ms per search, service / direct | target |`,
+    `|---|---|---|---:|---:|---:|---:|---:|---|`
   ]
   for (const db of all) {
     for (const r of db.results) {
@@ -385,12 +423,18 @@ const render = (all: ReadonlyArray<DatabaseResult>): string => {
       lines.push(
         `| ${db.database} | ${r.name} \`${r.query}\` | ${r.shares.map(pct).join(", ")} | ${r.hits} | ` +
           `${ms(r.service.p50)} / ${ms(r.service.p99)} | ${ms(r.direct.p50)} / ${ms(r.direct.p99)} | ` +
-          `${ratio.toFixed(2)}× (${(r.service.mean / r.direct.mean).toFixed(2)}×) | ${met ? "met" : "**not met**"} |`
+          `${ratio.toFixed(2)}× (${(r.service.mean / r.direct.mean).toFixed(2)}×) | ${ms(r.service.cpu)} / ${ms(r.direct.cpu)} | ` +
+          `${met ? "met" : "**not met**"} |`
       )
     }
   }
   lines.push(``, `Seeding (not the subject): ${all.map((d) => `${d.database} ${d.seedSeconds.toFixed(1)} s`).join(", ")}.`)
-  lines.push(`Targets: p50 ≤ ${TARGET_SQLITE_P50_MS} ms on SQLite; service p50 ≤ ${TARGET_RATIO}× the direct query's.`, ``)
+  lines.push(
+    `Targets: p50 ≤ ${TARGET_SQLITE_P50_MS} ms on SQLite; service p50 ≤ ${TARGET_RATIO}× the direct query's. ` +
+      `CPU per search is this process's user + system time around each call (the PostgreSQL server's own CPU is not in it). ` +
+      `Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" / ")} on ${cpus().length} cores.`,
+    ``
+  )
   return lines.join("\n")
 }
 
