@@ -27,6 +27,11 @@
  * Environment (all optional):
  * - BENCH_MEMORY_ITEMS      items of the searched agent (default 100000)
  * - BENCH_MEMORY_N          measured searches per query and side (default 200)
+ * - BENCH_MEMORY_QUERY_S    time budget per query (default 20 s): a query stops
+ *   early once it has spent this long and has at least 30 measured searches
+ *   (the report gives the count)
+ * - BENCH_SQLITE_CACHE_MB   experiment: `PRAGMA cache_size` of both SQLite
+ *   connections, in MiB (default: SQLite's, 2 MiB, what the gateway runs with)
  * - BENCH_MEMORY_LIMIT      `limit` of each search (default: the service's, 50)
  * - BENCH_MEMORY_DATABASES  "sqlite,postgres" (default: both when a URL is set)
  * - SVC_BENCH_DATABASE_URL / SVC_TEST_DATABASE_URL  the PostgreSQL server (a
@@ -67,6 +72,11 @@ const positive = (name: string, fallback: number): number => {
 const ITEMS = positive("BENCH_MEMORY_ITEMS", 100_000)
 const N = positive("BENCH_MEMORY_N", 200)
 const WARMUP = Math.max(10, Math.floor(N / 10))
+const QUERY_BUDGET_MS = positive("BENCH_MEMORY_QUERY_S", 20) * 1000
+const MIN_SAMPLES = Math.min(N, 30)
+const SQLITE_CACHE_MB = process.env.BENCH_SQLITE_CACHE_MB ? positive("BENCH_SQLITE_CACHE_MB", 2) : undefined
+/** `PRAGMA cache_size` for {@link SQLITE_CACHE_MB} (negative: KiB). */
+const cachePragma = SQLITE_CACHE_MB === undefined ? undefined : `PRAGMA cache_size = -${SQLITE_CACHE_MB * 1024}`
 const LIMIT = process.env.BENCH_MEMORY_LIMIT ? positive("BENCH_MEMORY_LIMIT", 50) : undefined
 const PROFILE = process.env.BENCH_CPU_PROF === "1"
 const OTHER_ITEMS = Math.ceil(ITEMS / 10)
@@ -239,6 +249,8 @@ const summary = (samples: Array<number>, cpuMicros: number): Side => {
 }
 
 interface QueryResult extends Query {
+  /** Measured searches per side. */
+  readonly samples: number
   readonly hits: number
   readonly directRows: number
   readonly service: Side
@@ -288,6 +300,7 @@ const measure = (name: "sqlite" | "postgres", data: Corpus, direct: Direct) =>
   Effect.gen(function*() {
     const memory = yield* Memory
     const seedSeconds = yield* seed(data.rows, name === "postgres")
+    if (name === "sqlite" && cachePragma !== undefined) yield* (yield* SqlClient.SqlClient).unsafe(cachePragma).unprepared
     console.error(`[memory] ${name}: seeded ${data.rows.length} rows in ${seedSeconds.toFixed(1)} s`)
     const results: Array<QueryResult> = []
     for (const q of queries(data)) {
@@ -300,7 +313,9 @@ const measure = (name: "sqlite" | "postgres", data: Corpus, direct: Direct) =>
       // Warm-up, then interleaved: the two sides share whatever else the machine is doing.
       let serviceCpu = 0
       let directCpu = 0
+      const started = performance.now()
       for (let i = 0; i < WARMUP + N; i++) {
+        if (i >= WARMUP + MIN_SAMPLES && performance.now() - started > QUERY_BUDGET_MS) break
         const c0 = process.cpuUsage()
         const t0 = performance.now()
         const result = yield* memory.search(request)
@@ -320,6 +335,7 @@ const measure = (name: "sqlite" | "postgres", data: Corpus, direct: Direct) =>
       }
       const result: QueryResult = {
         ...q,
+        samples: service.length,
         hits,
         directRows,
         service: summary(service, serviceCpu),
@@ -364,7 +380,10 @@ const runSqlite = async (data: Corpus): Promise<DatabaseResult> => {
     // A plain program: one connection, the statement prepared once, rows as objects.
     const direct: Direct = (text, params) =>
       Effect.sync(() => {
-        db ??= new Database(filename)
+        if (db === undefined) {
+          db = new Database(filename)
+          if (cachePragma !== undefined) db.exec(cachePragma)
+        }
         let statement = statements.get(text)
         if (statement === undefined) statements.set(text, statement = db.prepare(text))
         return statement.all(...params).length
@@ -409,19 +428,20 @@ const render = (all: ReadonlyArray<DatabaseResult>): string => {
     ``,
     `${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "?"} (${cpus().length} cores), Node ${process.version}. ` +
     `${ITEMS.toLocaleString("en")} items of the searched agent + ${OTHER_ITEMS.toLocaleString("en")} of another; ` +
-    `${N} measured searches per query and side after ${WARMUP} warm-up, interleaved; limit ${LIMIT ?? "default (50)"}. ` +
+    `up to ${N} measured searches per query and side (${QUERY_BUDGET_MS / 1000} s budget per query) after ${WARMUP} warm-up, ` +
+    `interleaved; limit ${LIMIT ?? "default (50)"}; SQLite page cache ${SQLITE_CACHE_MB === undefined ? "SQLite's default (2 MiB)" : `${SQLITE_CACHE_MB} MiB`}. ` +
     `Service: \`Memory.search\` in process (what the WS handler calls). Direct: the same compiled SQL and parameters ` +
     `through the driver (libsql, prepared once; PostgreSQL: \`sql.unsafe\` on its own sql-pg connection).`,
     ``,
-    `| database | query | words' share of items | hits | service p50 / p99 ms | direct p50 / p99 ms | ratio p50 (mean) | CPU ms per search, service / direct | target |`,
-    `|---|---|---|---:|---:|---:|---:|---:|---|`
+    `| database | query | words' share of items | hits | searches | service p50 / p99 ms | direct p50 / p99 ms | ratio p50 (mean) | CPU ms per search, service / direct | target |`,
+    `|---|---|---|---:|---:|---:|---:|---:|---:|---|`
   ]
   for (const db of all) {
     for (const r of db.results) {
       const ratio = r.service.p50 / r.direct.p50
       const met = ratio <= TARGET_RATIO && (db.database !== "sqlite" || r.service.p50 <= TARGET_SQLITE_P50_MS)
       lines.push(
-        `| ${db.database} | ${r.name} \`${r.query}\` | ${r.shares.map(pct).join(", ")} | ${r.hits} | ` +
+        `| ${db.database} | ${r.name} \`${r.query}\` | ${r.shares.map(pct).join(", ")} | ${r.hits} | ${r.samples} | ` +
           `${ms(r.service.p50)} / ${ms(r.service.p99)} | ${ms(r.direct.p50)} / ${ms(r.direct.p99)} | ` +
           `${ratio.toFixed(2)}× (${(r.service.mean / r.direct.mean).toFixed(2)}×) | ${ms(r.service.cpu)} / ${ms(r.direct.cpu)} | ` +
           `${met ? "met" : "**not met**"} |`
