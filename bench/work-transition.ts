@@ -7,14 +7,17 @@
  * → done. Prints transitions per second (every `work.transition` call, refused
  * ones included), refusals and the p50/p99 latency of one transition.
  *
- * Run: `npm run build && node dist/bench/work-transition.js` (or with tsx).
+ * Part of `npm run bench`; alone: `npm run bench:work`. Writes
+ * bench/results/work-latest.md. Environment: BENCH_WORK_ROUNDS (rounds per
+ * client, default 20).
  *
  * @module
  */
 import { Effect, Layer } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { storageLayer } from "../layers/storage/Storage.ts"
 import { AuditLog } from "../services/audit/AuditLog.ts"
 import { Work } from "../services/work/Work.ts"
@@ -25,7 +28,25 @@ import { benchPostgresUrl, createSchema, dropSchema } from "./workflow-pg.ts"
 
 const CLIENTS = 50
 const SCOPES = 10
-const ROUNDS = 20
+const ROUNDS = ((raw) => {
+  const n = raw === undefined || raw === "" ? 20 : Number(raw)
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`BENCH_WORK_ROUNDS must be a positive integer, got ${JSON.stringify(raw)}`)
+  return n
+})(process.env.BENCH_WORK_ROUNDS)
+const resultsDir = fileURLToPath(new URL("../../bench/results/", import.meta.url))
+
+/** One database's result. */
+interface WorkResult {
+  readonly database: string
+  readonly transitions: number
+  readonly refused_wip: number
+  readonly per_second: number
+  readonly p50_ms: number
+  readonly p99_ms: number
+  readonly cpu_ms_per_transition: number
+  readonly seconds: number
+}
+const results: Array<WorkResult> = []
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
@@ -56,19 +77,24 @@ const run = (name: string, storage: ReturnType<typeof storageLayer>) =>
         }
       })
     const started = performance.now()
+    const cpu = process.cpuUsage()
     yield* Effect.forEach(Array.from({ length: CLIENTS }, (_, i) => i), client, { concurrency: "unbounded", discard: true })
+    const used = process.cpuUsage(cpu)
     const seconds = (performance.now() - started) / 1000
     const sorted = latencies.sort((a, b) => a - b)
-    console.log(JSON.stringify({
-      bench: "work.transition",
+    const result: WorkResult = {
       database: name,
-      clients: CLIENTS,
       transitions: latencies.length,
       refused_wip: refused,
       per_second: Math.round(latencies.length / seconds),
       p50_ms: Number(percentile(sorted, 0.5).toFixed(2)),
-      p99_ms: Number(percentile(sorted, 0.99).toFixed(2))
-    }))
+      p99_ms: Number(percentile(sorted, 0.99).toFixed(2)),
+      // The whole run's CPU (creations included) over the transitions: this process only, not PostgreSQL's server.
+      cpu_ms_per_transition: Number(((used.user + used.system) / 1000 / latencies.length).toFixed(2)),
+      seconds: Number(seconds.toFixed(1))
+    }
+    results.push(result)
+    console.log(JSON.stringify({ bench: "work.transition", clients: CLIENTS, ...result }))
   }).pipe(
     Effect.provide(Work.layerNoDeps.pipe(
       Layer.provideMerge(WorkRepo.layer),
@@ -87,13 +113,40 @@ const main = async () => {
     rmSync(directory, { recursive: true, force: true })
   }
   const url = benchPostgresUrl()
-  if (url === undefined) return console.log(JSON.stringify({ bench: "work.transition", database: "postgresql", skipped: "no SVC_BENCH_DATABASE_URL" }))
-  const schema = await createSchema(url)
-  try {
-    await Effect.runPromise(run("postgresql", storageLayer({ kind: "postgres", url, searchPath: schema })) as Effect.Effect<void>)
-  } finally {
-    await dropSchema(url, schema)
+  if (url === undefined) {
+    console.log(JSON.stringify({ bench: "work.transition", database: "postgresql", skipped: "no SVC_BENCH_DATABASE_URL" }))
+  } else {
+    const schema = await createSchema(url)
+    try {
+      await Effect.runPromise(run("postgresql", storageLayer({ kind: "postgres", url, searchPath: schema })) as Effect.Effect<void>)
+    } finally {
+      await dropSchema(url, schema)
+    }
+  }
+  const report = [
+    "# work.transition under 50 concurrent clients (issue 24 §5)",
+    "",
+    `${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "?"} (${cpus().length} cores), Node ${process.version}; ` +
+    `${CLIENTS} clients over ${SCOPES} scopes (WIP 2 each), ${ROUNDS} rounds per client (create → ready → doing, retried ` +
+    `while the scope is full → done), in process through \`Work\`; SQLite in a file (synchronous FULL).`,
+    "",
+    "| database | transitions | refused (WIP) | transitions/s | p50 ms | p99 ms | CPU ms per transition (this process) | seconds |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...results.map((r) =>
+      `| ${r.database} | ${r.transitions} | ${r.refused_wip} | ${r.per_second} | ${r.p50_ms} | ${r.p99_ms} | ${r.cpu_ms_per_transition} | ${r.seconds} |`
+    ),
+    "",
+    `Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" / ")}.`,
+    ""
+  ].join("\n")
+  console.log(report)
+  if (ROUNDS === 20) {
+    mkdirSync(resultsDir, { recursive: true })
+    writeFileSync(join(resultsDir, "work-latest.md"), report)
   }
 }
 
-void main()
+void main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

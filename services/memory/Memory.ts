@@ -26,9 +26,9 @@ import { listCursor, searchCursor, searchDigest } from "./cursor.ts"
 import { emptyPatch, forgetNotConfirmed, incompatiblePatch, invalidCursor, itemNotFound } from "./errors.ts"
 import { MemoryItemCreated, MemoryItemDeleted, MemoryItemForgotten, MemoryItemUpdated } from "./events.ts"
 import { type ActiveEmbedder, MemoryEmbedder } from "./embeddings/MemoryEmbedder.ts"
-import { MemoryRepo, type MemorySearchRow, queryWords } from "./MemoryRepo.ts"
+import { MemoryRepo, type MemorySearchItem, type MemorySearchRow, queryWords } from "./MemoryRepo.ts"
 import { MemoryVectorRepo } from "./MemoryVectorRepo.ts"
-import { embeddingText, type MemoryItemRow, toItem, toRow, toTombstone } from "./records.ts"
+import { embeddingText, toItem, toRow, toTombstone } from "./records.ts"
 import {
   DEFAULT_MEMORY_PAGE,
   KIND_FIELD_NAMES,
@@ -332,7 +332,7 @@ export class Memory extends Context.Service<Memory, {
         }))
       })
 
-      const hitOf = (row: MemoryItemRow, score: number, snippet: string | undefined): MemorySearchHit => ({
+      const hitOf = (row: MemorySearchItem, score: number, snippet: string | undefined): MemorySearchHit => ({
         memory_item_id: row.memory_item_id,
         kind: row.kind,
         score,
@@ -359,7 +359,7 @@ export class Memory extends Context.Service<Memory, {
             minSimilarity: embedder.minSimilarity,
             candidates: keyword.map((hit) => hit.row.memory_item_id)
           })
-          const rows = new Map<string, MemoryItemRow>(semantic.map((hit) => [hit.row.memory_item_id, hit.row]))
+          const rows = new Map<string, MemorySearchItem>(semantic.map((hit) => [hit.row.memory_item_id, hit.row]))
           const snippets = new Map<string, MemorySearchRow>(keyword.map((hit) => [hit.row.memory_item_id, hit]))
           for (const hit of keyword) rows.set(hit.row.memory_item_id, hit.row)
           const fused = fuseRankings(keyword.map((hit) => hit.row.memory_item_id), semantic.map((hit) => hit.row.memory_item_id))

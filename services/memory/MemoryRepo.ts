@@ -22,9 +22,16 @@ import type { MemoryDeletedBy, MemoryForgetSelector } from "./schema.ts"
 
 export type { MemoryRowFilter } from "./filters.ts"
 
-/** A search hit as stored: the row, its rank in 0..1 (higher is better) and a snippet (matches in `[…]`). */
+/** The columns of an item a search hit carries (a hit names the item; it does not hold it). */
+export type MemorySearchItem = Pick<MemoryItemRow, "memory_item_id" | "kind" | "provenance">
+
+/**
+ * A search hit as stored: the item's id, kind and provenance, its rank in 0..1 (higher is better) and a snippet
+ * (matches in `[…]`). The search reads only these columns: every matching row goes through the ranking sort, so
+ * each column selected is copied once per match, not once per hit (docs/memory.md "Search").
+ */
 export interface MemorySearchRow {
-  readonly row: MemoryItemRow
+  readonly row: MemorySearchItem
   readonly score: number
   readonly snippet: string | undefined
 }
@@ -125,7 +132,9 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
       }
 
       const Ranked = Schema.Struct({
-        ...MemoryItemRow.fields,
+        memory_item_id: MemoryItemRow.fields.memory_item_id,
+        kind: MemoryItemRow.fields.kind,
+        provenance: MemoryItemRow.fields.provenance,
         score: Schema.Union([Schema.Number, Schema.NumberFromString]),
         snippet: Schema.NullOr(Schema.String)
       })
@@ -143,15 +152,17 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
         const statement = postgres
           ? sql`WITH q AS (SELECT to_tsquery('english', ${words.join(" | ")}) AS query),
               ranked AS (
-                SELECT m.*, ts_rank_cd(${sql.literal(POSTGRES_DOCUMENT)}, q.query, 0) AS score
+                SELECT m.memory_item_id, m.kind, m.provenance, m.search_title, m.search_body,
+                  ts_rank_cd(${sql.literal(POSTGRES_DOCUMENT)}, q.query, 0) AS score
                 FROM memory_items m, q
                 WHERE ${sql.literal(POSTGRES_DOCUMENT)} @@ q.query AND ${sql.and(where)}
                 ORDER BY score DESC, m.memory_item_id LIMIT ${limit} OFFSET ${offset}
               )
-              SELECT ranked.*, ts_headline('english', ranked.search_title || ' — ' || ranked.search_body, q.query,
+              SELECT ranked.memory_item_id, ranked.kind, ranked.provenance, ranked.score,
+                ts_headline('english', ranked.search_title || ' — ' || ranked.search_body, q.query,
                 'StartSel=[, StopSel=], MaxWords=24, MinWords=6, ShortWord=2') AS snippet
               FROM ranked, q ORDER BY ranked.score DESC, ranked.memory_item_id`
-          : sql`SELECT m.*, -bm25(memory_items_fts, 10.0, 1.0, 5.0) AS score,
+          : sql`SELECT m.memory_item_id, m.kind, m.provenance, -bm25(memory_items_fts, 10.0, 1.0, 5.0) AS score,
                 snippet(memory_items_fts, -1, '[', ']', '…', 16) AS snippet
               FROM memory_items_fts JOIN memory_items m ON m.rowid = memory_items_fts.rowid
               WHERE memory_items_fts MATCH ${words.map((w) => `"${w}"`).join(" OR ")} AND ${sql.and(where)}
