@@ -23,6 +23,7 @@ import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
 import { AuthContract } from "../../services/auth/contract.ts"
 import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
+import { McpContract } from "../../services/mcp/contract.ts"
 import { MemoryContract } from "../../services/memory/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
@@ -73,7 +74,8 @@ export const Contracts: readonly [
   typeof CanvasContract,
   typeof MemoryContract,
   typeof WorkContract,
-  typeof ArtifactsContract
+  typeof ArtifactsContract,
+  typeof McpContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -98,7 +100,8 @@ export const Contracts: readonly [
   CanvasContract,
   MemoryContract,
   WorkContract,
-  ArtifactsContract
+  ArtifactsContract,
+  McpContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]
