@@ -14,6 +14,7 @@ import { McpClient, McpProtocol, type McpSchema } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { connectPeer } from "../support/wsPeer.ts"
 
 let gw: TestGateway
 beforeAll(async () => {
@@ -146,6 +147,18 @@ describe("MCP at /mcp", () => {
       expect(result.isError).toBeFalsy()
       expect(result.structuredContent).toEqual({ approval_id: approval.id, decision })
     }
+  })
+
+  it("request_approval reaches WebSocket operators as approval.request; their answer decides the tool's", async () => {
+    const { peer } = await connectPeer(gw.url, gw.adminToken)
+    const prompt = "Rotate the API key?"
+    const answer = call(gw, gw.adminToken, "request_approval", { prompt, timeout_ms: 60_000 })
+    const ask = await peer.next((m: any) => m?.type === "approval.request" && !("ok" in m) && m.payload?.prompt === prompt)
+    const id = ask.payload.approval_id as number
+    expect(ask.payload).toMatchObject({ plan_id: "gateway.mcp", context: { source: "mcp", requested_by: { kind: "admin" } } })
+    peer.send({ request_id: ask.request_id, type: "approval.request", ok: true, result: { approved: true, reason: "fine" } })
+    expect((await answer).structuredContent).toEqual({ approval_id: id, decision: "approved" })
+    peer.ws.close()
   })
 
   it("request_approval refuses a timeout_ms outside 1 s .. 15 min (a tool error naming the field, no approval)", async () => {
