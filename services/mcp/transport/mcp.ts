@@ -21,8 +21,10 @@
  * | `audit_append` | operator.write | a write to a plan's chain |
  *
  * Protocol revisions: 2025-11-25, 2025-06-18, 2025-03-26 (sessions through
- * `Mcp-Session-Id`, DELETE ends one) and 2026-07-28 (sessionless). Browser
- * origins are refused (403): MCP clients are programs.
+ * `Mcp-Session-Id`, DELETE ends one) and 2026-07-28 (sessionless, without
+ * `subscriptions/listen`: the tool list never changes). Browser origins are
+ * refused (403): MCP clients are programs. Sessions live in this instance's
+ * memory.
  *
  * @module
  */
@@ -154,6 +156,8 @@ export const McpHttp = McpServer.layerHttp({
   path: MCP_PATH,
   protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26, McpProtocol.v2026_07_28],
   allowSessionTermination: true,
+  // The tool list never changes: no long-lived subscription streams to hold open (or to drain at shutdown).
+  allowSubscriptions: false,
   registrations: McpServer.toolkit(McpGatewayToolkit).pipe(Layer.provide(McpGatewayHandlers))
 })
 
