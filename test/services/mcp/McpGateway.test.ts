@@ -20,7 +20,7 @@ import { approvalsLayer } from "../approvals/support.ts"
 const ADMIN = { kind: "admin" } as const
 
 /** Lets the service's fibers run until `check` holds (real time for database I/O; the TestClock does not move). */
-const settle = <A>(check: Effect.Effect<A | undefined>) =>
+const settle = <A, R>(check: Effect.Effect<A | undefined, never, R>) =>
   Effect.gen(function*() {
     const deadline = Date.now() + 10_000
     while (Date.now() < deadline) {
