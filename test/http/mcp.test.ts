@@ -209,6 +209,15 @@ describe("MCP at /mcp", () => {
     expect(toolError(await call(gw, reader, "request_approval", { prompt: "p", timeout_ms: 1_000 })).error).toBe("forbidden")
     // What it may do, it does.
     expect((await call(gw, reader, "memory_search", { query: "anything" })).isError).toBeFalsy()
+    // Each refusal is audited like an HTTP or WS one.
+    const auth = await readJson(await gw.fetch("/audit/export/gateway.auth", { headers: { authorization: `Bearer ${gw.adminToken}` } }))
+    const denied = (auth.events as Array<any>).filter((e) => e.action?.type === "authz.denied" && e.action.transport === "mcp")
+    expect(denied.map((e) => e.action.route)).toEqual(expect.arrayContaining(["memory_write", "policy_check", "request_approval"]))
+    expect(denied.find((e) => e.action.route === "memory_write").action).toMatchObject({
+      required_scope: "operator.write",
+      principal: "device",
+      device_id: "mcp-operator.read"
+    })
   })
 })
 

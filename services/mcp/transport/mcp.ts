@@ -33,7 +33,10 @@ import { McpProtocol, McpServer, Tool, Toolkit } from "effect/ai"
 import { GatewayConfig, GATEWAY_VERSION } from "../../../layers/config.ts"
 import type { RouteEntry } from "../../../src/http/authorization.ts"
 import { AUTHENTICATED } from "../../../src/http/api/access.ts"
+import { authzDenied } from "../../audit/authEvents.ts"
 import { actorOf, CurrentPrincipal, hasScope } from "../../auth/principal.ts"
+import { AuditChains, Decision } from "../../domain-events/decisions.ts"
+import { DomainEvents } from "../../domain-events/DomainEvents.ts"
 import { MemoryItemInput, MemoryItemResult, MemorySearchResult } from "../../memory/schema.ts"
 import { PolicyCheckRequest, PolicyDecision } from "../../policy/schema.ts"
 import { McpGateway } from "../McpGateway.ts"
@@ -116,9 +119,15 @@ export const TOOL_SCOPES = {
 const asToolError = (error: { readonly _tag: "InvalidRequest" | "NotFound"; readonly message: string }) =>
   toolError(error._tag === "NotFound" ? "not_found" : "invalid_request", error.message)
 
-/** The toolkit's handlers: each authorizes the caller, then calls {@link McpGateway}. Needs `McpGateway`, `GatewayConfig`. */
+/**
+ * The toolkit's handlers: each authorizes the caller, then calls
+ * {@link McpGateway}. A refusal is audited as `authz.denied` (`transport:
+ * "mcp"`, `route`: the tool) on the `gateway.auth` chain, like an HTTP or WS
+ * one. Needs `McpGateway`, `GatewayConfig` and `DomainEvents`.
+ */
 export const McpGatewayHandlers = McpGatewayToolkit.toLayer(Effect.gen(function*() {
   const gateway = yield* McpGateway
+  const domainEvents = yield* DomainEvents
   const { authEnabled } = yield* GatewayConfig
   /** The caller's actor, or the `forbidden` tool error when its token lacks the tool's scope. */
   const authorize = Effect.fnUntraced(function*(tool: keyof typeof TOOL_SCOPES) {
@@ -127,7 +136,14 @@ export const McpGatewayHandlers = McpGatewayToolkit.toLayer(Effect.gen(function*
     const scope = TOOL_SCOPES[tool]
     // The route authenticates every request when auth is on; no principal here is refused, never let through.
     if (principal === undefined || !hasScope(principal, scope)) {
-      return yield* Effect.fail(toolError("forbidden", `insufficient scope: ${tool} requires ${scope}`))
+      const reason = `insufficient scope: ${tool} requires ${scope}`
+      if (principal !== undefined) {
+        yield* domainEvents.publishOrLog(Decision, {
+          chain: AuditChains.auth,
+          action: authzDenied(principal, { transport: "mcp", route: tool, required_scope: scope, reason })
+        })
+      }
+      return yield* Effect.fail(toolError("forbidden", reason))
     }
     return actorOf(principal)
   })
