@@ -19,7 +19,8 @@
  * - `memorySearch` / `memoryWrite`: `Memory.search` / `Memory.create`.
  * - `auditAppend`: the agent's own action record as a `Decision` on its
  *   plan's chain (`plan_id`, a plan `POST /plan` stored); a `gateway.*`
- *   chain is `InvalidRequest`, an unknown plan `NotFound`.
+ *   chain or a type of the gateway's own ({@link RESERVED_ACTION_PREFIXES})
+ *   is `InvalidRequest`, an unknown plan `NotFound`.
  *
  * @module
  */
@@ -47,6 +48,13 @@ import type {
 
 /** The gateway-wide audit chain of the approvals requested over MCP (they belong to no plan). */
 export const MCP_CHAIN = `${GATEWAY_CHAIN_PREFIX}mcp`
+
+/**
+ * Action types the gateway itself records in a plan's chain (policy check,
+ * plan, approvals, runs, forget proofs): an agent's record may not take
+ * them, so what the gateway decided cannot be forged by `audit_append`.
+ */
+export const RESERVED_ACTION_PREFIXES: ReadonlyArray<string> = ["policy.", "plan.", "approval.", "run.", "forget.", "auth.", "authz."]
 
 /** How long after `timeout_ms` a waiting `request_approval` reads its approval if no resolution event came. */
 export const RESOLUTION_GRACE = Duration.seconds(5)
@@ -82,8 +90,8 @@ export class McpGateway extends Context.Service<McpGateway, {
   readonly memoryWrite: (item: MemoryItemInput) => Effect.Effect<MemoryItemResult>
   /**
    * `audit_append`: appends `action` (with `source: "mcp"` and `actor`) to
-   * plan `plan_id`'s chain. `InvalidRequest` for a `gateway.*` chain,
-   * `NotFound` for a plan the planner does not know.
+   * plan `plan_id`'s chain. `InvalidRequest` for a `gateway.*` chain or a
+   * reserved action type, `NotFound` for a plan the planner does not know.
    */
   readonly auditAppend: (request: McpAuditAppendRequest, actor: Actor) => Effect.Effect<McpAuditAppendResult, InvalidRequest | NotFound>
 }>()("svc-gateway/mcp/McpGateway") {
@@ -136,6 +144,10 @@ export class McpGateway extends Context.Service<McpGateway, {
       const auditAppend = Effect.fn("McpGateway.auditAppend")(function*(request: McpAuditAppendRequest, actor: Actor) {
         if (isGatewayChain(request.plan_id)) {
           return yield* new InvalidRequest({ message: `plan_id: ${GATEWAY_CHAIN_PREFIX}* chains are the gateway's own` })
+        }
+        const reserved = RESERVED_ACTION_PREFIXES.find((prefix) => request.action.type.startsWith(prefix))
+        if (reserved !== undefined) {
+          return yield* new InvalidRequest({ message: `action.type: ${reserved}* types are the gateway's own decisions` })
         }
         const plan = yield* plans.findByPlanId(request.plan_id)
         if (plan === undefined) return yield* new NotFound({ message: `plan ${request.plan_id} not found` })

@@ -96,7 +96,7 @@ describe("MCP at /mcp", () => {
     }
   })
 
-  it("answers 401 without a token, or with a bad one, like any route", async () => {
+  it("answers 401 without a token, or with a bad one, like any route; 405 to GET; 403 to a browser origin", async () => {
     const initialize = (authorization?: string) =>
       gw.fetch("/mcp", {
         method: "POST",
@@ -118,6 +118,15 @@ describe("MCP at /mcp", () => {
       expect((await readJson(res)).error).toBe("unauthorized")
     }
     await expect(withClient(gw, undefined, (client) => client.listTools())).rejects.toThrow()
+    // Authenticated: the MCP transport's own answers (GET is not served; browser origins are refused).
+    expect((await gw.fetch("/mcp", { headers: { authorization: `Bearer ${gw.adminToken}` } })).status).toBe(405)
+    expect((await initialize(`Bearer ${gw.adminToken}`)).status).toBe(200)
+    const fromBrowser = await gw.fetch("/mcp", {
+      method: "POST",
+      headers: { authorization: `Bearer ${gw.adminToken}`, origin: "https://evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}"
+    })
+    expect(fromBrowser.status).toBe(403)
   })
 
   it("policy_check answers exactly what POST /policy/check answers", async () => {

@@ -77,11 +77,13 @@ for (const db of testDatabases) {
         expect((yield* approvals.get(approval.id)).status).toBe("expired")
       })))
 
-    it.effect("audit_append refuses gateway chains (invalid_request) and plans the planner does not know (not_found)", () =>
+    it.effect("audit_append refuses gateway chains and the gateway's own action types (invalid_request) and plans the planner does not know (not_found)", () =>
       provide(Effect.gen(function*() {
         const mcp = yield* McpGateway
         const chain = yield* Effect.flip(mcp.auditAppend({ plan_id: "gateway.auth", action: { type: "x" } }, ADMIN))
         expect(chain._tag).toBe("InvalidRequest")
+        const forged = yield* Effect.flip(mcp.auditAppend({ plan_id: "plan-nope", action: { type: "approval.approved" } }, ADMIN))
+        expect(forged).toMatchObject({ _tag: "InvalidRequest", message: "action.type: approval.* types are the gateway's own decisions" })
         const unknown = yield* Effect.flip(mcp.auditAppend({ plan_id: "plan-nope", action: { type: "x" } }, ADMIN))
         expect(unknown).toMatchObject({ _tag: "NotFound", message: "plan plan-nope not found" })
       })))
