@@ -194,6 +194,12 @@ export const deriveSettings = (groups: ReadonlyArray<SettingsGroup>): DerivedSet
         `binding to the non-loopback address ${filled.host} requires an admin token of at least ${MIN_EXPOSED_ADMIN_TOKEN_LENGTH} characters (SVC_ADMIN_TOKEN)`
       )
     }
+    if (filled.artifactStore === "s3" && Option.isNone(filled.s3Bucket)) {
+      problems.push("SVC_ARTIFACT_STORE=s3 needs SVC_S3_BUCKET (the bucket artifact bytes are stored in)")
+    }
+    if (Option.isSome(filled.s3AccessKeyId) !== Option.isSome(filled.s3SecretAccessKey)) {
+      problems.push("SVC_S3_ACCESS_KEY_ID and SVC_S3_SECRET_ACCESS_KEY are set together (or neither: the AWS SDK's default credentials)")
+    }
     if (filled.headersTimeoutMs > filled.requestTimeoutMs) {
       problems.push("SVC_HEADERS_TIMEOUT_MS must not exceed SVC_REQUEST_TIMEOUT_MS (the headers are part of the request)")
     }

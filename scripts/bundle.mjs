@@ -51,8 +51,10 @@ await build({
   outExtension: { ".js": ".mjs" },
   sourcemap: true,
   minify: true,
-  // libsql loads a native addon; pg and ws probe optional native helpers with require().
-  external: ["libsql", "pg-native", "bufferutil", "utf-8-validate"],
+  // libsql loads a native addon; pg and ws probe optional native helpers with require(). The AWS SDK (dependencies)
+  // is loaded with a dynamic import by the S3 artifact store only (services/artifacts/s3Store.ts): it stays in
+  // node_modules instead of adding megabytes of chunks to the package.
+  external: ["libsql", "pg-native", "bufferutil", "utf-8-validate", "@aws-sdk/client-s3", "@aws-sdk/s3-request-presigner"],
   // Bundled CommonJS dependencies (pg, ws) call require(); give ES modules one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   plugins: [noDocsUi, undiciFromPackage],

@@ -69,6 +69,12 @@ const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source
     value: "ftp://files.example/*",
     line: () => exactly("svc-gateway: SVC_TRACE_PROPAGATION_TARGETS / --trace-propagation-targets: each entry must be a URL pattern", ".+")
   },
+  s3Bucket: { value: "No_Such", line: () => exactly("svc-gateway: SVC_S3_BUCKET / --s3-bucket must be a bucket name", ".+") },
+  s3Endpoint: { value: "ftp://s3", line: () => exactly("svc-gateway: SVC_S3_ENDPOINT / --s3-endpoint must be an http:// or https:// URL", ".+") },
+  s3Region: { value: "US EAST", line: () => exactly("svc-gateway: SVC_S3_REGION / --s3-region must be a region name", ".+") },
+  // Alone, either credential is refused by the cross-field rule (both or neither).
+  s3AccessKeyId: { value: "AKIA", line: () => exactly("svc-gateway: SVC_S3_ACCESS_KEY_ID and SVC_S3_SECRET_ACCESS_KEY are set together", ".+") },
+  s3SecretAccessKey: { value: "s3cr3t", line: () => exactly("svc-gateway: SVC_S3_ACCESS_KEY_ID and SVC_S3_SECRET_ACCESS_KEY are set together", ".+") },
   home: "path",
   policyBundlePath: "path",
   oauthProvidersConfig: "path",
@@ -248,7 +254,7 @@ describe("svc-gateway --help", () => {
 
   it("lists the settings of the README's table, and the README lists every setting", () => {
     const readme = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8")
-    const rows = readme.split("\n").filter((l) => /^\| `[A-Z_]+` \| `--/.test(l)).map((l) => l.split("|").map((c) => c.trim()))
+    const rows = readme.split("\n").filter((l) => /^\| `[A-Z0-9_]+` \| `--/.test(l)).map((l) => l.split("|").map((c) => c.trim()))
     expect(rows.map((r) => [r[1], r[2]]).sort()).toEqual(settingsDocs.map((s) => [`\`${s.env}\``, `\`${s.flag}\``]).sort())
   })
 })

@@ -66,6 +66,18 @@ describe("validateSettings", () => {
     expect(found.length).toBe(4)
   })
 
+  it("checks the artifact store settings: s3 needs a bucket, valid names and URLs, both credentials or neither", () => {
+    expect(problems({ artifactStore: "s3" }).join()).toMatch(/SVC_ARTIFACT_STORE=s3 needs SVC_S3_BUCKET/)
+    expect(problems({ artifactStore: "s3", s3Bucket: Option.some("svc-artifacts") })).toEqual([])
+    expect(problems({ s3Bucket: Option.some("No_Such") }).join()).toMatch(/SVC_S3_BUCKET \/ --s3-bucket must be a bucket name/)
+    expect(problems({ s3Endpoint: Option.some("ftp://x") }).join()).toMatch(/SVC_S3_ENDPOINT \/ --s3-endpoint must be an http:\/\/ or https:\/\/ URL/)
+    expect(problems({ s3Endpoint: Option.some("http://127.0.0.1:9000") })).toEqual([])
+    expect(problems({ s3Region: "US EAST" }).join()).toMatch(/SVC_S3_REGION \/ --s3-region must be a region name/)
+    expect(problems({ s3AccessKeyId: Option.some("AKIA") }).join()).toMatch(/SVC_S3_ACCESS_KEY_ID and SVC_S3_SECRET_ACCESS_KEY are set together/)
+    const fs = validateSettings(raw())
+    expect(fs.ok && [fs.settings.artifactStore, fs.settings.s3Region, fs.settings.s3ForcePathStyle]).toEqual(["fs", "us-east-1", "auto"])
+  })
+
   it("refuses an empty admin token", () => {
     expect(problems({ adminToken: Option.some(Redacted.make("  ")) }).join()).toMatch(/empty/)
   })
@@ -90,10 +102,11 @@ describe("validateSettings", () => {
 describe("settings declarations (issue 21 §1)", () => {
   it("give GatewaySettings the same properties as before they were declared by subsystem", () => {
     expect(Object.keys(defaultSettings()).sort()).toEqual([
-      "adminToken", "approvalTtlSeconds", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
+      "adminToken", "approvalTtlSeconds", "artifactStore", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
       "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
       "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
-      "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "secretProvider",
+      "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "s3AccessKeyId", "s3Bucket",
+      "s3Endpoint", "s3ForcePathStyle", "s3Region", "s3SecretAccessKey", "secretProvider",
       "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "uiDir",
       "wsHandshakeTimeoutMs", "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"
     ])

@@ -87,6 +87,14 @@ export interface NewArtifactRow {
   readonly policy_snapshot_id: string | null
 }
 
+/** Artifacts counted together by a quota: every one, or those carrying `label` and/or of `sensitivity`. */
+export interface ArtifactPool {
+  readonly label?: string | undefined
+  readonly sensitivity?: ArtifactSensitivity | undefined
+}
+
+const Total = Schema.Struct({ total: Schema.NullOr(Schema.Union([Schema.Number, Schema.BigInt, Schema.String])) })
+
 /** Repository of artifact metadata over `SqlClient` (SQLite and PostgreSQL alike). */
 export class ArtifactsRepo extends Context.Service<ArtifactsRepo, {
   /** Stores a row. */
@@ -97,8 +105,22 @@ export class ArtifactsRepo extends Context.Service<ArtifactsRepo, {
   readonly listForAttempt: (attempt_id: string) => Effect.Effect<ReadonlyArray<StoredArtifact>>
   /** The artifacts of a run, oldest first (bytes deleted or not). */
   readonly listForRun: (run_id: string) => Effect.Effect<ReadonlyArray<StoredArtifact>>
-  /** The artifacts created before `before` whose bytes are not deleted, oldest first, at most `limit`. */
-  readonly liveBefore: (before: string, limit: number) => Effect.Effect<ReadonlyArray<StoredArtifact>>
+  /**
+   * The live artifacts (bytes not deleted) created before `before`, oldest
+   * first, at most `limit`, after the position `after` (keyset: created_at,
+   * artifact_id) when given: a sweep pages through them whether or not it
+   * deletes each.
+   */
+  readonly livePage: (
+    before: string,
+    limit: number,
+    after?: { readonly created_at: string; readonly artifact_id: string } | undefined
+  ) => Effect.Effect<ReadonlyArray<StoredArtifact>>
+  /**
+   * Total `size_bytes` of the live artifacts (bytes not deleted) in a pool:
+   * all of them, or those carrying `label` and/or of `sensitivity`.
+   */
+  readonly liveBytes: (pool: ArtifactPool) => Effect.Effect<number>
   /** Sets `deleted_at` of an artifact whose bytes are not deleted yet; false when there was none. */
   readonly markDeleted: (artifact_id: string, at: string) => Effect.Effect<boolean>
 }>()("svc-gateway/artifacts/ArtifactsRepo") {
@@ -109,6 +131,7 @@ export class ArtifactsRepo extends Context.Service<ArtifactsRepo, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("artifacts", artifactsMigrations)
       const rows = findRows(ArtifactRow)
+      const totals = findRows(Total)
       const stored = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
         Effect.map(rows(statement), (found) => found.map(toStoredArtifact))
 
@@ -118,9 +141,22 @@ export class ArtifactsRepo extends Context.Service<ArtifactsRepo, {
         listForAttempt: (attempt_id) =>
           stored(sql`SELECT * FROM artifacts WHERE attempt_id = ${attempt_id} ORDER BY created_at, artifact_id`),
         listForRun: (run_id) => stored(sql`SELECT * FROM artifacts WHERE run_id = ${run_id} ORDER BY created_at, artifact_id`),
-        liveBefore: (before, limit) =>
+        livePage: (before, limit, after) =>
           stored(sql`SELECT * FROM artifacts WHERE deleted_at IS NULL AND created_at < ${before}
+            ${after === undefined ? sql`` : sql`AND (created_at > ${after.created_at} OR (created_at = ${after.created_at} AND artifact_id > ${after.artifact_id}))`}
             ORDER BY created_at, artifact_id LIMIT ${limit}`),
+        liveBytes: (pool) => {
+          // `labels` is a JSON array (text): the label test is the dialect's JSON containment.
+          const label = pool.label === undefined ? sql`` : sql.onDialectOrElse({
+            pg: () => sql`AND labels::jsonb @> jsonb_build_array(${pool.label}::text)`,
+            orElse: () => sql`AND EXISTS (SELECT 1 FROM json_each(artifacts.labels) WHERE json_each.value = ${pool.label})`
+          })
+          const sensitivity = pool.sensitivity === undefined ? sql`` : sql`AND sensitivity = ${pool.sensitivity}`
+          return Effect.map(
+            totals(sql`SELECT SUM(size_bytes) AS total FROM artifacts WHERE deleted_at IS NULL ${label} ${sensitivity}`),
+            (found) => Number(found[0]?.total ?? 0)
+          )
+        },
         markDeleted: (artifact_id, at) =>
           Effect.map(
             sql`UPDATE artifacts SET deleted_at = ${at} WHERE artifact_id = ${artifact_id} AND deleted_at IS NULL RETURNING artifact_id`,

@@ -17,3 +17,27 @@ export class ArtifactApprovalRequired extends Schema.TaggedError<ArtifactApprova
   { message: Schema.String },
   { httpApiStatus: 403, errorCode: "require_approval" }
 ) {}
+
+/**
+ * 413 `quota_exceeded`: storing the artifact would go over a limit of the
+ * effective policy bundle (docs/artifacts.md "Quotas"): `artifacts.max_bytes`
+ * (one artifact's size) or a rule of `artifacts.quota` (total bytes not
+ * deleted of the artifacts it covers). The artifact is not stored.
+ * `details`: the rule (`max_bytes`, `quota.default_max_bytes`,
+ * `quota.by_label.<label>`, `quota.by_sensitivity.<s>`,
+ * `quota.by_label_sensitivity.<label>.<s>`), its `limit_bytes`, the bytes it
+ * already covers (`used_bytes`, 0 for `max_bytes`) and the artifact's `size_bytes`.
+ */
+export class ArtifactQuotaExceeded extends Schema.TaggedError<ArtifactQuotaExceeded>()(
+  "ArtifactQuotaExceeded",
+  {
+    message: Schema.String,
+    details: Schema.Struct({
+      rule: Schema.String,
+      limit_bytes: Schema.Number,
+      used_bytes: Schema.Number,
+      size_bytes: Schema.Number
+    })
+  },
+  { httpApiStatus: 413, errorCode: "quota_exceeded" }
+) {}

@@ -18,6 +18,7 @@
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import { Artifacts } from "../artifacts/Artifacts.ts"
+import type { ArtifactQuotaExceeded } from "../artifacts/errors.ts"
 import { Decision } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
@@ -53,8 +54,11 @@ export const exportFilename = (id: string): string => `svc-memory-export-${id}.j
 
 /** Memory exports: writing them as artifacts and reading them back. */
 export class MemoryExports extends Context.Service<MemoryExports, {
-  /** `memory.export`: stores the export artifact and answers `{v, artifact_id}`; `memory.export.completed` after. */
-  readonly export: (request: MemoryExportRequest) => Effect.Effect<MemoryExportResult>
+  /**
+   * `memory.export`: stores the export artifact and answers `{v, artifact_id}`; `memory.export.completed` after.
+   * `ArtifactQuotaExceeded` (`quota_exceeded`) when the policy bundle's artifact quota has no room for it.
+   */
+  readonly export: (request: MemoryExportRequest) => Effect.Effect<MemoryExportResult, ArtifactQuotaExceeded>
   /** `GET /memory/exports/:id`: the export's bytes; `InvalidRequest` for a malformed id, `NotFound` otherwise. */
   readonly download: (id: string) => Effect.Effect<MemoryExportDownload, InvalidRequest | NotFound>
 }>()("svc-gateway/memory/MemoryExports") {

@@ -4,12 +4,16 @@
  * busy first), sends it `task.execute` and awaits its answer, with a
  * timeout. While a task runs (and for {@link EVIDENCE_GRACE} after), its
  * attempt is registered so that the executing node, and only it, may send
- * `attempt.evidence` for it; accepted evidence is broadcast to operators.
+ * `attempt.evidence` for it; accepted evidence is broadcast to operators,
+ * and its attachments are stored as artifacts of the attempt (issue 24 §4).
  * Candidates come from the {@link Backplane}'s directory and `task.execute`
  * goes through it; the in-flight counts and the attempts are this
  * instance's (docs/architecture.md "Backplane").
  */
 import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
+import { Artifacts } from "../artifacts/Artifacts.ts"
+import type { ArtifactQuotaExceeded } from "../artifacts/errors.ts"
+import type { ArtifactLink, ArtifactRef } from "../artifacts/schema.ts"
 import { Pairings } from "../pairing/Pairings.ts"
 import type { Pairing } from "../pairing/schema.ts"
 import { makeDecoder } from "../shared/decode.ts"
@@ -22,6 +26,7 @@ import {
   type DispatchError,
   EvidenceTooLarge,
   Forbidden,
+  InvalidRequest,
   NodeDisconnected,
   NodeTaskFailed,
   NodeTaskTimeout,
@@ -32,7 +37,10 @@ import {
 import { AttemptEvidenceEvent } from "./events.ts"
 import {
   DISPATCH_TIMEOUT_MS,
+  MAX_ATTACHMENT_BYTES,
   MAX_EVIDENCE_CHARS,
+  type NodeAttachment,
+  NodeAttachments,
   type NodeDispatchResponse,
   type WsAttemptEvidenceRequest,
   type WsTaskExecutePayload,
@@ -62,7 +70,66 @@ export interface DispatchInput {
   readonly attempt_id?: string | undefined
   /** Time to wait for the node's answer (default 30 s). */
   readonly timeout?: Duration.Input | undefined
+  /** The link of the artifacts the node attaches beyond the task ids: the run's policy snapshot and agent (a workflow step's). */
+  readonly artifact_link?: ArtifactLinkContext | undefined
 }
+
+/** What links an attempt's attachments beyond its ids. */
+export type ArtifactLinkContext = Omit<ArtifactLink, "run_id" | "step_id" | "attempt_id">
+
+/** An attachment of `attempt.evidence`, decoded. */
+interface DecodedAttachment {
+  readonly kind: NodeAttachment["kind"]
+  readonly bytes: Uint8Array
+  readonly mime_type?: string | undefined
+  readonly labels?: ReadonlyArray<string> | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+}
+
+const decodeAttachments = makeDecoder(NodeAttachments, { label: "evidence.attachments" })
+
+/** Standard base64 characters with at most two `=` at the end (with a length multiple of 4: padded RFC 4648 §4). */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+/**
+ * The attachments of `evidence` (an object's `attachments`), decoded, and the
+ * evidence without them (what is broadcast and counted against
+ * {@link MAX_EVIDENCE_CHARS}). `InvalidRequest` for attachments that do not
+ * decode, invalid base64 or one above {@link MAX_ATTACHMENT_BYTES}.
+ */
+const splitAttachments = Effect.fnUntraced(function*(evidence: unknown) {
+  if (typeof evidence !== "object" || evidence === null || Array.isArray(evidence) || !("attachments" in evidence)) {
+    return { attachments: [] as ReadonlyArray<DecodedAttachment>, broadcast: evidence }
+  }
+  const { attachments: raw, ...rest } = evidence as { readonly attachments: unknown }
+  const decoded = decodeAttachments(raw)
+  if (Result.isFailure(decoded)) {
+    const problem = decoded.failure
+    return yield* new InvalidRequest({ message: `evidence.attachments${problem.startsWith("[") ? "" : ": "}${problem}` })
+  }
+  const attachments: Array<DecodedAttachment> = []
+  for (const [index, attachment] of decoded.success.entries()) {
+    const text = attachment.bytes_base64
+    // Decoded size from the text's length, before decoding anything.
+    const size = Math.floor(text.length / 4) * 3 - (text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0)
+    const invalid = new InvalidRequest({ message: `evidence.attachments[${index}].bytes_base64: expected standard base64 (padded)` })
+    if (text.length % 4 !== 0) return yield* invalid
+    if (size > MAX_ATTACHMENT_BYTES) {
+      return yield* new InvalidRequest({
+        message: `evidence.attachments[${index}]: at most ${MAX_ATTACHMENT_BYTES} bytes decoded, got ${size}`
+      })
+    }
+    if (!BASE64.test(text)) return yield* invalid
+    attachments.push({
+      kind: attachment.kind,
+      bytes: new Uint8Array(Buffer.from(text, "base64")),
+      mime_type: attachment.mime_type,
+      labels: attachment.labels,
+      metadata: attachment.metadata
+    })
+  }
+  return { attachments: attachments as ReadonlyArray<DecodedAttachment>, broadcast: rest as unknown }
+})
 
 /** An attempt being executed (or that just ended: `endedAt`). */
 interface Attempt {
@@ -71,6 +138,10 @@ interface Attempt {
   readonly attemptId: string
   readonly nodeId: string
   readonly connectionId: string
+  /** The link of the artifacts it attaches beyond its ids (its run's policy snapshot and agent). */
+  readonly link: ArtifactLinkContext
+  /** The artifacts the node attached through `attempt.evidence`, oldest first. */
+  readonly artifacts: Array<ArtifactRef>
   endedAt: number | undefined
 }
 
@@ -107,22 +178,30 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
    * attempt must be executing (or have ended within the grace) on this node
    * (`NotFound` otherwise; another node's attempt is `Forbidden`), the node's
    * pairing approved (`Forbidden`), the evidence at most 256 KiB characters
-   * of JSON (`EvidenceTooLarge`).
+   * of JSON without the attachments' bytes (`EvidenceTooLarge`). An
+   * object's `attachments` (schema.ts `NodeAttachment`: valid base64, at
+   * most 5 MiB decoded each, else `InvalidRequest`) are stored with
+   * `Artifacts.attach`, linked to the attempt (its run's policy snapshot and
+   * agent from the dispatch's `artifact_link`) and listed in the dispatch's
+   * answer; over the bundle's quotas `ArtifactQuotaExceeded`
+   * (`quota_exceeded`; the attachments before it stay stored). The
+   * broadcast evidence carries their refs instead of the bytes.
    */
   readonly evidence: (
     connection: ConnectionEntry,
     request: WsAttemptEvidenceRequest
-  ) => Effect.Effect<void, NotFound | Forbidden | EvidenceTooLarge>
+  ) => Effect.Effect<void, InvalidRequest | NotFound | Forbidden | EvidenceTooLarge | ArtifactQuotaExceeded>
   /** Tasks sent to `connectionId` and not answered yet. */
   readonly inFlight: (connectionId: string) => number
 }>()("svc-gateway/nodes/NodeDispatch") {
-  /** Needs the {@link Backplane}, the {@link EventBus} and {@link Pairings}. */
+  /** Needs the {@link Backplane}, the {@link EventBus}, {@link Pairings} and `Artifacts`. */
   static readonly layerNoDeps = Layer.effect(
     NodeDispatch,
     Effect.gen(function*() {
       const backplane = yield* Backplane
       const events = yield* EventBus
       const pairings = yield* Pairings
+      const artifacts = yield* Artifacts
       const inFlight = new Map<string, number>()
       const attempts = new Map<string, Attempt>()
       const graceMs = Duration.toMillis(EVIDENCE_GRACE)
@@ -212,6 +291,8 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
             attemptId: ids.attempt_id,
             nodeId: ids.node_id,
             connectionId: connection.connectionId,
+            link: input.artifact_link ?? {},
+            artifacts: [],
             endedAt: undefined
           }
           attempts.set(ids.attempt_id, attempt)
@@ -226,13 +307,14 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
             attempt.endedAt = now
             prune(now)
           })
+        let attached: ReadonlyArray<ArtifactRef> = []
         const answer = yield* Effect.acquireUseRelease(
           acquire,
-          () =>
+          (attempt) =>
             backplane.request(connection.connectionId, "task.execute", payload, {
               timeout,
               requestId: `task-${crypto.randomUUID()}`
-            }).pipe(Effect.mapError(toDispatchError)),
+            }).pipe(Effect.mapError(toDispatchError), Effect.ensuring(Effect.sync(() => void (attached = attempt.artifacts)))),
           release
         )
         const decoded = decodeTaskResult(answer === undefined ? {} : answer)
@@ -245,7 +327,8 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
         const response: NodeDispatchResponse = {
           ...ids,
           ...("result" in decoded.success ? { result: decoded.success.result } : {}),
-          ...("evidence" in decoded.success ? { evidence: decoded.success.evidence } : {})
+          ...("evidence" in decoded.success ? { evidence: decoded.success.evidence } : {}),
+          ...(attached.length > 0 ? { artifacts: [...attached] } : {})
         }
         return response
       })
@@ -254,7 +337,8 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
         connection: ConnectionEntry,
         request: WsAttemptEvidenceRequest
       ) {
-        const chars = JSON.stringify(request.evidence)?.length ?? 0
+        const { attachments, broadcast } = yield* splitAttachments(request.evidence)
+        const chars = JSON.stringify(broadcast)?.length ?? 0
         if (chars > MAX_EVIDENCE_CHARS) {
           return yield* new EvidenceTooLarge({
             message: `evidence: at most ${MAX_EVIDENCE_CHARS} characters of JSON, got ${chars}`,
@@ -275,6 +359,19 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
         if (pairing?.status !== "approved") {
           return yield* new Forbidden({ message: `node ${connection.deviceId} is not paired (approved)` })
         }
+        const refs: Array<ArtifactRef> = []
+        for (const attachment of attachments) {
+          const ref = yield* artifacts.attach({
+            kind: attachment.kind,
+            bytes: attachment.bytes,
+            mime_type: attachment.mime_type,
+            labels: attachment.labels,
+            metadata: attachment.metadata,
+            link: { run_id: attempt.runId, step_id: attempt.stepId, attempt_id: attempt.attemptId, ...attempt.link }
+          })
+          refs.push(ref)
+          attempt.artifacts.push(ref)
+        }
         yield* events.publish(
           AttemptEvidenceEvent,
           {
@@ -282,7 +379,7 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
             run_id: request.run_id,
             step_id: request.step_id,
             attempt_id: request.attempt_id,
-            evidence: request.evidence
+            evidence: refs.length === 0 && attachments.length === 0 ? request.evidence : { ...(broadcast as object), attachments: refs }
           },
           { kind: "run", run_id: request.run_id }
         )
@@ -293,8 +390,8 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
     })
   )
 
-  /** Wired: on the backplane, the event bus and the pairing store. */
+  /** Wired: on the backplane, the event bus, the pairing store and the artifacts subsystem. */
   static readonly layer = NodeDispatch.layerNoDeps.pipe(
-    Layer.provide(Layer.mergeAll(Backplane.layer, EventBus.layer, Pairings.layer))
+    Layer.provide(Layer.mergeAll(Backplane.layer, EventBus.layer, Pairings.layer, Artifacts.layer))
   )
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { Schema } from "effect"
+import { ArtifactKind, ArtifactRef } from "../artifacts/schema.ts"
 import { PairingStatus, TrustLevel } from "../pairing/schema.ts"
 import { bounded, type JsonBounds, LARGE_JSON } from "../shared/json.ts"
 import { CapabilityDescriptor, MAX_CAPABILITIES } from "../ws-sessions/schema.ts"
@@ -78,13 +79,46 @@ export type WsTaskExecuteResult = typeof WsTaskExecuteResult.Type
 // ---------------------------------------------------------------------------
 // attempt.evidence (node → gateway) and its event
 
+/** Largest decoded attachment of `attempt.evidence`, in bytes (5 MiB; the WebSocket message limit applies first). */
+export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
+
+/** Most attachments one `attempt.evidence` carries. */
+export const MAX_ATTACHMENTS = 16
+
+/**
+ * One attachment of `attempt.evidence` (`evidence.attachments[]`, issue 24
+ * §4; docs/nodes.md "Attachments"): bytes stored as an artifact of the
+ * attempt. `bytes_base64` is standard base64 (RFC 4648 §4, padded), at most
+ * {@link MAX_ATTACHMENT_BYTES} decoded; `labels` at most 16 of 1..64
+ * characters; `metadata` any JSON object.
+ */
+export const NodeAttachment = Schema.Struct({
+  kind: ArtifactKind,
+  mime_type: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255, { expected: "at most 255 characters" }))),
+  labels: Schema.optionalKey(
+    Schema.Array(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64, { expected: "at most 64 characters" }))).check(
+      Schema.isMaxLength(16, { expected: "at most 16 labels" })
+    )
+  ),
+  bytes_base64: Schema.String,
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+}).annotate({ identifier: "NodeAttachment" })
+export type NodeAttachment = typeof NodeAttachment.Type
+
+/** `evidence.attachments`: at most {@link MAX_ATTACHMENTS}. */
+export const NodeAttachments = Schema.Array(NodeAttachment).check(
+  Schema.isMaxLength(MAX_ATTACHMENTS, { expected: `at most ${MAX_ATTACHMENTS} attachments` })
+)
+
 /** `attempt.evidence` payload (nodes only): evidence of an attempt the node is executing. */
 export const WsAttemptEvidenceRequest = Schema.Struct({
   run_id: TaskId,
   step_id: TaskId,
   attempt_id: TaskId,
   evidence: bounded(Schema.Unknown, EVIDENCE_SHAPE).annotate({
-    description: `Any JSON, at most ${MAX_EVIDENCE_CHARS} characters when serialised.`
+    description: `Any JSON, at most ${MAX_EVIDENCE_CHARS} characters when serialised (not counting the attachments' bytes_base64). ` +
+      "An object's `attachments: [{kind, mime_type?, labels?, bytes_base64, metadata?}]` (at most 16, each at most 5 MiB decoded) " +
+      "are stored as artifacts of the attempt (`artifact.attached`); the broadcast evidence lists their refs instead."
   })
 }).annotate({ identifier: "WsAttemptEvidenceRequest" })
 export type WsAttemptEvidenceRequest = typeof WsAttemptEvidenceRequest.Type
@@ -118,14 +152,21 @@ export const NodeDispatchRequest = Schema.Struct({
 }).annotate({ identifier: "NodeDispatchRequest" })
 export type NodeDispatchRequest = typeof NodeDispatchRequest.Type
 
-/** What a dispatch returns: the node that ran the task, the task's ids, and the node's `result` and `evidence` (absent when it sent none). */
+/**
+ * What a dispatch returns: the node that ran the task, the task's ids, the
+ * node's `result` and `evidence` (absent when it sent none), and the refs of
+ * the artifacts it attached.
+ */
 export const NodeDispatchResponse = Schema.Struct({
   node_id: Schema.String,
   run_id: Schema.String,
   step_id: Schema.String,
   attempt_id: Schema.String,
   result: Schema.optionalKey(Schema.Unknown),
-  evidence: Schema.optionalKey(Schema.Unknown)
+  evidence: Schema.optionalKey(Schema.Unknown),
+  artifacts: Schema.optionalKey(Schema.Array(ArtifactRef).annotate({
+    description: "The artifacts the node attached through `attempt.evidence` while it ran the task (absent when none)."
+  }))
 }).annotate({ identifier: "NodeDispatchResponse" })
 export type NodeDispatchResponse = typeof NodeDispatchResponse.Type
 

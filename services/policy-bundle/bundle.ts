@@ -133,6 +133,7 @@ export const mergePolicyBundles = (bundles: ReadonlyArray<PolicyBundleV1 | undef
       default: artifacts.reduce<BundleDecision>((acc, a) => mostRestrictive(acc, a.default), "allow"),
       retention_days: minOf(artifacts.map((a) => a.retention_days)),
       max_bytes: minOf(artifacts.map((a) => a.max_bytes)),
+      max_total_bytes: minOf(artifacts.map((a) => a.max_total_bytes)),
       retention: mergeLimits(artifacts.map((a) => a.retention), "default_days"),
       quota: mergeLimits(artifacts.map((a) => a.quota), "default_max_bytes")
     }),

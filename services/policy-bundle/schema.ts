@@ -92,6 +92,7 @@ const artifactsInput = Schema.Struct({
   default: BundleDecision.pipe(Schema.withDecodingDefaultKey(Effect.succeed("allow" as const))),
   retention_days: Schema.optionalKey(PositiveInt),
   max_bytes: Schema.optionalKey(PositiveInt),
+  max_total_bytes: Schema.optionalKey(PositiveInt),
   retention: Schema.optionalKey(ArtifactRetention),
   quota: Schema.optionalKey(ArtifactQuota)
 })
@@ -142,6 +143,7 @@ export const MergedPolicyBundle = Schema.Struct({
     default: BundleDecision,
     retention_days: Schema.optionalKey(Schema.Int),
     max_bytes: Schema.optionalKey(Schema.Int),
+    max_total_bytes: Schema.optionalKey(Schema.Int),
     retention: Schema.optionalKey(ArtifactRetention),
     quota: Schema.optionalKey(ArtifactQuota)
   }),

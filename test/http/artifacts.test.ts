@@ -7,8 +7,9 @@
  * (404), with a malformed id (400) and through the unscoped routes (400
  * naming the run-scoped route). A run whose policy snapshot says
  * `artifacts.default: deny` gets 403, `require_approval` 403
- * `{"error":"require_approval"}`. On SQLite, and on PostgreSQL when
- * SVC_TEST_DATABASE_URL is set.
+ * `{"error":"require_approval"}`. With the S3 store (a real s3rver) the
+ * bytes route answers 302 to a presigned GET that gives the bytes. On
+ * SQLite, and on PostgreSQL when SVC_TEST_DATABASE_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -18,7 +19,8 @@ import { StorageMemoryTest } from "../../src/app/gateway.ts"
 import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
-import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { postJson, readJson, startGateway, type StructuredLog, type TestGateway } from "../support/gateway.ts"
+import { startS3, type TestS3 } from "../support/s3.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
 const KEY = "agent:default:main"
@@ -46,7 +48,7 @@ const databases = [
 
 /** Helpers over one gateway: authenticated GET/POST and a run of one Http step to `url`, awaited to its end. */
 const client = (gw: TestGateway) => {
-  const get = (path: string) => gw.fetch(path, { headers: { authorization: `Bearer ${gw.adminToken}` } })
+  const get = (path: string, init: RequestInit = {}) => gw.fetch(path, { ...init, headers: { authorization: `Bearer ${gw.adminToken}` } })
   const getJson = async (path: string) => {
     const res = await get(path)
     return { status: res.status, body: await readJson(res) }
@@ -152,6 +154,54 @@ for (const database of databases) describe(`run-scoped artifacts (${database.nam
   })
 })
 
+for (const database of databases) describe(`run-scoped artifacts on the S3 store (s3rver, ${database.name})`, () => {
+  let gw: TestGateway
+  let upstream: HttpTarget
+  let s3: TestS3
+  let peer: Awaited<ReturnType<typeof connectPeer>>["peer"]
+
+  beforeAll(async () => {
+    s3 = await startS3("svc-artifacts-http")
+    upstream = await startHttpTarget((n) => ({ n }))
+    gw = await startGateway(
+      { rateLimitMax: 10_000, engineApiEnabled: true, home: homeWithPolicy(policy("allow")), ...s3.settings },
+      database.storage()
+    )
+    peer = (await connectPeer(gw.url, gw.adminToken)).peer
+  })
+  afterAll(async () => {
+    peer?.ws.close()
+    await gw?.close()
+    await upstream?.close()
+    await s3?.close()
+  })
+
+  it("the bytes route answers 302 to a presigned GET (60 s, no-store) that gives the bytes; the refusals hold", async () => {
+    const { get, getJson, runHttp } = client(gw)
+    const run = await runHttp(upstream.url + "/s3")
+    const other = await runHttp(upstream.url + "/other")
+    const fetched = peer.next((m) => m.type === "artifact.fetched", 30_000)
+    const res = await get(`/runs/${run.run_id}/artifacts/${run.artifact_id}`, { redirect: "manual" })
+    expect(res.status).toBe(302)
+    expect(res.headers.get("cache-control")).toBe("no-store")
+    const location = res.headers.get("location")!
+    expect(location.startsWith(`${s3.endpoint}/svc-artifacts-http/artifacts/${run.artifact_id}.bin?`)).toBe(true)
+    expect(new URL(location).searchParams.get("X-Amz-Expires")).toBe("60")
+    expect((await fetched).payload).toEqual({ artifact_id: run.artifact_id, run_id: run.run_id })
+
+    const object = await fetch(location)
+    expect(object.status).toBe(200)
+    expect(object.headers.get("content-type")).toBe("application/json")
+    const trace: any = await object.json()
+    expect(trace.response).toMatchObject({ status: 200, body: { n: expect.any(Number) } })
+
+    // The same checks come first: another run's artifact is 404, a malformed id 400, no redirect.
+    expect((await getJson(`/runs/${other.run_id}/artifacts/${run.artifact_id}`)).status).toBe(404)
+    expect((await getJson(`/runs/${run.run_id}/artifacts/not-a-uuid`)).status).toBe(400)
+    expect((await getJson(`/runs/${run.run_id}/artifacts/${run.artifact_id}/metadata`)).body.artifact.artifact_id).toBe(run.artifact_id)
+  })
+})
+
 describe("run-scoped artifacts under a policy that denies or requires approval (sqlite)", () => {
   let upstream: HttpTarget
   beforeAll(async () => {
@@ -176,6 +226,37 @@ describe("run-scoped artifacts under a policy that denies or requires approval (
       }
     })
   }
+})
+
+describe("an Http step over the artifact quota carries on without its trace (sqlite)", () => {
+  let upstream: HttpTarget
+  beforeAll(async () => {
+    upstream = await startHttpTarget(() => ({ ok: true }))
+  })
+  afterAll(() => upstream?.close())
+
+  it("the step succeeds, its attempt lists no artifact, and a warning names the rule", async () => {
+    const logs: Array<StructuredLog> = []
+    const gw = await startGateway(
+      { rateLimitMax: 10_000, engineApiEnabled: true, home: homeWithPolicy(policy("allow") + "  max_bytes: 16\n") },
+      StorageMemoryTest,
+      { logs }
+    )
+    try {
+      const { getJson } = client(gw)
+      const res = await postJson(gw, "/workflow/run", { key: KEY, steps: [{ type: "Http", args: { method: "GET", url: upstream.url } }] }, gw.adminToken)
+      const run_id = (await readJson(res)).run_id as string
+      await eventually(async () => (await getJson(`/workflow/runs/${run_id}`)).body.run?.status === "succeeded", "run succeeded", 30_000)
+      const attempt = (await getJson(`/workflow/runs/${run_id}`)).body.steps[0].attempts[0]
+      expect(attempt.status).toBe("succeeded")
+      expect(attempt.artifacts).toEqual([])
+      const warning = logs.find((l) => l.message === "artifact not stored: over quota" || (Array.isArray(l.message) && l.message[0] === "artifact not stored: over quota"))
+      expect(warning?.level).toBe("WARN")
+      expect(warning?.annotations).toMatchObject({ run_id, kind: "http_trace", rule: "max_bytes" })
+    } finally {
+      await gw.close()
+    }
+  })
 })
 
 describe("a CLI step's output is a log artifact of its attempt (sqlite)", () => {

@@ -7,7 +7,9 @@
  * idempotent step is retried on the node; a non-idempotent one pauses for a
  * `retry` approval; no eligible node fails the attempt `node_unavailable`;
  * a `Web` step without `args.capability` goes to a node declaring the
- * default `svc.playwright`. Node steps are gated as
+ * default `svc.playwright`. The artifacts a node attaches through
+ * `attempt.evidence` are listed in the attempt's record and served through
+ * the run (with the run's policy snapshot). Node steps are gated as
  * `tool.node.dispatch`: with `$SVC_HOME/policy.yml` allowing it they run
  * straight through, without it the run pauses for a `policy` approval.
  * SQLite, and PostgreSQL when SVC_TEST_DATABASE_URL is set.
@@ -98,6 +100,34 @@ for (const database of databases) {
     afterAll(async () => {
       for (const node of nodes) node.peer.ws.close()
       await gw?.close()
+    })
+
+    it("a node's attempt.evidence attachments are listed in the attempt's record and served through the run", async () => {
+      const node = await connect(["steps.shoot"])
+      node.peer.ws.on("message", (data) => {
+        const m = JSON.parse(data.toString())
+        if (m.type !== "task.execute" || "ok" in m || "event_id" in m) return
+        const { run_id, step_id, attempt_id } = m.payload
+        void node.peer.request("attempt.evidence", {
+          run_id,
+          step_id,
+          attempt_id,
+          evidence: { attachments: [{ kind: "screenshot", mime_type: "image/png", bytes_base64: Buffer.from("shot").toString("base64") }] }
+        }).then((ack) => node.peer.send({ request_id: m.request_id, type: m.type, ok: true, result: { result: { ack: ack.ok } } }))
+      })
+      const run_id = await api.start([{ type: "Node", args: { capability: "steps.shoot" }, max_attempts: 1 }])
+      const record = await api.until(run_id, "succeeded")
+      const attempt = record.steps[0].attempts[0]
+      expect(attempt.result).toEqual({ ack: true })
+      expect(attempt.artifacts).toEqual([expect.objectContaining({ kind: "screenshot", mime_type: "image/png", size_bytes: 4 })])
+      const artifact_id = attempt.artifacts[0].artifact_id
+      const bytes = await gw.fetch(`/runs/${run_id}/artifacts/${artifact_id}`, bearer(gw.adminToken))
+      expect(bytes.status).toBe(200)
+      expect(bytes.headers.get("content-type")).toBe("image/png")
+      expect(await bytes.text()).toBe("shot")
+      const meta = await api.get(`/runs/${run_id}/artifacts/${artifact_id}/metadata`)
+      expect(meta.body.scope).toMatchObject({ run_id, attempt_id: attempt.attempt_id, agent_id: "default", policy_snapshot_id: expect.any(String) })
+      expect(meta.body.scope.policy_snapshot_id).toBe(record.run.policy_snapshot_id)
     })
 
     it("runs a Node step and a Web step (explicit capability) on the node; the attempts hold its results", async () => {

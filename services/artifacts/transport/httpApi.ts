@@ -80,7 +80,8 @@ export const ArtifactsApi = HttpApiGroup.make("artifacts")
       error: errors
     }).annotateMerge(documented(
       "The artifact's bytes, with its `mime_type` as `Content-Type` and `Cache-Control: no-store`; announced as " +
-        "`artifact.fetched`. Same refusals as the metadata route. An `http_trace` is JSON: " +
+        "`artifact.fetched`. With the S3 store (`SVC_ARTIFACT_STORE=s3`) instead 302 with `Location:` a presigned GET " +
+        "of the object that expires in 60 s. Same refusals as the metadata route. An `http_trace` is JSON: " +
         "`{request: {method, url}, response: {status, headers, body, body_truncated}}`.",
       {
         setup: FIRST_TRACE,

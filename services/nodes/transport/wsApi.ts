@@ -22,6 +22,8 @@ export const CapabilityReady = make("capability.ready", {
  * `attempt.evidence` (nodes): evidence of an attempt this node is executing (256 KiB characters at most);
  * broadcast as the `attempt.evidence` event. `not_found` for an attempt not executing, `forbidden` for
  * another node's attempt, `invalid_request` with `details {max_chars, actual_chars}` when too large.
+ * `evidence.attachments` are stored as artifacts of the attempt (`invalid_request` for invalid ones,
+ * `quota_exceeded` over the bundle's artifact quotas).
  */
 export const AttemptEvidence = make("attempt.evidence", {
   scope: null,
@@ -29,6 +31,10 @@ export const AttemptEvidence = make("attempt.evidence", {
   nodeToken: true,
   payload: WsAttemptEvidenceRequest,
   description: "Evidence of an attempt the node is executing (at most 256 KiB characters); announced as " +
-    "`attempt.evidence`. `not_found` for an attempt not executing, `forbidden` for another node's.",
+    "`attempt.evidence`. `not_found` for an attempt not executing, `forbidden` for another node's. An object's " +
+    "`attachments: [{kind, mime_type?, labels?, bytes_base64, metadata?}]` (at most 16, each at most 5 MiB decoded, " +
+    "standard padded base64, else `invalid_request`) are stored as artifacts of the attempt and announced as " +
+    "`artifact.attached`; the broadcast evidence lists their refs instead of the bytes; `quota_exceeded` over the " +
+    "policy bundle's artifact quotas (docs/artifacts.md).",
   example: { payload: { run_id: "run-8f2c", step_id: "0", attempt_id: "att-1", evidence: { screenshot: "s3://bucket/shot.png" } } }
 })

@@ -13,7 +13,8 @@
  * - the node receives `task.execute` with `action: {type, args}` and the
  *   attempt's run, step and attempt ids; it must answer within the attempt's timeout.
  * - result: the node's `result` (`null` when absent); evidence
- *   `{node_id, evidence?}`.
+ *   `{node_id, evidence?}`; the artifacts the node attached through
+ *   `attempt.evidence` are listed in the attempt's record.
  * - fails `invalid_action`, `node_unavailable` (no eligible node),
  *   `node_task_failed` (with the node's evidence), `node_timeout`,
  *   `node_disconnected`.
@@ -25,6 +26,7 @@ import type { DispatchError } from "../../nodes/errors.ts"
 import { NodeDispatch } from "../../nodes/NodeDispatch.ts"
 import { type ActionPrimitive, type ActionPrimitiveKind, CAPABILITY_BY_KIND } from "../../planner/schema.ts"
 import { AttemptFailed, type AttemptContext, type AttemptOutcome } from "../StepExecutor.ts"
+import { AttemptArtifactLink, type AttemptArtifactLinkOf } from "./AttemptArtifacts.ts"
 import { defineExecutor } from "./registry.ts"
 import type { ActionExecutor } from "./types.ts"
 
@@ -65,8 +67,12 @@ export const attemptFailedOf = (error: DispatchError): AttemptFailed => {
   }
 }
 
-/** The node executor over `dispatch`. */
-export const makeNodeExecutor = (dispatch: NodeDispatch["Service"]): ActionExecutor =>
+/**
+ * The node executor over `dispatch`; `linkOf` gives the durable link of the
+ * artifacts the node attaches through `attempt.evidence` (its run's policy
+ * snapshot and agent), listed in the attempt's record.
+ */
+export const makeNodeExecutor = (dispatch: NodeDispatch["Service"], linkOf?: AttemptArtifactLinkOf): ActionExecutor =>
   Effect.fnUntraced(function*(action: ActionPrimitive, context: AttemptContext) {
     const capability = capabilityOf(action)
     if (capability === undefined) {
@@ -79,8 +85,10 @@ export const makeNodeExecutor = (dispatch: NodeDispatch["Service"]): ActionExecu
     if (nodeId !== undefined && typeof nodeId !== "string") {
       return yield* new AttemptFailed({ code: "invalid_action", message: "args.node_id must be a string" })
     }
+    const link = linkOf === undefined ? undefined : yield* linkOf(context)
     const response = yield* dispatch.dispatch({
       capability,
+      ...(link !== undefined ? { artifact_link: { policy_snapshot_id: link.policy_snapshot_id, agent_id: link.agent_id } } : {}),
       action: { type: action.type, args: action.args },
       node_id: nodeId,
       run_id: context.run_id,
@@ -90,7 +98,8 @@ export const makeNodeExecutor = (dispatch: NodeDispatch["Service"]): ActionExecu
     }).pipe(Effect.mapError(attemptFailedOf))
     return {
       result: response.result ?? null,
-      evidence: { node_id: response.node_id, ...(response.evidence !== undefined ? { evidence: response.evidence } : {}) }
+      evidence: { node_id: response.node_id, ...(response.evidence !== undefined ? { evidence: response.evidence } : {}) },
+      ...(response.artifacts !== undefined ? { artifacts: response.artifacts } : {})
     } satisfies AttemptOutcome as AttemptOutcome
   })
 
@@ -98,5 +107,7 @@ export const makeNodeExecutor = (dispatch: NodeDispatch["Service"]): ActionExecu
 export const NodeExecutor = defineExecutor({
   kinds: [...NODE_KINDS],
   claims: (action) => typeof action.args.capability === "string",
-  make: Effect.map(NodeDispatch, makeNodeExecutor)
+  make: Effect.gen(function*() {
+    return makeNodeExecutor(yield* NodeDispatch, yield* AttemptArtifactLink)
+  })
 })

@@ -20,7 +20,7 @@ import { SWEEP_INTERVAL } from "../../../services/artifacts/retention.ts"
 import { DomainEvents } from "../../../services/domain-events/DomainEvents.ts"
 import { DEFAULT_POLICY_BUNDLE, mergePolicyBundles } from "../../../services/policy-bundle/bundle.ts"
 import { PolicyBundle } from "../../../services/policy-bundle/PolicyBundle.ts"
-import type { BundleDecision } from "../../../services/policy-bundle/schema.ts"
+import type { BundleDecision, MergedPolicyBundle } from "../../../services/policy-bundle/schema.ts"
 import { sha256Hex } from "../../../services/shared/sha256.ts"
 import { EventBus } from "../../../services/ws-sessions/EventBus.ts"
 import { testDatabases } from "../../support/databases.ts"
@@ -32,8 +32,12 @@ afterAll(() => {
 
 const bundleWith = (decision: BundleDecision) => mergePolicyBundles([{ ...DEFAULT_POLICY_BUNDLE, artifacts: { default: decision } }])
 
-/** Snapshots `snap-allow`, `snap-deny`, `snap-approval`; the effective bundle allows, with `retention.days` (none unless set). */
+/**
+ * Snapshots `snap-allow`, `snap-deny`, `snap-approval`; the effective bundle allows, with `retention.days` (none unless
+ * set) and whatever `limits.artifacts` adds (quotas, retention rules, `max_total_bytes`).
+ */
 const retention: { days: number | undefined } = { days: undefined }
+const limits: { artifacts: Partial<MergedPolicyBundle["artifacts"]> } = { artifacts: {} }
 const fakePolicy = Layer.succeed(PolicyBundle, {
   getSnapshot: (id: string) => {
     const decision = ({ "snap-allow": "allow", "snap-deny": "deny", "snap-approval": "require_approval" } as const)[id]
@@ -41,7 +45,12 @@ const fakePolicy = Layer.succeed(PolicyBundle, {
   },
   effective: Effect.sync(() => {
     const bundle = bundleWith("allow")
-    return { bundle: { ...bundle, artifacts: { ...bundle.artifacts, ...(retention.days === undefined ? {} : { retention_days: retention.days }) } } }
+    return {
+      bundle: {
+        ...bundle,
+        artifacts: { ...bundle.artifacts, ...(retention.days === undefined ? {} : { retention_days: retention.days }), ...limits.artifacts }
+      }
+    }
   })
 } as unknown as PolicyBundle["Service"])
 
@@ -145,7 +154,7 @@ for (const db of testDatabases) {
           }
         })
         const served = yield* artifacts.bytesForRun("run-1", ref.artifact_id)
-        expect(served.bytes).toEqual(bytes)
+        expect("bytes" in served ? served.bytes : undefined).toEqual(bytes)
         expect(published.at(-1)).toEqual({
           type: "artifact.fetched",
           payload: { artifact_id: ref.artifact_id, run_id: "run-1" },
@@ -234,6 +243,142 @@ for (const db of testDatabases) {
         expect((yield* artifacts.metadataForRun("run-1", young.artifact_id)).artifact.artifact_id).toBe(young.artifact_id)
         retention.days = undefined
       }).pipe(Effect.provide(layer))
+    })
+
+    it.effect("quotas at put: max_bytes, then each quota rule covering the artifact (bytes not deleted); over → ArtifactQuotaExceeded, nothing stored", () => {
+      const { layer, published } = setup()
+      return Effect.gen(function*() {
+        const artifacts = yield* Artifacts
+        const repo = yield* ArtifactsRepo
+        const bytes = (n: number) => new Uint8Array(n)
+        const quotaFailure = (effect: Effect.Effect<unknown, unknown>) =>
+          Effect.map(Effect.exit(effect), (exit) => {
+            if (Exit.isSuccess(exit)) throw new Error("expected ArtifactQuotaExceeded")
+            const reason = exit.cause.reasons.find((r) => r._tag === "Fail") as { error: any } | undefined
+            return { tag: reason?.error._tag, message: reason?.error.message, details: reason?.error.details }
+          })
+        limits.artifacts = {
+          max_bytes: 100,
+          quota: {
+            default_max_bytes: 250,
+            by_label: { shots: 60 },
+            by_sensitivity: { sensitive: 50 },
+            by_label_sensitivity: { logs: { sensitive: 20 } }
+          }
+        }
+        expect(yield* quotaFailure(artifacts.put({ kind: "file", bytes: bytes(101) }))).toEqual({
+          tag: "ArtifactQuotaExceeded",
+          message: "artifact of 101 bytes is larger than artifacts.max_bytes (100)",
+          details: { rule: "max_bytes", limit_bytes: 100, used_bytes: 0, size_bytes: 101 }
+        })
+        // by_label: what carries `shots` counts, nothing else.
+        yield* artifacts.put({ kind: "screenshot", bytes: bytes(40), labels: ["shots"], link: link("run-1") })
+        yield* artifacts.put({ kind: "file", bytes: bytes(30), labels: ["other"] })
+        expect(yield* quotaFailure(artifacts.put({ kind: "screenshot", bytes: bytes(21), labels: ["shots", "x"] }))).toEqual({
+          tag: "ArtifactQuotaExceeded",
+          message: "artifact quota exceeded: quota.by_label.shots allows 60 bytes, 40 are stored, this artifact has 21",
+          details: { rule: "quota.by_label.shots", limit_bytes: 60, used_bytes: 40, size_bytes: 21 }
+        })
+        yield* artifacts.put({ kind: "screenshot", bytes: bytes(20), labels: ["shots"] })
+        // by_label_sensitivity (logs, sensitive: 20) and by_sensitivity (sensitive: 50).
+        yield* artifacts.put({ kind: "log", bytes: bytes(15), labels: ["logs"], sensitivity: "sensitive" })
+        expect((yield* quotaFailure(artifacts.put({ kind: "log", bytes: bytes(6), labels: ["logs"], sensitivity: "sensitive" }))).details)
+          .toEqual({ rule: "quota.by_label_sensitivity.logs.sensitive", limit_bytes: 20, used_bytes: 15, size_bytes: 6 })
+        // A normal `logs` artifact is not in that pool.
+        yield* artifacts.put({ kind: "log", bytes: bytes(6), labels: ["logs"] })
+        yield* artifacts.put({ kind: "file", bytes: bytes(30), sensitivity: "sensitive" })
+        expect((yield* quotaFailure(artifacts.put({ kind: "file", bytes: bytes(6), sensitivity: "sensitive" }))).details)
+          .toEqual({ rule: "quota.by_sensitivity.sensitive", limit_bytes: 50, used_bytes: 45, size_bytes: 6 })
+        // default_max_bytes: everything (141 stored).
+        expect(yield* repo.liveBytes({})).toBe(141)
+        yield* artifacts.put({ kind: "file", bytes: bytes(100) })
+        expect((yield* quotaFailure(artifacts.put({ kind: "file", bytes: bytes(10) }))).details)
+          .toEqual({ rule: "quota.default_max_bytes", limit_bytes: 250, used_bytes: 241, size_bytes: 10 })
+        // Deleted bytes no longer count.
+        const big = (yield* repo.listForRun("run-1"))[0]!
+        yield* repo.markDeleted(big.ref.artifact_id, "2026-01-01T00:00:00.000Z")
+        expect(yield* repo.liveBytes({ label: "shots" })).toBe(20)
+        yield* artifacts.put({ kind: "file", bytes: bytes(9) })
+        // Refused artifacts were neither stored nor announced.
+        expect(published.filter((e) => e.type === "artifact.created")).toHaveLength(8)
+        limits.artifacts = {}
+      }).pipe(Effect.provide(layer), Effect.ensuring(Effect.sync(() => void (limits.artifacts = {}))))
+    })
+
+    it.effect("attach stores like put and announces artifact.attached after artifact.created", () => {
+      const { layer, published } = setup()
+      return Effect.gen(function*() {
+        const artifacts = yield* Artifacts
+        const ref = yield* artifacts.attach({ kind: "screenshot", bytes: new Uint8Array([7]), link: link("run-9") })
+        expect(published.map((e) => e.type)).toEqual(["artifact.created", "artifact.attached"])
+        expect(published[1]).toEqual({
+          type: "artifact.attached",
+          payload: { artifact: ref, run_id: "run-9", step_id: "run-9:0", attempt_id: "run-9:0:1" },
+          scope: { kind: "run", run_id: "run-9" }
+        })
+        expect(yield* artifacts.listForAttempt("run-9:0:1")).toEqual([ref])
+      }).pipe(Effect.provide(layer))
+    })
+
+    it.effect("per-label and per-sensitivity retention (TestClock): the most specific rule, the shortest of several labels", () => {
+      const { layer } = setup()
+      return Effect.gen(function*() {
+        const artifacts = yield* Artifacts
+        limits.artifacts = {
+          retention: {
+            default_days: 30,
+            by_label: { short: 1, long: 60 },
+            by_sensitivity: { sensitive: 5 },
+            by_label_sensitivity: { long: { sensitive: 2 } }
+          }
+        }
+        const put = (labels: Array<string>, sensitivity: "normal" | "sensitive" = "normal") =>
+          Effect.map(artifacts.put({ kind: "log", bytes: new Uint8Array([1]), labels, sensitivity }), (r) => r.artifact_id)
+        const plain = yield* put([])
+        const short = yield* put(["short"])
+        const long = yield* put(["long"])
+        const sensitive = yield* put([], "sensitive")
+        const longSensitive = yield* put(["long"], "sensitive")
+        const both = yield* put(["long", "short"])
+        const deleted = (id: string) => Effect.map(artifacts.get(id), (s) => s?.deleted_at !== undefined)
+        const alive = () =>
+          Effect.forEach([plain, short, long, sensitive, longSensitive, both], (id) => Effect.map(deleted(id), (d) => !d))
+        expect(yield* artifacts.sweep).toBe(0)
+        yield* TestClock.adjust("25 hours")
+        expect(yield* artifacts.sweep).toBe(2)
+        expect(yield* alive()).toEqual([true, false, true, true, true, false])
+        yield* TestClock.adjust("1 day")
+        expect(yield* artifacts.sweep).toBe(1)
+        expect(yield* alive()).toEqual([true, false, true, true, false, false])
+        yield* TestClock.adjust("3 days")
+        expect(yield* artifacts.sweep).toBe(1)
+        yield* TestClock.adjust("25 days")
+        expect(yield* artifacts.sweep).toBe(1)
+        expect(yield* alive()).toEqual([false, false, true, false, false, false])
+        yield* TestClock.adjust("30 days")
+        expect(yield* artifacts.sweep).toBe(1)
+        expect(yield* alive()).toEqual([false, false, false, false, false, false])
+      }).pipe(Effect.provide(layer), Effect.ensuring(Effect.sync(() => void (limits.artifacts = {}))))
+    })
+
+    it.effect("max_total_bytes: the sweep deletes the oldest bytes until the rest fit", () => {
+      const { layer } = setup()
+      return Effect.gen(function*() {
+        const artifacts = yield* Artifacts
+        const store = yield* ArtifactStore
+        const ids: Array<string> = []
+        for (let i = 0; i < 4; i++) {
+          ids.push((yield* artifacts.put({ kind: "file", bytes: new Uint8Array(10) })).artifact_id)
+          yield* TestClock.adjust("1 minute")
+        }
+        expect(yield* artifacts.sweep).toBe(0)
+        limits.artifacts = { max_total_bytes: 25 }
+        expect(yield* artifacts.sweep).toBe(2)
+        const gone = yield* Effect.forEach(ids, (id) => Effect.map(artifacts.get(id), (s) => s?.deleted_at !== undefined))
+        expect(gone).toEqual([true, true, false, false])
+        expect(yield* store.get(ids[0]!)).toBeUndefined()
+        expect(yield* artifacts.sweep).toBe(0)
+      }).pipe(Effect.provide(layer), Effect.ensuring(Effect.sync(() => void (limits.artifacts = {}))))
     })
   })
 }

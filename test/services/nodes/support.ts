@@ -2,9 +2,10 @@
  * Stand-ins for the nodes service tests: an in-memory `Pairings` (only
  * `findByNode` and `list`), fake node and operator connections that record
  * what they are sent, and the nodes services wired on the real WS sessions
- * services (registry, event bus, gateway requests).
+ * services (registry, event bus, gateway requests); `Artifacts` that store nothing.
  */
 import { Effect, Layer } from "effect"
+import { Artifacts } from "../../../services/artifacts/Artifacts.ts"
 import { Capabilities } from "../../../services/nodes/Capabilities.ts"
 import { NodeDispatch } from "../../../services/nodes/NodeDispatch.ts"
 import { Nodes } from "../../../services/nodes/Nodes.ts"
@@ -46,6 +47,11 @@ export const fakePairings = (store: PairingStore) =>
   } as unknown as Pairings["Service"])
 
 
+/** `Artifacts` that store nothing (these tests send no attachments; test/ws/nodes.test.ts does, on a real gateway). */
+export const noArtifacts = Layer.succeed(Artifacts, {
+  attach: () => Effect.die(new Error("no attachments in these tests"))
+} as unknown as Artifacts["Service"])
+
 /** A live connection; nodes tests default to role `node`. */
 export const fakeConnection = (options: FakeConnectionOptions) => connection({ role: "node", ...options })
 
@@ -54,6 +60,7 @@ export const nodesLayer = (store: PairingStore) =>
   Layer.mergeAll(Capabilities.layerNoDeps, Nodes.layerNoDeps).pipe(
     Layer.provideMerge(NodeDispatch.layerNoDeps),
     Layer.provideMerge(fakePairings(store)),
+    Layer.provideMerge(noArtifacts),
     Layer.provideMerge(GatewayRequests.layerNoDeps),
     Layer.provideMerge(EventBus.layerNoDeps),
     Layer.provideMerge(ConnectionRegistry.layer)
