@@ -1,6 +1,6 @@
 /**
  * The audit actions of refused requests (docs/audit.md "Chains":
- * `gateway.auth`), shared by the HTTP middleware and the WS dispatch. They
+ * `gateway.auth`), shared by the HTTP middleware, the WS dispatch and the MCP tools. They
  * name the caller by its token id and device (or node), never by a
  * credential.
  *
@@ -23,8 +23,11 @@ const callerOf = (principal: Principal) => {
 
 /** What a refused authorization records. */
 export interface AuthzDenial {
-  readonly transport: "http" | "ws"
-  /** The declared route template (HTTP, e.g. `/audit/export/:planId`; `/*` when undeclared) or the WS request type. */
+  readonly transport: "http" | "ws" | "mcp"
+  /**
+   * The declared route template (HTTP, e.g. `/audit/export/:planId`; `/*` when undeclared), the WS request type, or
+   * the MCP tool's name (`/mcp`, services/mcp).
+   */
   readonly route: string
   /** HTTP only. */
   readonly method?: string | undefined

@@ -24,6 +24,7 @@ import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
 import { AuthContract } from "../../services/auth/contract.ts"
 import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
+import { McpContract } from "../../services/mcp/contract.ts"
 import { MemoryContract } from "../../services/memory/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
@@ -75,7 +76,8 @@ export const Contracts: readonly [
   typeof MemoryContract,
   typeof WorkContract,
   typeof ArtifactsContract,
-  typeof AgentContract
+  typeof AgentContract,
+  typeof McpContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -101,7 +103,8 @@ export const Contracts: readonly [
   MemoryContract,
   WorkContract,
   ArtifactsContract,
-  AgentContract
+  AgentContract,
+  McpContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

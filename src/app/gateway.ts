@@ -110,6 +110,7 @@ export { WatchersLive } from "../../services/watchers/index.ts"
 
 type Row = (typeof Subsystems)[number]
 type HttpRow = Row["http"][number]
+type RouterRow = Row["routes"][number]["layer"]
 type WsRow = Row["ws"][number]
 type WsGroupServices<G> = G extends WsDispatch.WsHandlerGroup<infer R> ? R : never
 /** The subsystem layers, merged: every service, their errors, and what they need (storage and settings). */
@@ -125,6 +126,20 @@ const subsystemLayers = Layer.mergeAll(...(Subsystems.map((s) => s.layer) as unk
 const httpHandlers = Layer.mergeAll(
   ...(Subsystems.flatMap((s): ReadonlyArray<HttpRow> => s.http) as unknown as [HttpHandlersLayer])
 )
+/** The routes served outside `GatewayApi` (src/subsystem/Subsystem.ts `RouterRoutes`, e.g. `/mcp`), merged. */
+type RouterRoutesLayer = Layer.Layer<Layer.Success<RouterRow>, Layer.Error<RouterRow>, Layer.Services<RouterRow>>
+const routerRoutes = Subsystems.flatMap((s): ReadonlyArray<RouterRow> => s.routes.map((r) => r.layer))
+const routerRoutesLayer: RouterRoutesLayer = routerRoutes.length === 0
+  ? (Layer.empty as unknown as RouterRoutesLayer)
+  : Layer.mergeAll(...(routerRoutes as unknown as [RouterRoutesLayer]))
+/**
+ * Every declared route with its access: `GatewayApi`'s, the spec's planned
+ * ones (`PlannedApi`) and the subsystems' router routes (e.g. `/mcp`).
+ */
+const declaredRoutes = [
+  ...accessTable(GatewayApi, PlannedApi),
+  ...Subsystems.flatMap((s) => s.routes.flatMap((r) => r.access))
+]
 const wsHandlers: ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<WsRow>>> = Subsystems.flatMap(
   (s): ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<WsRow>>> => s.ws as ReadonlyArray<WsDispatch.WsHandlerGroup<WsGroupServices<WsRow>>>
 )
@@ -186,7 +201,7 @@ export const gatewayServices = <E = never>(
  * declared route templates.
  */
 export const ObservabilityLive = observabilityFromSettings(
-  makeRouteMatcher(accessTable(GatewayApi, PlannedApi), (entry) => entry.path)
+  makeRouteMatcher(declaredRoutes, (entry) => entry.path)
 )
 
 /** Every domain service, on the storage the settings ask for. Needs {@link GatewayConfig}. */
@@ -202,7 +217,9 @@ export const WsDispatchLive = WsDispatch.layer({ handled: WsMessages, planned: P
  * `HttpRouter` (compose with your own routes). Authorization covers the
  * declared routes and the spec's planned ones; anything else is forbidden to
  * device tokens. The groups a setting switches off answer 404 after
- * authorization.
+ * authorization. The subsystems' routes outside `GatewayApi` (`/mcp`) are
+ * added to the same router and authenticated by the global middleware with
+ * their declared access.
  */
 export const GatewayHttpRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(GatewayApi).pipe(
@@ -212,8 +229,9 @@ export const GatewayHttpRoutes = Layer.mergeAll(
     Layer.provide(NodeHttpServer.layerHttpServices),
     Layer.provide(WildcardBasesRouter)
   ),
+  routerRoutesLayer,
   gatewayMiddleware({
-    routes: accessTable(GatewayApi, PlannedApi),
+    routes: declaredRoutes,
     served: new Set(Object.keys(GatewayApi.groups)),
     switches: Subsystems.flatMap((s) => s.switches)
   })

@@ -20,6 +20,7 @@ import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
 import { AuthSubsystem } from "../../services/auth/index.ts"
 import { CanvasSubsystem } from "../../services/canvas/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
+import { McpSubsystem } from "../../services/mcp/index.ts"
 import { MemorySubsystem } from "../../services/memory/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
 import { PairingSubsystem } from "../../services/pairing/index.ts"
@@ -63,7 +64,8 @@ export const Subsystems: readonly [
   typeof MemorySubsystem,
   typeof WorkSubsystem,
   typeof ArtifactsSubsystem,
-  typeof AgentSubsystem
+  typeof AgentSubsystem,
+  typeof McpSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -89,5 +91,6 @@ export const Subsystems: readonly [
   MemorySubsystem,
   WorkSubsystem,
   ArtifactsSubsystem,
-  AgentSubsystem
+  AgentSubsystem,
+  McpSubsystem
 ] as const

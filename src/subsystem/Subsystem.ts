@@ -21,11 +21,27 @@
 import type { Layer } from "effect"
 import type { SettingsGroup } from "../../layers/settings.ts"
 import type { TableDeclaration } from "../../layers/storage/table.ts"
+import type { RouteEntry } from "../http/authorization.ts"
 import type { HttpGroupSwitch } from "../http/middleware.ts"
 import type { WsHandlerGroup } from "../ws/dispatch.ts"
 import type { Contract } from "./contract.ts"
 
 export { type Contract, contract } from "./contract.ts"
+
+/**
+ * Routes a subsystem serves on the gateway's `HttpRouter` outside
+ * `GatewayApi`, because another protocol owns them (the MCP endpoint,
+ * `McpServer.layerHttp`): the layer that adds them to the router, and their
+ * access rules. The global middleware (src/http/middleware.ts) authenticates
+ * and authorizes them with that access (as the planned and undeclared
+ * routes), and names them by their template in metrics and spans.
+ */
+export interface RouterRoutes<R extends Layer.Any = Layer.Any> {
+  /** Adds the routes to the `HttpRouter` (needs it, and whatever services its handlers use). */
+  readonly layer: R
+  /** One entry per method and path it serves. */
+  readonly access: ReadonlyArray<RouteEntry>
+}
 
 /** A subsystem: its contract and what the server needs of it. */
 export interface Subsystem<
@@ -33,7 +49,8 @@ export interface Subsystem<
   L extends Layer.Any = Layer.Any,
   H extends Layer.Any = Layer.Any,
   W extends WsHandlerGroup<any> = WsHandlerGroup<any>,
-  S extends SettingsGroup = SettingsGroup
+  S extends SettingsGroup = SettingsGroup,
+  R extends Layer.Any = Layer.Any
 > {
   readonly contract: C
   /** Its services, wired for production (needs only `GatewayConfig`, the storage and the root's shared ports). */
@@ -42,6 +59,8 @@ export interface Subsystem<
   readonly http: ReadonlyArray<H>
   /** Which of its HTTP groups a setting switches off (they answer 404 after authorization). */
   readonly switches: ReadonlyArray<HttpGroupSwitch>
+  /** Its routes outside `GatewayApi` ({@link RouterRoutes}; e.g. `/mcp`). */
+  readonly routes: ReadonlyArray<RouterRoutes<R>>
   /** Its WebSocket handlers, bound to the types of {@link Contract.ws}. */
   readonly ws: ReadonlyArray<W>
   /** The tables its migrations create (services/<x>/tables.ts): the snapshot set is derived from these. */
@@ -62,21 +81,24 @@ export const subsystem = <
   L extends Layer.Any,
   H extends Layer.Any = never,
   W extends WsHandlerGroup<any> = never,
-  S extends SettingsGroup = never
+  S extends SettingsGroup = never,
+  R extends Layer.Any = never
 >(options: {
   readonly contract: C
   readonly layer: L
   readonly http?: ReadonlyArray<H>
   readonly switches?: ReadonlyArray<HttpGroupSwitch>
+  readonly routes?: ReadonlyArray<RouterRoutes<R>>
   readonly ws?: ReadonlyArray<W>
   readonly tables?: ReadonlyArray<TableDeclaration>
   readonly settings?: ReadonlyArray<S>
   readonly auditChains?: ReadonlyArray<string>
-}): Subsystem<C, L, H, W, S> => ({
+}): Subsystem<C, L, H, W, S, R> => ({
   contract: options.contract,
   layer: options.layer,
   http: options.http ?? [],
   switches: options.switches ?? [],
+  routes: options.routes ?? [],
   ws: options.ws ?? [],
   tables: options.tables ?? [],
   settings: options.settings ?? [],
