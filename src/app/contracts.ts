@@ -24,6 +24,7 @@ import { AuthContract } from "../../services/auth/contract.ts"
 import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
 import { MemoryContract } from "../../services/memory/contract.ts"
+import { ModelsContract } from "../../services/models/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
 import { PlannerContract } from "../../services/planner/contract.ts"
@@ -73,7 +74,8 @@ export const Contracts: readonly [
   typeof CanvasContract,
   typeof MemoryContract,
   typeof WorkContract,
-  typeof ArtifactsContract
+  typeof ArtifactsContract,
+  typeof ModelsContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -98,7 +100,8 @@ export const Contracts: readonly [
   CanvasContract,
   MemoryContract,
   WorkContract,
-  ArtifactsContract
+  ArtifactsContract,
+  ModelsContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

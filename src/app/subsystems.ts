@@ -20,6 +20,7 @@ import { AuthSubsystem } from "../../services/auth/index.ts"
 import { CanvasSubsystem } from "../../services/canvas/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
 import { MemorySubsystem } from "../../services/memory/index.ts"
+import { ModelsSubsystem } from "../../services/models/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
 import { PairingSubsystem } from "../../services/pairing/index.ts"
 import { PlannerSubsystem } from "../../services/planner/index.ts"
@@ -61,7 +62,8 @@ export const Subsystems: readonly [
   typeof CanvasSubsystem,
   typeof MemorySubsystem,
   typeof WorkSubsystem,
-  typeof ArtifactsSubsystem
+  typeof ArtifactsSubsystem,
+  typeof ModelsSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -86,5 +88,6 @@ export const Subsystems: readonly [
   CanvasSubsystem,
   MemorySubsystem,
   WorkSubsystem,
-  ArtifactsSubsystem
+  ArtifactsSubsystem,
+  ModelsSubsystem
 ] as const

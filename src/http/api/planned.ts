@@ -24,13 +24,6 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
   // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
   .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
   .add(group("memoryExports", READ, [["GET", "/memory/exports/:id"]]))
-  .add(group("models", READ, [
-    ["GET", "/models/status"],
-    ["GET", "/models/providers"],
-    ["GET", "/models/providers/:id"],
-    ["GET", "/models/providers/:id/models"]
-  ]))
-  .add(group("modelsAdmin", ADMIN, [["POST", "/models/refresh"]]))
   .add(group("plugins", ADMIN, [
     ["GET", "/plugins"],
     ["GET", "/plugins/:id"],
