@@ -14,10 +14,8 @@ import { Authentication, RequestErrors } from "../../../src/http/api/security.ts
 import { NotFound } from "../errors.ts"
 import { ModelsStatusResponse, ProviderModelsResponse, ProviderParams, ProviderResponse, ProvidersResponse } from "../schema.ts"
 
-const STATUS_EXAMPLE = {
-  status: "ok",
-  models_dev: { source: "bundled", fetched_at: null, etag: null, provider_count: 3, model_count: 12, last_error: null }
-}
+/** What every example can show whether or not models.dev is reachable from where it runs. */
+const STATUS_EXAMPLE = { status: "ok", models_dev: { source: "…" } }
 
 /** `GET /models/status`, `POST /models/refresh`, `GET /models/providers`, `GET /models/providers/:id`, `GET /models/providers/:id/models`. */
 export const ModelsApi = HttpApiGroup.make("models")
@@ -40,7 +38,7 @@ export const ModelsApi = HttpApiGroup.make("models")
         "the status after it. A failure (unreachable, timeout, a status other than 200/304, an invalid catalog) is " +
         "the status's `last_error` and the cached catalog is kept; with `SVC_MODELS_DEV_DISABLE_FETCH=1` nothing is " +
         "fetched and `last_error` says so. No request body.",
-      { response: { status: "ok", models_dev: { source: "remote", etag: "\"…\"", last_error: null } } }
+      { response: STATUS_EXAMPLE }
     )),
     HttpApiEndpoint.get("providers", "/models/providers", {
       success: ProvidersResponse,
@@ -48,7 +46,16 @@ export const ModelsApi = HttpApiGroup.make("models")
     }).annotateMerge(documented(
       "Every provider of the catalog, by id: `{id, name, npm, api, env, doc, model_count}` (`npm`, `api`, `doc` " +
         "`null` when the catalog has none). The built-in provider (`builtin`: `echo`, `scripted`) is always there.",
-      { response: { status: "ok", providers: [{ id: "anthropic", name: "Anthropic", npm: "@ai-sdk/anthropic", env: ["ANTHROPIC_API_KEY"] }] } }
+      {
+        response: {
+          status: "ok",
+          providers: [
+            { id: "anthropic", name: "Anthropic", npm: "@ai-sdk/anthropic", env: ["ANTHROPIC_API_KEY"] },
+            { id: "builtin", model_count: 2 },
+            { id: "openai", name: "OpenAI", env: ["OPENAI_API_KEY"] }
+          ]
+        }
+      }
     )),
     HttpApiEndpoint.get("provider", "/models/providers/:id", {
       params: ProviderParams,
@@ -57,7 +64,7 @@ export const ModelsApi = HttpApiGroup.make("models")
     }).annotateMerge(documented(
       "One provider as the catalog has it, its models by id (prices `cost` in USD per 1M tokens, `limit` in " +
         "tokens). 404 `not_found` for an unknown provider.",
-      { path: "/models/providers/openai", response: { status: "ok", provider: { id: "openai", name: "OpenAI", models: { "gpt-4.1-mini": { cost: { input: 0.4, output: 1.6 } } } } } }
+      { path: "/models/providers/openai", response: { status: "ok", provider: { id: "openai", name: "OpenAI", env: ["OPENAI_API_KEY"] } } }
     )),
     HttpApiEndpoint.get("providerModels", "/models/providers/:id/models", {
       params: ProviderParams,
