@@ -92,7 +92,7 @@ describe("settings declarations (issue 21 §1)", () => {
     expect(Object.keys(defaultSettings()).sort()).toEqual([
       "adminToken", "approvalTtlSeconds", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
       "cliUnsandboxed", "databaseUrl", "engineApiEnabled", "execConcurrency", "headersTimeoutMs", "home", "host",
-      "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "oauthProvidersConfig", "otlpEndpoint",
+      "isExposed", "logLevel", "maxBodyBytes", "maxConnections", "metricsEnabled", "modelsDevDisableFetch", "modelsDevUrl", "oauthProvidersConfig", "otlpEndpoint",
       "policyBundlePath", "port", "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "secretProvider",
       "secretsMasterKeyPath", "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "uiDir",
       "wsHandshakeTimeoutMs", "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"

@@ -9,7 +9,7 @@
  * @module
  */
 import { Effect, FileSystem, Option, Path, Result } from "effect"
-import { findPackageRoot } from "../../layers/packageRoot.ts"
+import { findPackageRoot } from "../shared/packageRoot.ts"
 import { makeDecoder, parseJsonBody } from "../shared/decode.ts"
 import { sha256Hex } from "../shared/sha256.ts"
 import { Catalog, type CatalogModel, type CatalogProvider, type ModelCost, type ProviderSummary } from "./schema.ts"

@@ -10,9 +10,9 @@
  * @module
  */
 import { Effect, type FileSystem, Option, Path } from "effect"
-import { findPackageRoot, PACKAGE_NAME } from "../../../layers/packageRoot.ts"
+import { findPackageRoot, PACKAGE_NAME } from "../../../services/shared/packageRoot.ts"
 
-// Moved to layers/packageRoot.ts (the bundled model catalog uses it too); re-exported for existing importers.
+// Moved to services/shared/packageRoot.ts (the bundled model catalog uses it too); re-exported for existing importers.
 export { findPackageRoot, PACKAGE_NAME }
 
 /** The console's build directory inside the package root: `dist/ui` (what `vite build` writes). */
