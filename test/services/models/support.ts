@@ -3,7 +3,7 @@
  * (a node:http server whose answers each test sets), for the catalog's tests.
  */
 import { NodeServices } from "@effect/platform-node"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
