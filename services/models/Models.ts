@@ -52,6 +52,18 @@ export const MAX_CATALOG_CHARS = 32 * 1024 * 1024
 /** `last_error` of a refresh asked for while fetching is disabled. */
 export const FETCH_DISABLED = "fetching the model catalog is disabled (SVC_MODELS_DEV_DISABLE_FETCH=1)"
 
+/** An HTTP client failure in one line: its message and the innermost cause's code or message (`ECONNREFUSED`, `ENOTFOUND`). */
+const describeFailure = (failure: { readonly message: string; readonly cause?: unknown }): string => {
+  let inner: unknown = failure.cause
+  for (let depth = 0; depth < 5 && typeof inner === "object" && inner !== null && "cause" in inner && inner.cause !== undefined; depth++) {
+    inner = inner.cause
+  }
+  const detail = typeof inner === "object" && inner !== null
+    ? ("code" in inner && typeof inner.code === "string" ? inner.code : "message" in inner && typeof inner.message === "string" ? inner.message : "")
+    : ""
+  return detail === "" || failure.message.includes(detail) ? failure.message : `${failure.message}: ${detail}`
+}
+
 /** The catalog's configuration, from `GatewayConfig` (`modelsDevUrl`, `modelsDevDisableFetch`). */
 export class ModelsConfig extends Context.Service<ModelsConfig, {
   /** The base URL (no trailing `/`); the catalog is `<url>/api.json`. */
@@ -196,7 +208,7 @@ export class Models extends Context.Service<Models, {
         if (Result.isFailure(answer)) {
           return answer.failure._tag === "TimeoutError"
             ? failed(`${apiUrl} did not answer within ${Duration.format(FETCH_TIMEOUT)}`)
-            : failed(`could not fetch ${apiUrl}: ${answer.failure.message.slice(0, 200)}`)
+            : failed(`could not fetch ${apiUrl}: ${describeFailure(answer.failure).slice(0, 300)}`)
         }
         const { status, text } = answer.success
         if (status === 304) {

@@ -14,6 +14,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/v
 import { Context, Duration, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { sha256Hex } from "../../../services/shared/sha256.ts"
 import { usdMicros } from "../../../services/models/catalog.ts"
 import { FETCH_DISABLED, Models } from "../../../services/models/Models.ts"
@@ -36,6 +38,15 @@ beforeEach(() => {
   fake.requests.length = 0
   fake.answer = { status: 404, body: "" }
 })
+
+/** A port nothing listens on (taken, then let go). */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const port = (server.address() as AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
 
 const waitFor = (n: number) => Effect.promise(() => fake.received(n))
 
@@ -171,16 +182,21 @@ for (const db of testDatabases) {
         expect(yield* models.refresh()).toMatchObject({ source: "remote", last_error: null })
       })))
 
-    it.effect("reports an unreachable models.dev", () =>
-      provide(
+    it.effect("reports an unreachable models.dev", () => {
+      let closedPort = 0
+      return provide(
         Effect.gen(function*() {
           const models = yield* Models
           const status = yield* models.refresh()
           expect(status.source).toBe("bundled")
-          expect(status.last_error).toMatch(/^could not fetch http:\/\/127\.0\.0\.1:9\/api\.json: /)
+          expect(status.last_error).toBe(`could not fetch http://127.0.0.1:${closedPort}/api.json: Transport error (GET http://127.0.0.1:${closedPort}/api.json): ECONNREFUSED`)
         }),
-        modelsInstance("http://127.0.0.1:9")
-      ))
+        Layer.unwrap(Effect.promise(async () => {
+          closedPort = await freePort()
+          return modelsInstance(`http://127.0.0.1:${closedPort}`)
+        }))
+      )
+    })
 
     it.effect("gives up after 10 seconds without an answer (TestClock), keeping the cache", () =>
       provide(Effect.gen(function*() {
