@@ -64,6 +64,7 @@ const TEXT: Partial<Record<Key, { readonly value: string; readonly line: (source
   host: { value: " ", line: () => exactly("svc-gateway: SVC_HOST / --host must not be empty") },
   databaseUrl: { value: "mysql://db", line: () => exactly("svc-gateway: SVC_DATABASE_URL / --database-url must be a postgres://", ".+") },
   otlpEndpoint: { value: "collector:4318", line: () => exactly("svc-gateway: OTEL_EXPORTER_OTLP_ENDPOINT / --otlp-endpoint must be an http", ".+") },
+  modelsDevUrl: { value: "models.dev", line: () => exactly("svc-gateway: SVC_MODELS_DEV_URL / --models-dev-url must be an http:// or https:// base URL", ".+") },
   adminToken: { value: "  ", line: () => exactly("svc-gateway: SVC_ADMIN_TOKEN / --admin-token is set but empty") },
   tracePropagationTargets: {
     value: "ftp://files.example/*",

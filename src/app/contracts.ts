@@ -26,6 +26,7 @@ import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
 import { McpContract } from "../../services/mcp/contract.ts"
 import { MemoryContract } from "../../services/memory/contract.ts"
+import { ModelsContract } from "../../services/models/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
 import { PlannerContract } from "../../services/planner/contract.ts"
@@ -77,7 +78,8 @@ export const Contracts: readonly [
   typeof WorkContract,
   typeof ArtifactsContract,
   typeof AgentContract,
-  typeof McpContract
+  typeof McpContract,
+  typeof ModelsContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -104,7 +106,8 @@ export const Contracts: readonly [
   WorkContract,
   ArtifactsContract,
   AgentContract,
-  McpContract
+  McpContract,
+  ModelsContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

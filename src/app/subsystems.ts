@@ -22,6 +22,7 @@ import { CanvasSubsystem } from "../../services/canvas/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
 import { McpSubsystem } from "../../services/mcp/index.ts"
 import { MemorySubsystem } from "../../services/memory/index.ts"
+import { ModelsSubsystem } from "../../services/models/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
 import { PairingSubsystem } from "../../services/pairing/index.ts"
 import { PlannerSubsystem } from "../../services/planner/index.ts"
@@ -65,7 +66,8 @@ export const Subsystems: readonly [
   typeof WorkSubsystem,
   typeof ArtifactsSubsystem,
   typeof AgentSubsystem,
-  typeof McpSubsystem
+  typeof McpSubsystem,
+  typeof ModelsSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -92,5 +94,6 @@ export const Subsystems: readonly [
   WorkSubsystem,
   ArtifactsSubsystem,
   AgentSubsystem,
-  McpSubsystem
+  McpSubsystem,
+  ModelsSubsystem
 ] as const

@@ -45,7 +45,9 @@ export const testSettings = (overrides: Partial<GatewaySettings> = {}): GatewayS
     databaseUrl: Option.none(),
     adminToken: Option.some(Redacted.make(TEST_ADMIN_TOKEN)),
     auth: "on",
-    logLevel: "Error"
+    logLevel: "Error",
+    // Test gateways never reach models.dev in the background (tests of the catalog's refresh set a local URL).
+    modelsDevFetch: "1"
   })
   if (!result.ok) throw new Error(result.problems.join("; "))
   return { ...result.settings, ...overrides }

@@ -9,39 +9,14 @@
  *
  * @module
  */
-import { Effect, FileSystem, Option, Path, Schema } from "effect"
+import { Effect, type FileSystem, Option, Path } from "effect"
+import { findPackageRoot, PACKAGE_NAME } from "../../../services/shared/packageRoot.ts"
 
-/** The `name` of the package whose `dist/ui` is the default (package.json). */
-export const PACKAGE_NAME = "svc-gateway"
+// Moved to services/shared/packageRoot.ts (the bundled model catalog uses it too); re-exported for existing importers.
+export { findPackageRoot, PACKAGE_NAME }
 
 /** The console's build directory inside the package root: `dist/ui` (what `vite build` writes). */
 export const PACKAGE_UI_DIR = ["dist", "ui"] as const
-
-const decodePackageName = Schema.decodeUnknownOption(
-  Schema.fromJsonString(Schema.Struct({ name: Schema.optional(Schema.Unknown) }))
-)
-
-/**
- * The nearest directory at or above the one holding `moduleUrl` (a `file:`
- * URL) whose `package.json` has `"name": "svc-gateway"`; `None` when there is
- * none (e.g. the gateway bundled into another program) or `moduleUrl` is not
- * a file URL. Unreadable or invalid `package.json` files are skipped.
- */
-export const findPackageRoot = Effect.fnUntraced(function*(moduleUrl: URL) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const file = yield* Effect.option(path.fromFileUrl(moduleUrl))
-  if (Option.isNone(file)) return Option.none<string>()
-  let dir = path.dirname(file.value)
-  while (true) {
-    const text = yield* Effect.option(fs.readFileString(path.join(dir, "package.json")))
-    const name = Option.flatMap(text, decodePackageName).pipe(Option.map((pkg) => pkg.name))
-    if (Option.getOrUndefined(name) === PACKAGE_NAME) return Option.some(dir)
-    const parent = path.dirname(dir)
-    if (parent === dir) return Option.none<string>()
-    dir = parent
-  }
-})
 
 /**
  * The default UI directory: `<package root>/dist/ui` (absolute), found from

@@ -16,20 +16,12 @@ const group = (name: string, access: RouteAccess, routes: ReadonlyArray<readonly
     .add(...(routes.map(([method, path]) => HttpApiEndpoint.make(method)(`${method} ${path}`, path)) as unknown as [HttpApiEndpoint.Top]))
     .annotate(Access, access)
 
-const READ = scope("operator.read")
 const ADMIN = scope("operator.admin")
 
 /** The spec's routes that are declared but not implemented yet, by area. */
 export const PlannedApi = HttpApi.make("svc-gateway-planned")
   // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
   .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
-  .add(group("models", READ, [
-    ["GET", "/models/status"],
-    ["GET", "/models/providers"],
-    ["GET", "/models/providers/:id"],
-    ["GET", "/models/providers/:id/models"]
-  ]))
-  .add(group("modelsAdmin", ADMIN, [["POST", "/models/refresh"]]))
   .add(group("plugins", ADMIN, [
     ["GET", "/plugins"],
     ["GET", "/plugins/:id"],
