@@ -1,0 +1,18 @@
+/** The board's scope (tenant, agent, workspace), each applied when committed (Enter or leaving the field). */
+import type { WorkScope } from "./types.ts"
+
+const FIELDS: ReadonlyArray<readonly [keyof WorkScope, string]> = [["tenant_id", "Tenant"], ["agent_id", "Agent"], ["workspace_id", "Workspace"]]
+
+/** The three fields; `onChange` gets the new scope (an emptied field goes back to `default`). */
+export const ScopeFields = ({ scope, onChange }: { scope: WorkScope; onChange: (scope: WorkScope) => void }) => (
+  <fieldset class="toolbar">
+    <legend>Scope</legend>
+    {FIELDS.map(([key, label]) => (
+      <label key={key} class="inline">
+        {label}{" "}
+        <input value={scope[key]} size={14} maxLength={200}
+          onChange={(e) => onChange({ ...scope, [key]: (e.currentTarget as HTMLInputElement).value.trim() || "default" })} />
+      </label>
+    ))}
+  </fieldset>
+)
