@@ -23,6 +23,10 @@ export const labelOf = (item: MemoryItem): string => {
   }
 }
 
+/** A score in 0..1 readably: two decimals, or two significant digits below 0.01 (bm25 over few items is tiny). */
+export const formatScore = (score: number): string =>
+  score === 0 || score >= 0.01 ? score.toFixed(2) : score.toExponential(1)
+
 const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 79)}…` : text)
 
 /** A snippet with its `[match]` marks shown as <mark>. */
@@ -56,7 +60,7 @@ export const Results = ({ rows, searching, selected, onOpen }: {
           <tr key={row.id} aria-selected={row.id === selected}>
             <td>{row.kind}</td>
             <td class="prompt">{row.hit ? <Snippet text={row.hit.snippet ?? row.id} /> : name}</td>
-            {row.hit ? <td>{row.hit.score.toFixed(2)}</td> : <td>{row.item.tags.join(", ")}</td>}
+            {row.hit ? <td>{formatScore(row.hit.score)}</td> : <td>{row.item.tags.join(", ")}</td>}
             {row.item ? <td>{row.item.created_at}</td> : null}
             <td>
               <button type="button" onClick={() => onOpen(row.id)}>
