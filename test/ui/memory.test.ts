@@ -85,7 +85,7 @@ describe.skipIf(!browserAvailable)("console: memory", () => {
     await page.getByLabel("Tags").fill("")
     await page.getByRole("button", { name: "Search", exact: true }).click()
     await page.getByText("4 items, newest first").waitFor()
-  })
+  }, 90_000)
 
   it("shows an item with every field", async () => {
     await page.getByRole("button", { name: "Open deploy.window" }).click()
@@ -101,7 +101,7 @@ describe.skipIf(!browserAvailable)("console: memory", () => {
     await expectAccessible(page)
     await panel.getByRole("button", { name: "Close" }).click()
     await panel.waitFor({ state: "detached" })
-  })
+  }, 90_000)
 
   it("forgets an item with the keyboard once FORGET is typed, leaving a tombstone", async () => {
     await page.getByRole("button", { name: "Open Weekly sync" }).focus()
@@ -132,7 +132,7 @@ describe.skipIf(!browserAvailable)("console: memory", () => {
     })
     await expect.poll(() => rows("Memory items").count(), POLL).toBe(4)
     expect(await page.getByRole("table", { name: "Memory items" }).textContent()).not.toContain("Weekly sync")
-  })
+  }, 90_000)
 
   it("forgets by tag, and shows new items live", async () => {
     await page.getByRole("button", { name: "Forget…" }).click()
@@ -146,7 +146,7 @@ describe.skipIf(!browserAvailable)("console: memory", () => {
 
     await create("live", { kind: "note", title: "Arrived live", body_md: "Created over WebSocket while the page is open." })
     await page.getByRole("table", { name: "Memory items" }).getByRole("cell", { name: "Arrived live", exact: true }).waitFor()
-  })
+  }, 90_000)
 
   it("exports the current filter and downloads it", async () => {
     const [download] = await Promise.all([
@@ -160,5 +160,5 @@ describe.skipIf(!browserAvailable)("console: memory", () => {
     expect(body.items.map((i: any) => i.memory_item_id).sort()).toEqual([ids.live, ids.lunch].sort())
     await screenshot(page, "memory-exported")
     await expectAccessible(page)
-  })
+  }, 90_000)
 })

@@ -72,7 +72,7 @@ export const Forget = ({ agent, target, onClose, onDone }: {
           onChange={(kind) => setWhat({ kind, value: kind === what.kind ? what.value : "" })} />
         <label>
           {what.kind === "id" ? "Item id" : what.kind === "tag" ? "Tag" : what.kind === "key" ? "Fact key" : "Source kind"}{" "}
-          <input value={what.value} required maxLength={512}
+          <input value={what.value} required maxLength={512} size={40}
             placeholder={what.kind === "provenance" ? "user, operator, tool, system or import" : undefined}
             onInput={(e) => setWhat({ ...what, value: (e.currentTarget as HTMLInputElement).value })} />
         </label>

@@ -75,7 +75,7 @@ export default function WorkPage() {
                           {TRANSITIONS[item.status].map((to) => (
                             <button key={to} type="button" disabled={move.busy} class={to === "cancelled" || to === "failed" ? "danger" : undefined}
                               onClick={() => transition(item, to)}>
-                              → {to}<span class="sr-only"> : move {item.title}</span>
+                              → {to}<span class="sr-only"> (move {item.title})</span>
                             </button>
                           ))}
                         </div>
