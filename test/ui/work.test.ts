@@ -7,13 +7,15 @@
  * another client appear live; a board that missed an event (its WebSocket
  * routed to drop events) offers a stale move and shows the gateway's
  * `invalid_transition` with the allowed moves; the scope selector switches
- * boards. The state machine the page offers is the server's own table.
+ * boards; a read-only device token issued for the browser sees the board
+ * live without create or move. The state machine the page offers is the server's own table.
  * Screenshots and axe on each state.
  */
 import type { Locator, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TRANSITIONS, WIP_LIMIT } from "../../services/work/transitions.ts"
 import { STATUSES, TRANSITIONS as UI_TRANSITIONS, WIP_LIMIT as UI_WIP_LIMIT } from "../../ui/src/pages/work/types.ts"
+import { postJson, readJson } from "../support/gateway.ts"
 import { connectPeer, type TestPeer } from "../support/wsPeer.ts"
 import { browserAvailable, type Console, expectAccessible, screenshot, signIn, startConsole, tabTo, waitLive } from "./browser.ts"
 
@@ -167,5 +169,27 @@ describe.skipIf(!browserAvailable)("console: work board", () => {
     await page.getByLabel("Workspace").fill("")
     await page.getByLabel("Workspace").press("Enter")
     await page.getByText("4 items; doing 2/2").waitFor()
+  }, 90_000)
+
+  it("a device token with operator.read, issued for this browser, sees the board live without its actions", async () => {
+    const { context, page: reader } = await ui.open()
+    try {
+      await signIn(reader, ui.gw.adminToken)
+      const deviceId = (await reader.locator(".top .device").textContent())!.trim()
+      await reader.getByRole("button", { name: "Sign out" }).click()
+      const issued = await postJson(ui.gw, "/auth/device-tokens/issue", { device_id: deviceId, role: "client", scopes: ["operator.read"] }, ui.gw.adminToken)
+        .then(readJson)
+      await signIn(reader, issued.token)
+      await waitLive(reader)
+      await reader.goto("/ui/work")
+      await card(reader, "Patch the proxy").waitFor()
+      await reader.getByRole("heading", { level: 2, name: "doing 2/2" }).waitFor()
+      expect(await reader.getByRole("button", { name: /^→ / }).count()).toBe(0)
+      expect(await reader.getByRole("form", { name: "New work item" }).count()).toBe(0)
+      await peer.request("work.create", { ...SCOPE, item: { kind: "action", title: "Seen by the reader" } })
+      await card(reader, "Seen by the reader").waitFor()
+    } finally {
+      await context.close()
+    }
   }, 90_000)
 })
