@@ -78,6 +78,8 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
     ids: ReadonlyArray<string>,
     deletion: MemoryDeletion
   ) => Effect.Effect<ReadonlyArray<MemoryTombstoneRow>>
+  /** The agent's tombstones, oldest deletion first (ties by id). */
+  readonly tombstones: (agentId: string) => Effect.Effect<ReadonlyArray<MemoryTombstoneRow>>
   /** Runs `effect` in one transaction. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("svc-gateway/memory/MemoryRepo") {
@@ -237,6 +239,10 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
         search,
         select,
         remove,
+        tombstones: (agentId) =>
+          findRows(MemoryTombstoneRow)(
+            sql`SELECT * FROM memory_tombstones WHERE agent_id = ${agentId} ORDER BY deleted_at, memory_item_id`
+          ),
         transaction: transactionAtEdge(sql.withTransaction)
       }))
     })

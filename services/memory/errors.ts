@@ -24,3 +24,9 @@ export const emptyPatch = (): InvalidRequest => new InvalidRequest({ message: "p
 /** `invalid_request`: `memory.forget` without the exact confirmation. */
 export const forgetNotConfirmed = (): InvalidRequest =>
   new InvalidRequest({ message: "confirm: must be exactly \"FORGET\"" })
+
+/** `invalid_request` "invalid export id": `GET /memory/exports/:id` with an id that is not an artifact id (a UUID). */
+export const invalidExportId = (): InvalidRequest => new InvalidRequest({ message: "invalid export id: expected an artifact id (a UUID)" })
+
+/** `not_found` "memory export not found": no artifact with that id, or one that is not a memory export. */
+export const exportNotFound = (): NotFound => new NotFound({ message: "memory export not found" })

@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { make, OPERATORS_READ } from "../ws-sessions/GatewayEvent.ts"
+import { MemoryExportCompletedPayload } from "./exportSchema.ts"
 import { MemoryItem, MemoryTombstone, MemoryVersion } from "./schema.ts"
 
 /** `memory.item.created {v, item}`. */
@@ -32,5 +33,11 @@ export const MemoryItemForgotten = make("memory.item.forgotten", {
   audience: OPERATORS_READ
 })
 
+/** `memory.export.completed {v, artifact_id, agent_id, item_count, tombstone_count}`: an export artifact is stored. */
+export const MemoryExportCompleted = make("memory.export.completed", {
+  payload: MemoryExportCompletedPayload,
+  audience: OPERATORS_READ
+})
+
 /** Every event type of this subsystem. */
-export const MemoryEvents = [MemoryItemCreated, MemoryItemUpdated, MemoryItemDeleted, MemoryItemForgotten] as const
+export const MemoryEvents = [MemoryItemCreated, MemoryItemUpdated, MemoryItemDeleted, MemoryItemForgotten, MemoryExportCompleted] as const

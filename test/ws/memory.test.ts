@@ -3,7 +3,9 @@
  * `memory.*`): the new-user walk (create, search best first, forget with a
  * tombstone), `v: 1` on every result, wire errors (`invalid_request` for a
  * bad payload, a wrong confirmation and a tampered cursor, `not_found`),
- * scopes (a read-only device cannot write) and events to operator readers.
+ * scopes (a read-only device cannot write) and events to operator readers;
+ * export over WebSocket and download over HTTP (`GET /memory/exports/:id`
+ * with its headers, 400 and 404), as a new user would.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
@@ -88,6 +90,43 @@ describe("memory.* over WebSocket", () => {
     expect((await reader.request("memory.list", {})).ok).toBe(true)
     const write = await reader.request("memory.create", { item: { kind: "note", body_md: "x" } })
     expect(write).toMatchObject({ ok: false, error: { code: "forbidden" } })
+    peer.ws.close()
+    reader.ws.close()
+  })
+
+  it("exports over WebSocket and downloads the export over HTTP; 400 for a malformed id, 404 for an unknown one", async () => {
+    const agent = `exp-${Math.random().toString(36).slice(2, 10)}`
+    const { peer } = await connectPeer(gw.url, gw.adminToken)
+    const { peer: reader } = await connectDevice(["operator.read"])
+    const kept = await peer.request("memory.create", { item: { agent_id: agent, kind: "note", title: "Keep", body_md: "k", tags: ["ops"] } })
+    const gone = await peer.request("memory.create", { item: { agent_id: agent, kind: "note", title: "Drop", body_md: "d", tags: ["ops"] } })
+    await peer.request("memory.delete", { memory_item_id: gone.result.item.memory_item_id, agent_id: agent })
+
+    expect(await reader.request("memory.export", { filter: { agent_id: agent } })).toMatchObject({ ok: false, error: { code: "forbidden" } })
+    const exported = await peer.request("memory.export", { v: 1, filter: { agent_id: agent, tags: ["ops"] }, include_tombstones: true })
+    expect(exported).toMatchObject({ ok: true, result: { v: 1 } })
+    const id = exported.result.artifact_id as string
+    const completed = await reader.next((m: any) => m?.type === "memory.export.completed" && m.payload?.artifact_id === id)
+    expect(completed.payload).toEqual({ v: 1, artifact_id: id, agent_id: agent, item_count: 1, tombstone_count: 1 })
+
+    const res = await fetch(`${gw.url}/memory/exports/${id}`, { headers: { authorization: `Bearer ${gw.adminToken}` } })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toBe("application/json")
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="svc-memory-export-${id}.json"`)
+    expect(res.headers.get("cache-control")).toBe("no-store")
+    const doc: any = await res.json()
+    expect(doc).toMatchObject({ v: 1, include_tombstones: true, filter: { agent_id: agent, tags: ["ops"] } })
+    expect(doc.items).toEqual([kept.result.item])
+    expect(doc.tombstones.map((t: any) => t.memory_item_id)).toEqual([gone.result.item.memory_item_id])
+
+    const get = (path: string) => fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${gw.adminToken}` } })
+    const malformed = await get("/memory/exports/not-an-id")
+    expect(malformed.status).toBe(400)
+    expect(await malformed.json()).toMatchObject({ error: "invalid_request" })
+    const unknown = await get(`/memory/exports/${crypto.randomUUID()}`)
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toEqual({ error: "not_found", message: "memory export not found" })
+    expect((await fetch(`${gw.url}/memory/exports/${id}`)).status).toBe(401)
     peer.ws.close()
     reader.ws.close()
   })

@@ -28,7 +28,8 @@ export const AuditApi = HttpApiGroup.make("audit")
     }).annotateMerge(documented(
       "Exports a hash chain with its verification: a plan's chain (its policy check, approvals and runs) by plan id, " +
         "or a gateway-wide one (`gateway.auth`, `gateway.pairing`, `gateway.device_tokens`, `gateway.secrets`, " +
-        "`gateway.policy_overrides`, `gateway.routing`). 404 for a chain without events. docs/audit.md.",
+        "`gateway.policy_overrides`, `gateway.routing`, `gateway.canvas`, `gateway.memory`, `gateway.work`, " +
+        "`gateway.artifacts`). 404 for a chain without events. docs/audit.md.",
       {
         setup: "PLAN_ID=$(curl -s \"$GW/approvals/1\" -H \"authorization: Bearer $TOKEN\" | jq -r .approval.plan_id)",
         path: "/audit/export/$PLAN_ID",

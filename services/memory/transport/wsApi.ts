@@ -19,6 +19,7 @@ import {
   MemoryUpdateRequest
 } from "../schema.ts"
 import { CLIENT, make } from "../../../src/ws/api/message.ts"
+import { MemoryExportRequest, MemoryExportResult } from "../exportSchema.ts"
 
 const id = "0b9f6c1e-3c1a-4f57-9a51-5d2f0c6f7a10"
 const note = {
@@ -137,5 +138,20 @@ export const MemoryForget = make("memory.forget", {
       deleted_count: 1,
       tombstones: [{ v: 1, memory_item_id: id, agent_id: "default", deleted_at: "2026-11-27T10:06:00.000Z", deleted_by: "operator" }]
     }
+  }
+})
+
+/** `memory.export`: writes an agent's items (and, when asked, tombstones) into an export artifact. */
+export const MemoryExport = make("memory.export", {
+  scope: "operator.write",
+  roles: CLIENT,
+  payload: MemoryExportRequest,
+  result: MemoryExportResult,
+  description: "Writes every item of an agent matching `filter` (as `memory.list`; `agent_id` default `default`) and, " +
+    "with `include_tombstones: true`, the agent's tombstones into one JSON artifact (labels `memory`, `memory_v1`, " +
+    "`export`) and answers its id; download it with `GET /memory/exports/<artifact_id>`. Event `memory.export.completed`.",
+  example: {
+    payload: { v: 1, filter: { tags: ["deploy"] }, include_tombstones: true },
+    result: { v: 1, artifact_id: "7c1f2a8e-5b4d-4e3f-9a21-0d6e8b4c2f19" }
   }
 })

@@ -23,7 +23,6 @@ const ADMIN = scope("operator.admin")
 export const PlannedApi = HttpApi.make("svc-gateway-planned")
   // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
   .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
-  .add(group("memoryExports", READ, [["GET", "/memory/exports/:id"]]))
   .add(group("models", READ, [
     ["GET", "/models/status"],
     ["GET", "/models/providers"],

@@ -20,6 +20,5 @@ export const PlannedWsMessages = [
   client("subagent.list", READ),
   client("subagent.get", READ),
   client("subagent.send", WRITE),
-  client("subagent.close", WRITE),
-  client("memory.export", WRITE)
+  client("subagent.close", WRITE)
 ] as const
