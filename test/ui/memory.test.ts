@@ -6,7 +6,7 @@
  * every field; forgetting it needs `FORGET` typed (the button stays disabled
  * until then) and leaves a tombstone (checked over WebSocket); an item created
  * elsewhere appears live; Export downloads the export of the current filter
- * from `GET /memory/exports/<id>`. Screenshots and axe on each state.
+ * from `GET /memory/exports/<id>` (with the tombstones when asked). Screenshots and axe on each state.
  */
 import { readFileSync } from "node:fs"
 import type { Page } from "playwright-core"
@@ -160,5 +160,15 @@ describe.skipIf(!browserAvailable)("console: memory", () => {
     expect(body.items.map((i: any) => i.memory_item_id).sort()).toEqual([ids.live, ids.lunch].sort())
     await screenshot(page, "memory-exported")
     await expectAccessible(page)
+
+    // With the tombstones of the forgotten items.
+    await page.getByLabel("Include tombstones").check()
+    const [withTombstones] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export" }).click()
+    ])
+    const full = JSON.parse(readFileSync((await withTombstones.path())!, "utf8"))
+    expect(full.include_tombstones).toBe(true)
+    expect(full.tombstones.map((t: any) => t.memory_item_id).sort()).toEqual([ids.sync, ids.plan, ids.window].sort())
   }, 90_000)
 })

@@ -2,7 +2,8 @@
  * Export (`memory.export {filter, include_tombstones}` → `{artifact_id}`):
  * the gateway stores the items of the current filter as an artifact; the
  * browser then downloads it from `GET /memory/exports/<artifact_id>`
- * (operator.read, an attachment, the session cookie sent).
+ * (operator.read, an attachment, the session cookie sent). `memory.export`
+ * needs operator.write: the page shows the button only with it.
  */
 import { useState } from "preact/hooks"
 import { request } from "../../app/live.ts"
@@ -17,7 +18,7 @@ export const Export = ({ filter }: { filter: MemoryFilter }) => {
   const action = useAction()
   const run = () =>
     action.run(async () => {
-      const answer = await request("memory.export", { v: 1, filter, include_tombstones: tombstones }) as { artifact_id: string }
+      const answer = await request("memory.export", { v: 1, filter, include_tombstones: tombstones })
       downloadUrl(`/memory/exports/${encodeURIComponent(answer.artifact_id)}`, `svc-memory-export-${answer.artifact_id}.json`)
       return `Exported as ${answer.artifact_id}.`
     })

@@ -70,7 +70,7 @@ export default function MemoryPage() {
           {rows.data ? `${rows.data.length} ${searching ? `results for “${q.query}”, best first` : "items, newest first"}` : ""}
         </span>
         {canWrite ? <button type="button" onClick={() => setForget({ kind: "tag", value: "" })}>Forget…</button> : null}
-        <Export filter={filterOf(q)} />
+        {canWrite ? <Export filter={filterOf(q)} /> : null}
       </div>
       {notice ? <p role="status" class="ok">{notice}</p> : null}
       <ErrorNote error={rows.error} />
