@@ -19,7 +19,6 @@ import { postJson, readJson } from "../support/gateway.ts"
 import { connectPeer, type TestPeer } from "../support/wsPeer.ts"
 import { browserAvailable, type Console, expectAccessible, screenshot, signIn, startConsole, tabTo, waitLive } from "./browser.ts"
 
-const POLL = { timeout: 20_000 }
 const SCOPE = { tenant_id: "default", agent_id: "default", workspace_id: "default" }
 
 describe("console work board: the state machine it offers", () => {
