@@ -6,7 +6,8 @@
  * every field; forgetting it needs `FORGET` typed (the button stays disabled
  * until then) and leaves a tombstone (checked over WebSocket); an item created
  * elsewhere appears live; Export downloads the export of the current filter
- * from `GET /memory/exports/<id>` (with the tombstones when asked). Screenshots and axe on each state.
+ * from `GET /memory/exports/<id>` (with the tombstones when asked); the
+ * agent field switches to another agent's items. Screenshots and axe on each state.
  */
 import { readFileSync } from "node:fs"
 import type { Page } from "playwright-core"
@@ -170,5 +171,18 @@ describe.skipIf(!browserAvailable)("console: memory", () => {
     const full = JSON.parse(readFileSync((await withTombstones.path())!, "utf8"))
     expect(full.include_tombstones).toBe(true)
     expect(full.tombstones.map((t: any) => t.memory_item_id).sort()).toEqual([ids.sync, ids.plan, ids.window].sort())
+  }, 90_000)
+
+  it("switches agents: another agent's items only, live", async () => {
+    await page.getByLabel("Agent").fill("ops-bot")
+    await page.getByLabel("Agent").press("Enter")
+    await page.getByText("No memory item yet for this agent (and filter).").waitFor()
+    await create("other", { agent_id: "ops-bot", kind: "note", title: "Ops bot note", body_md: "Only for ops-bot." })
+    await page.getByRole("table", { name: "Memory items" }).getByRole("cell", { name: "Ops bot note", exact: true }).waitFor()
+    expect(await page.getByText("1 items, newest first").count()).toBe(1)
+    await page.getByLabel("Agent").fill("")
+    await page.getByLabel("Agent").press("Enter")
+    await page.getByText("2 items, newest first").waitFor()
+    expect(await page.getByLabel("Agent").inputValue()).toBe("default")
   }, 90_000)
 })

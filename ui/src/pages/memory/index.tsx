@@ -42,7 +42,7 @@ export default function MemoryPage() {
 
   const submit = (event: Event) => {
     event.preventDefault()
-    setQ({ agent: q.agent, query: draft.query.trim(), kind: draft.kind, tags: parseTags(draft.tags) })
+    setQ((previous) => ({ agent: previous.agent, query: draft.query.trim(), kind: draft.kind, tags: parseTags(draft.tags) }))
   }
   const searching = q.query !== ""
 
@@ -50,7 +50,7 @@ export default function MemoryPage() {
     <section aria-labelledby="memory-title">
       <h1 id="memory-title">Memory</h1>
       <form class="toolbar" role="search" aria-label="Memory" onSubmit={submit}>
-        <AgentField agent={q.agent} onChange={(agent) => setQ({ ...q, agent })} />
+        <AgentField agent={q.agent} onChange={(agent) => setQ((previous) => ({ ...previous, agent }))} />
         <label>
           Search{" "}
           <input type="search" value={draft.query} maxLength={1000} placeholder="empty: newest items"

@@ -1,13 +1,20 @@
-/** The board's scope (tenant, agent, workspace), each applied when committed (Enter or leaving the field). */
+/**
+ * The board's scope (tenant, agent, workspace), each applied when committed
+ * (Enter or leaving the field). What is typed is kept in the field's own
+ * state until then, so a live reload of the board does not undo it.
+ */
+import { useEffect, useState } from "preact/hooks"
 import type { WorkScope } from "./types.ts"
 
 const FIELDS: ReadonlyArray<readonly [keyof WorkScope, string]> = [["tenant_id", "Tenant"], ["agent_id", "Agent"], ["workspace_id", "Workspace"]]
 
 /** The three fields; `onChange` gets the new scope (an emptied field goes back to `default`). */
 export const ScopeFields = ({ scope, onChange }: { scope: WorkScope; onChange: (scope: WorkScope) => void }) => {
-  const commit = (key: keyof WorkScope, input: HTMLInputElement) => {
-    const value = input.value.trim() || "default"
-    input.value = value
+  const [draft, setDraft] = useState<WorkScope>(scope)
+  useEffect(() => setDraft(scope), [scope.tenant_id, scope.agent_id, scope.workspace_id])
+  const commit = (key: keyof WorkScope) => {
+    const value = draft[key].trim() || "default"
+    setDraft({ ...draft, [key]: value })
     if (value !== scope[key]) onChange({ ...scope, [key]: value })
   }
   return (
@@ -16,9 +23,10 @@ export const ScopeFields = ({ scope, onChange }: { scope: WorkScope; onChange: (
       {FIELDS.map(([key, label]) => (
         <label key={key} class="inline">
           {label}{" "}
-          <input value={scope[key]} size={14} maxLength={200}
-            onChange={(e) => commit(key, e.currentTarget as HTMLInputElement)}
-            onKeyDown={(e) => { if (e.key === "Enter") commit(key, e.currentTarget as HTMLInputElement) }} />
+          <input value={draft[key]} size={14} maxLength={200}
+            onInput={(e) => setDraft({ ...draft, [key]: (e.currentTarget as HTMLInputElement).value })}
+            onChange={() => commit(key)}
+            onKeyDown={(e) => { if (e.key === "Enter") commit(key) }} />
         </label>
       ))}
     </fieldset>
