@@ -80,3 +80,15 @@ export const expectAccessible = async (page: Page): Promise<void> => {
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join("; ")}`)
   expect(bad).toEqual([])
 }
+
+/** Presses Tab until the focused element matches `name` (accessible name or text); fails after `max` presses. */
+export const tabTo = async (page: Page, name: RegExp, max = 60): Promise<void> => {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press("Tab")
+    const focused = await page.evaluate<string>(
+      "(() => { const e = document.activeElement; return e ? (e.getAttribute('aria-label') || e.textContent || e.id || '').trim() : '' })()"
+    )
+    if (name.test(focused)) return
+  }
+  throw new Error(`no focusable element named ${name} within ${max} Tab presses`)
+}

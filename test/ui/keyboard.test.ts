@@ -3,22 +3,9 @@
  * without a mouse"): sign in, reach the approvals page through the skip link
  * and the navigation, open an approval and approve it, with the keyboard only.
  */
-import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postJson, readJson } from "../support/gateway.ts"
-import { browserAvailable, type Console, startConsole } from "./browser.ts"
-
-/** Presses Tab until the focused element matches `name` (accessible name or text); fails after `max` presses. */
-const tabTo = async (page: Page, name: RegExp, max = 60): Promise<void> => {
-  for (let i = 0; i < max; i++) {
-    await page.keyboard.press("Tab")
-    const focused = await page.evaluate<string>(
-      "(() => { const e = document.activeElement; return e ? (e.getAttribute('aria-label') || e.textContent || e.id || '').trim() : '' })()"
-    )
-    if (name.test(focused)) return
-  }
-  throw new Error(`no focusable element named ${name} within ${max} Tab presses`)
-}
+import { browserAvailable, type Console, startConsole, tabTo } from "./browser.ts"
 
 describe.skipIf(!browserAvailable)("console: keyboard only", () => {
   let ui: Console

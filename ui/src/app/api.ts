@@ -13,12 +13,16 @@ import { Cause, Effect, Exit } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { type GatewayHttpClient, makeGatewayHttpClient } from "../../../src/client/http.ts"
 
-/** A failed call: the HTTP status (0 when the gateway was unreachable) and the gateway's `{error, message}`. */
+/**
+ * A failed call: the HTTP status (0 when the gateway was unreachable) and the gateway's `{error, message}`;
+ * `details` is a WebSocket error's `details` (e.g. `work.transition`'s `{code, from, to, allowed}`).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly error: string,
-    message: string
+    message: string,
+    readonly details?: unknown
   ) {
     super(message)
   }
@@ -38,6 +42,8 @@ const STATUS_OF: Record<string, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  invalid_transition: 409,
+  wip_limit_exceeded: 409,
   too_many_requests: 429,
   service_unavailable: 503
 }
@@ -50,6 +56,9 @@ export const onUnauthorized = (listener: () => void): (() => void) => {
   unauthorizedListeners.add(listener)
   return () => unauthorizedListeners.delete(listener)
 }
+
+/** The HTTP status a gateway error code stands for (500 when unknown); WebSocket errors carry no status. */
+export const statusOf = (code: string): number => STATUS_OF[code] ?? 500
 
 const toApiError = (failure: unknown): ApiError => {
   if (failure instanceof ApiError) return failure

@@ -2,11 +2,12 @@
  * One step of a run with its attempts, oldest first. Each attempt is a
  * disclosure (the newest open): status, times, duration, the policy decision
  * that gated it, the error, and its evidence: the result, the postcondition
- * report, artifacts and the evidence its node reported live
+ * report, its artifacts (downloaded through the run: Artifacts.tsx) and the evidence its node reported live
  * (`attempt.evidence`, liveCapture.ts; the record does not keep that).
  */
 import { describeAction } from "../../components/describeAction.ts"
 import { Json } from "../../components/Json.tsx"
+import { artifactRefs, Artifacts } from "./Artifacts.tsx"
 import { decisionOf, durationOf } from "./describe.ts"
 import { evidenceOf } from "./liveCapture.ts"
 import type { ExecutionAttempt, ExecutionStepDetail } from "./types.ts"
@@ -23,6 +24,7 @@ const Attempt = ({ attempt, open }: { attempt: ExecutionAttempt; open: boolean }
   const duration = durationOf(attempt)
   const decision = decisionOf(attempt)
   const reports = evidenceOf(attempt.attempt_id)
+  const refs = artifactRefs(attempt.artifacts)
   return (
     <details class="attempt" open={open}>
       <summary>
@@ -43,7 +45,9 @@ const Attempt = ({ attempt, open }: { attempt: ExecutionAttempt; open: boolean }
       {attempt.postcondition_report !== null
         ? <Block caption="Postcondition report" value={attempt.postcondition_report} attempt={attempt.attempt} />
         : null}
-      {attempt.artifacts.length > 0 ? <Block caption="Artifacts" value={attempt.artifacts} attempt={attempt.attempt} /> : null}
+      {refs.length > 0
+        ? <><p class="caption">Artifacts</p><Artifacts runId={attempt.run_id} attempt={attempt.attempt} refs={refs} /></>
+        : null}
       {reports.length > 0 ? <Block caption="Evidence reported by the node" value={reports} attempt={attempt.attempt} /> : null}
       {attempt.cost !== null ? <Block caption="Cost" value={attempt.cost} attempt={attempt.attempt} /> : null}
       {attempt.policy_decision !== null ? <Block caption="Policy decision" value={attempt.policy_decision} attempt={attempt.attempt} /> : null}

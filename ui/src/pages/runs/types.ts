@@ -1,4 +1,4 @@
-/** The run shapes, from the declarations the server uses (services/workflow/runs/schema.ts, events.ts; nodes' evidence). */
+/** The run shapes, from the declarations the server uses (services/workflow/runs/schema.ts, events.ts; nodes' evidence; artifact refs). */
 export type {
   ExecutionAttempt,
   ExecutionRun,
@@ -7,6 +7,7 @@ export type {
   WorkflowRunDetail
 } from "../../../../services/workflow/runs/schema.ts"
 export type { AttemptEvidence } from "../../../../services/nodes/schema.ts"
+export type { ArtifactRef } from "../../../../services/artifacts/schema.ts"
 import type { RunPausedPayload } from "../../../../services/workflow/events.ts"
 import type { RunStatus } from "../../../../services/workflow/runs/schema.ts"
 
