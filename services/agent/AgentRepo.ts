@@ -75,6 +75,8 @@ export class AgentRepo extends Context.Service<AgentRepo, {
   readonly touch: (sessionId: string, fields: { readonly summary?: string | null; readonly last_turn_at?: string }) => Effect.Effect<void>
   /** Deletes a session's history and summary (`/new`, `/reset`). */
   readonly clearHistory: (sessionId: string) => Effect.Effect<void>
+  /** Deletes the session's `count` oldest messages (`/compact`). */
+  readonly dropOldest: (sessionId: string, count: number) => Effect.Effect<void>
   /** A session's history, oldest first. */
   readonly history: (sessionId: string) => Effect.Effect<ReadonlyArray<AgentMessageRow>>
   /** Appends messages after the session's last `seq`. */
@@ -145,6 +147,9 @@ export class AgentRepo extends Context.Service<AgentRepo, {
             sql`DELETE FROM agent_messages WHERE session_id = ${sessionId}`,
             sql`UPDATE agent_sessions SET summary = NULL WHERE session_id = ${sessionId}`
           )),
+        dropOldest: (sessionId, count) =>
+          count <= 0 ? Effect.void : Effect.asVoid(sql`DELETE FROM agent_messages WHERE session_id = ${sessionId} AND seq IN (
+            SELECT seq FROM agent_messages WHERE session_id = ${sessionId} ORDER BY seq LIMIT ${count})`),
         history: (sessionId) => messages(sql`SELECT * FROM agent_messages WHERE session_id = ${sessionId} ORDER BY seq`),
         append,
         agentFigures: (agentId) =>

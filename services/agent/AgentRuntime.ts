@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { Clock, Context, Effect, Layer, Semaphore, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Semaphore, Stream } from "effect"
 import { Prompt } from "effect/ai"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Memory } from "../memory/Memory.ts"
@@ -32,6 +32,7 @@ import { AgentRuntimeError, InvalidRequest, NotFound } from "./errors.ts"
 import { ContextReportCreated, MessageDelta, MessageFinal, TypingStarted, TypingStopped } from "./events.ts"
 import { trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
+import { providerFor } from "./providers/resolve.ts"
 import type {
   AgentStatus,
   AgentTurnRequest,
@@ -49,6 +50,17 @@ export const MEMORY_HITS = 5
 
 /** What `/new` and `/reset` answer. */
 export const NEW_SESSION_REPLY = "Started a new session: the earlier conversation is no longer in context."
+
+/** Messages `/compact` keeps as they are. */
+export const COMPACT_KEEP = 4
+
+/** Which session: the agent, channel and thread (and the workspace a new session gets). */
+export interface SessionKey {
+  readonly agentId: string
+  readonly channel: string
+  readonly threadId: string
+  readonly workspaceId?: string | undefined
+}
 
 /** A turn's input once the request is checked. */
 export interface TurnInput {
@@ -100,6 +112,20 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
   readonly send: (request: SessionSendRequest) => Effect.Effect<SessionSendResult, InvalidRequest | AgentRuntimeError>
   /** `GET /agent/status`. */
   readonly status: (agentId: string) => Effect.Effect<AgentStatus>
+  /** The session of (agent, channel, thread), created when absent (`session_id` stable). */
+  readonly sessionFor: (key: SessionKey) => Effect.Effect<AgentSessionRow>
+  /** One turn of `message` in an existing session (subagents, ingress); as {@link turn} otherwise. */
+  readonly turnIn: (session: AgentSessionRow, message: string, options?: { readonly runId?: string }) => Effect.Effect<AgentTurnResult, AgentRuntimeError>
+  /** `/new`, `/reset`: forgets the session's history and summary. */
+  readonly resetSession: (sessionId: string) => Effect.Effect<void>
+  /** `/compact`: keeps the newest {@link COMPACT_KEEP} messages, the rest summarised; answers how many were dropped. */
+  readonly compactSession: (sessionId: string) => Effect.Effect<number>
+  /** `/model <ref>`: the session's model (`null`: back to `SVC_AGENT_MODEL`); `InvalidRequest` for an unknown provider. */
+  readonly setSessionModel: (sessionId: string, model: string | null) => Effect.Effect<void, InvalidRequest>
+  /** `/stop`: ends the session's running turn (its reply so far is kept); `false` when none runs. */
+  readonly stopTurn: (sessionId: string) => Effect.Effect<boolean>
+  /** How many turns of the session wait behind the running one (in this process). */
+  readonly waiting: (sessionId: string) => Effect.Effect<number>
   /** `GET /context`: the agent's newest report; `NotFound` before its first turn. */
   readonly lastReport: (agentId: string) => Effect.Effect<ContextReport, NotFound>
   /** `GET /context/list`: reports newest first. */
@@ -118,6 +144,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       const settings = yield* GatewayConfig
       const now = Effect.map(Clock.currentTimeMillis, isoTime)
       const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
+      /** The stop signal of each session's running turn. */
+      const stops = new Map<string, Deferred.Deferred<void>>()
 
       /** Runs `effect` alone among the turns of `sessionId` in this process. */
       const serialized = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) =>
@@ -134,7 +162,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           })))
         })
 
-      const sessionOf = Effect.fnUntraced(function*(input: TurnInput) {
+      const sessionOf = Effect.fnUntraced(function*(input: SessionKey) {
         const found = yield* repo.findSession(input.agentId, input.channel, input.threadId)
         if (found !== undefined) return found
         return yield* repo.insertSession({
@@ -142,7 +170,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           agent_id: input.agentId,
           channel: input.channel,
           thread_id: input.threadId,
-          workspace_id: input.workspaceId,
+          workspace_id: input.workspaceId ?? DEFAULT_WORKSPACE_ID,
           model: null,
           summary: null,
           created_at: yield* now,
@@ -193,7 +221,10 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const { languageModel, provider } = yield* models.forTurn({ agentId: input.agentId, sessionId: session.session_id, modelRef })
         yield* events.publish(TypingStarted, audience)
         const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 }
+        const stop = yield* Deferred.make<void>()
+        stops.set(session.session_id, stop)
         const reply = yield* languageModel.streamText({ prompt }).pipe(
+          Stream.interruptWhen(Deferred.await(stop)),
           Stream.runFoldEffect(() => "", (text, part) => {
             if (part.type === "text-delta") {
               return Effect.as(events.publish(MessageDelta, { ...audience, delta: part.delta }), text + part.delta)
@@ -206,7 +237,10 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
             return Effect.succeed(text)
           }),
           Effect.mapError((error) => provider.toRuntimeError(error)),
-          Effect.ensuring(events.publish(TypingStopped, audience))
+          Effect.ensuring(Effect.andThen(
+            Effect.sync(() => stops.get(session.session_id) === stop && stops.delete(session.session_id)),
+            events.publish(TypingStopped, audience)
+          ))
         )
 
         const assistantMessage = { role: "assistant" as const, content: [{ type: "text" as const, text: reply }] }
@@ -263,6 +297,39 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       const turnOf = (input: TurnInput) =>
         Effect.flatMap(sessionOf(input), (session) => serialized(session.session_id, runTurn(input, session)))
 
+      const turnIn = (session: AgentSessionRow, message: string, options?: { readonly runId?: string }) =>
+        serialized(
+          session.session_id,
+          runTurn({
+            agentId: session.agent_id,
+            workspaceId: session.workspace_id,
+            channel: session.channel,
+            threadId: session.thread_id,
+            message,
+            runId: options?.runId
+          }, session)
+        )
+
+      const compactSession = Effect.fn("AgentRuntime.compactSession")(function*(sessionId: string) {
+        const rows = yield* repo.history(sessionId)
+        if (rows.length <= COMPACT_KEEP) return 0
+        // Budget 0 for everything but the newest COMPACT_KEEP: the summary of trimHistory names what goes.
+        const kept = trimHistory(rows.slice(0, rows.length - COMPACT_KEEP), 0)
+        const dropped = kept.dropped
+        yield* repo.transaction(Effect.gen(function*() {
+          yield* repo.dropOldest(sessionId, dropped)
+          yield* repo.touch(sessionId, { summary: kept.summary ?? null })
+        }))
+        return dropped
+      })
+
+      const setSessionModel = Effect.fn("AgentRuntime.setSessionModel")(function*(sessionId: string, model: string | null) {
+        if (model !== null) {
+          yield* Effect.mapError(providerFor(model), (error) => new InvalidRequest({ message: error.message }))
+        }
+        yield* repo.setModel(sessionId, model)
+      })
+
       const turn = Effect.fn("AgentRuntime.turn")(function*(request: AgentTurnRequest) {
         return yield* turnOf(yield* turnInput(request))
       })
@@ -300,6 +367,17 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         turn,
         send,
         status,
+        sessionFor: sessionOf,
+        turnIn,
+        resetSession: (sessionId) => repo.clearHistory(sessionId),
+        compactSession,
+        setSessionModel,
+        stopTurn: (sessionId) =>
+          Effect.suspend(() => {
+            const stop = stops.get(sessionId)
+            return stop === undefined ? Effect.succeed(false) : Effect.as(Deferred.succeed(stop, undefined), true)
+          }),
+        waiting: (sessionId) => Effect.sync(() => Math.max(0, (locks.get(sessionId)?.users ?? 0) - 1)),
         lastReport: (agentId) =>
           Effect.flatMap(repo.lastReport(agentId), (row) => (row === undefined ? Effect.fail(noReport()) : Effect.succeed(row.report))),
         listReports: (query) =>
