@@ -1,5 +1,6 @@
-/** The agent runtime's migrations, in id order (applied by `AgentRepo.layer`). */
+/** The agent runtime's migrations, in id order (applied by `AgentRepo.layer` and `SessionSettingsRepo.layer`). */
 import { agentTables } from "./0001_agent.ts"
+import { agentSessionSettings } from "./0002_session_settings.ts"
 
 /** Every agent runtime migration. */
-export const agentMigrations = [agentTables] as const
+export const agentMigrations = [agentTables, agentSessionSettings] as const
