@@ -5,11 +5,13 @@
  * of the next turn, the session settings `/queue` and `/send` store, the
  * refusals (`invalid_request` for text without `/`, an unknown command or a
  * bad argument; `forbidden` without operator.admin) and everything off
- * without SVC_AGENT_ENABLED (`unsupported_request`).
+ * without SVC_AGENT_ENABLED (`unsupported_request`); the session settings
+ * on PostgreSQL too when `SVC_TEST_DATABASE_URL` is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { postgres } from "../support/databases.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
@@ -212,5 +214,23 @@ describe("command.execute", () => {
     const { peer, run } = await operator(off)
     expect(await run("/help")).toMatchObject({ ok: false, error: { code: "unsupported_request", message: expect.stringContaining("command.execute") } })
     peer.ws.close()
+  })
+})
+
+describe.skipIf(postgres === undefined)("command.execute on PostgreSQL", () => {
+  it("stores and updates the session settings (/queue, /send) and the model (/model)", async () => {
+    const pg = await startGateway({ agentEnabled: true }, postgres!.make())
+    try {
+      const { peer, ok } = await operator(pg)
+      expect((await ok("/queue collect")).data.queue_mode).toBe("collect")
+      expect((await ok("/send on")).data.send_policy).toBe("on")
+      expect((await ok("/queue steer_backlog")).data.queue_mode).toBe("steer_backlog")
+      expect((await ok("/queue")).data.queue_mode).toBe("steer_backlog")
+      expect((await ok("/send")).data.send_policy).toBe("on")
+      expect((await ok("/model builtin/echo")).data.session_model).toBe("builtin/echo")
+      peer.ws.close()
+    } finally {
+      await pg.close()
+    }
   })
 })
