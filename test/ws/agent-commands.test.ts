@@ -2,7 +2,8 @@
  * The agent's slash commands over WebSocket on a real gateway (issue 25 §3;
  * gateway-api.md message table `command.execute`; reference §5.3;
  * docs/agent.md "Slash commands"): every command, `/model` changing the model
- * of the next turn, the session settings `/queue` and `/send` store, the
+ * of the next turn, `/stop` ending a turn that a local OpenAI-compatible
+ * server holds open (while `/queue` counts the turn waiting behind it), the session settings `/queue` and `/send` store, the
  * refusals (`invalid_request` for text without `/`, an unknown command or a
  * bad argument; `forbidden` without operator.admin) and everything off
  * without SVC_AGENT_ENABLED (`unsupported_request`); the session settings
@@ -10,20 +11,61 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { mkdirSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { postgres } from "../support/databases.ts"
+import { eventually } from "../support/eventually.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
+/**
+ * A local OpenAI-compatible server whose answer to a message containing "hold" streams one chunk and then waits
+ * until the client goes away (a turn that runs until `/stop`); other messages are answered at once.
+ */
+const slowServer = async () => {
+  let held = 0
+  const server = http.createServer((req, res) => {
+    let text = ""
+    req.on("data", (c) => (text += c))
+    req.on("end", () => {
+      const body = JSON.parse(text)
+      const last = body.messages[body.messages.length - 1].content
+      const message = typeof last === "string" ? last : last.map((p: any) => p.text).join("")
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      const chunk = (delta: object, finish: string | null = null) =>
+        res.write(`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`)
+      chunk({ role: "assistant", content: "" })
+      if (message.includes("hold")) {
+        chunk({ content: "partial " })
+        held++
+        return
+      }
+      chunk({ content: `quick: ${message}` })
+      chunk({}, "stop")
+      res.end("data: [DONE]\n\n")
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    held: () => held,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())))
+  }
+}
+
 let gw: TestGateway
 let off: TestGateway
+let slow: Awaited<ReturnType<typeof slowServer>>
 beforeAll(async () => {
-  gw = await startGateway({ agentEnabled: true, rateLimitMax: 10_000 })
+  slow = await slowServer()
+  gw = await startGateway({ agentEnabled: true, rateLimitMax: 10_000, openaiBaseUrl: slow.url })
   off = await startGateway()
 })
 afterAll(async () => {
   await gw.close()
   await off.close()
+  await slow.close()
 })
 
 /** An operator peer with the admin token and a `command.execute` helper. */
@@ -123,6 +165,38 @@ describe("command.execute", () => {
       await peer.request("session.send", { ...where, content: "fresh" })
       expect((await ok("/context", { agent_id: "cmd-session" })).data.report.history).toEqual({ messages: 0, dropped: 0 })
     }
+    peer.ws.close()
+  })
+
+  it("/stop stops the running turn (its reply so far is kept) while /queue counts the turn waiting behind it", async () => {
+    const { peer, ok } = await operator()
+    const agent = "cmd-stop"
+    const secret = await readJson(await postJson(gw, `/secrets?agent_id=${agent}`, { scope: "openai-key", value: "sk-cmd-stop" }, gw.adminToken))
+    const profile = await postJson(gw, "/auth/profiles", { agent_id: agent, provider: "openai", type: "api_key", secret_handles: { api_key: secret.handle.handle_id } }, gw.adminToken)
+    expect(profile.status).toBe(201)
+    const where = { agent_id: agent, channel: "operator", thread_id: "stop" }
+    await ok("/model openai/slow-model", where)
+
+    /** Sends `session.send` and answers its response (waiting as long as the turn runs). */
+    const send = (content: string) => {
+      const request_id = `send-${content}`
+      peer.send({ request_id, type: "session.send", payload: { ...where, content } })
+      return peer.next((m) => m?.request_id === request_id && "ok" in m, 30_000)
+    }
+    const held = send("hold on")
+    await peer.next((m) => m?.type === "message.delta" && m.payload?.thread_id === "stop" && m.payload.delta === "partial ", 30_000)
+    expect(slow.held()).toBe(1)
+    const behind = send("then this")
+    await eventually(async () => (await ok("/queue", where)).data.waiting === 1, "the second turn waiting")
+
+    const stopped = await ok("/stop", where)
+    expect(stopped).toMatchObject({ output: "Stopped the running turn.", data: { stopped: true } })
+    expect(await held).toMatchObject({ ok: true, result: { assistant_message: "partial " } })
+    expect(await behind).toMatchObject({ ok: true, result: { assistant_message: "quick: then this" } })
+    expect((await ok("/queue", where)).data.waiting).toBe(0)
+    expect((await ok("/stop", where)).data.stopped).toBe(false)
+    const context = await ok("/context", { agent_id: agent })
+    expect(context.data.report).toMatchObject({ model: "openai/slow-model", history: { messages: 2, dropped: 0 } })
     peer.ws.close()
   })
 
