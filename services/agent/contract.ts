@@ -7,12 +7,12 @@
 import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { AgentEvents } from "./events.ts"
 import { AgentApi } from "./transport/httpApi.ts"
-import { SessionSend } from "./transport/wsApi.ts"
+import { CommandExecute, SessionSend } from "./transport/wsApi.ts"
 
 /** The agent runtime's contract. */
-export const AgentContract: Contract<"agent", typeof AgentApi, typeof SessionSend, (typeof AgentEvents)[number]> = contract({
+export const AgentContract: Contract<"agent", typeof AgentApi, typeof SessionSend | typeof CommandExecute, (typeof AgentEvents)[number]> = contract({
   name: "agent",
   http: [AgentApi],
-  ws: [SessionSend],
+  ws: [SessionSend, CommandExecute],
   events: AgentEvents
 })

@@ -7,14 +7,15 @@ import { Layer } from "effect"
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { AuthProfilesLive } from "../auth-profiles/index.ts"
 import { AgentRuntime } from "./AgentRuntime.ts"
+import { AgentCommands } from "./commands.ts"
 import { AgentContract } from "./contract.ts"
 import { AgentSettings } from "./settings.ts"
 import { AgentTables } from "./tables.ts"
 import { AgentHttp, AgentSwitch } from "./transport/http.ts"
 import { AgentWs } from "./transport/ws.ts"
 
-/** The agent runtime over the auth profiles (and secrets) its models' credentials come from. */
-const layer = AgentRuntime.layer.pipe(Layer.provide(AuthProfilesLive))
+/** The agent runtime and its slash commands over the auth profiles (and secrets) its models' credentials come from. */
+const layer = Layer.mergeAll(AgentRuntime.layer, AgentCommands.layer).pipe(Layer.provide(AuthProfilesLive))
 
 /** The agent runtime subsystem (src/subsystem/Subsystem.ts): what the composition root needs of it. */
 export const AgentSubsystem: Subsystem<typeof AgentContract, typeof layer, typeof AgentHttp, typeof AgentWs, typeof AgentSettings> =

@@ -1,7 +1,7 @@
 /**
  * The agent runtime's tables (layers/storage/table.ts): sessions, their
- * history, the context reports and the tool calls waiting on approvals,
- * carried by snapshots.
+ * history, the context reports, the sessions' settings (`/queue`, `/send`)
+ * and the tool calls waiting on approvals, carried by snapshots.
  *
  * @module
  */
@@ -9,6 +9,7 @@ import { table, type TableDeclaration } from "../../layers/storage/table.ts"
 import { AgentContextReportRow, AgentMessageRow, AgentSessionRow } from "./AgentRepo.ts"
 import { agentMigrations } from "./migrations/index.ts"
 import { AgentToolCallRow } from "./ToolCallsRepo.ts"
+import { AgentSessionSettingsRow } from "./SessionSettingsRepo.ts"
 
 const owner = { subsystem: "agent", migrations: agentMigrations }
 
@@ -17,5 +18,6 @@ export const AgentTables: ReadonlyArray<TableDeclaration> = [
   table({ name: "agent_sessions", primaryKey: ["session_id"], row: AgentSessionRow, owner }),
   table({ name: "agent_messages", primaryKey: ["session_id", "seq"], row: AgentMessageRow, owner }),
   table({ name: "agent_context_reports", primaryKey: ["context_report_id"], row: AgentContextReportRow, owner }),
+  table({ name: "agent_session_settings", primaryKey: ["session_id"], row: AgentSessionSettingsRow, owner }),
   table({ name: "agent_tool_calls", primaryKey: ["approval_id"], row: AgentToolCallRow, owner })
 ]

@@ -5,7 +5,9 @@
  * resolutions), auth profiles and pins, policy overrides, routing revisions,
  * plans (with their events and approvals) and workflow runs that succeeded,
  * are paused (approval and resume token) and are queued behind the paused
- * one, memory items (one kept, one deleted with its tombstone), the work board and one agent turn. The gateway needs `engineApiEnabled`, `agentEnabled` with `builtin/scripted`, and a policy allowing Http steps
+ * one, memory items (one kept, one deleted with its tombstone), the work board, one agent turn (its tool
+ * call waiting on an approval) and a session's `/queue` setting. The gateway needs `engineApiEnabled`, `agentEnabled`
+ * with `builtin/scripted`, and a policy allowing Http steps
  * to `target`.
  */
 import { Clock, Effect, Redacted } from "effect"
@@ -123,6 +125,9 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
     "turns:\n  - tool_calls: [{name: memory_search, arguments: {query: snapshot}}]\n    reply: Searched.\n")
   const turn = await operator.request("session.send", { channel: "operator", thread_id: "snapshot", content: "Snapshot turn" })
   if (turn.ok !== true) throw new Error(`session.send: ${JSON.stringify(turn)}`)
+  // A slash command that stores a session setting (`agent_session_settings`).
+  const command = await operator.request("command.execute", { command: "/queue followup", channel: "operator", thread_id: "snapshot" })
+  if (command.ok !== true) throw new Error(`command.execute: ${JSON.stringify(command)}`)
   operator.ws.close()
 
   const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>

@@ -14,7 +14,6 @@ const client = (type: string, scope: string) => make(type, { scope, roles: CLIEN
 
 /** Declared, not yet handled. */
 export const PlannedWsMessages = [
-  client("command.execute", "operator.admin"),
   client("subagent.spawn", WRITE),
   client("subagent.list", READ),
   client("subagent.get", READ),
