@@ -52,9 +52,11 @@ export const Transcript = ({ turns, approvals, onDecided }: {
   const others = [...approvals.values()].filter((approval) => !named.has(approval.id) && approval.status === "pending")
   return (
     <>
-      <ol class="chat" role="log" aria-label="Transcript" aria-live="polite">
-        {turns.map((turn) => <TurnView key={turn.id} turn={turn} approvals={approvals} onDecided={onDecided} />)}
-      </ol>
+      <div role="log" aria-label="Transcript" aria-live="polite">
+        <ol class="chat">
+          {turns.map((turn) => <TurnView key={turn.id} turn={turn} approvals={approvals} onDecided={onDecided} />)}
+        </ol>
+      </div>
       {turns.length === 0 ? <p class="empty">No message yet on this page. Type one below; a line starting with / is a slash command (/help lists them).</p> : null}
       {others.length > 0 ? (
         <section aria-labelledby="chat-waiting-title">
