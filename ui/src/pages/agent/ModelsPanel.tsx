@@ -21,10 +21,10 @@ const ProviderModels = ({ id }: { id: string }) => {
       <ErrorNote error={models.error} />
       {models.data ? (
         <table class="list" aria-label={`Models of ${id}`}>
-          <thead><tr><th scope="col">Model id</th><th scope="col">Name</th><th scope="col">Context</th><th scope="col">Price in / out (per 1M tokens)</th></tr></thead>
+          <thead><tr><th scope="col">Model id</th><th scope="col">Context</th><th scope="col">USD in / out per 1M</th></tr></thead>
           <tbody>
             {models.data.models.map((m) => (
-              <tr key={m.id}><td><code>{id}/{m.id}</code></td><td>{m.name}</td><td>{m.limit.context}</td><td>{price(m)}</td></tr>
+              <tr key={m.id}><td><code title={m.name}>{id}/{m.id}</code></td><td>{m.limit.context}</td><td>{price(m)}</td></tr>
             ))}
           </tbody>
         </table>
