@@ -9,6 +9,7 @@
  * memory hits and the tool calls; `/help` runs as `command.execute` and its
  * output is shown; the agent's status and the model catalog are shown.
  * Screenshots and axe on each state.
+ * With the runtime off, the page says so and a message fails saying how to turn it on.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -162,6 +163,29 @@ describe.skipIf(!browserAvailable)("console: agent chat", () => {
     const text = await output.textContent()
     for (const command of ["/help", "/new", "/model", "/context", "/usage"]) expect(text).toContain(command)
     await screenshot(page, "agent-chat-command")
+    await expectAccessible(page)
+  }, 90_000)
+})
+
+describe.skipIf(!browserAvailable)("console: agent chat with the runtime off", () => {
+  let ui: Console
+  afterAll(async () => {
+    await ui?.close()
+  })
+
+  it("says the runtime is off, and a message fails saying how to turn it on", async () => {
+    ui = await startConsole({ rateLimitMax: 10_000 })
+    const { page } = await ui.open()
+    await signIn(page, ui.gw.adminToken)
+    await waitLive(page)
+    await page.goto("/ui/agent")
+    await page.getByRole("region", { name: "Agent status" })
+      .getByText("The agent runtime is off on this gateway: start it with SVC_AGENT_ENABLED=1 (docs/agent.md).").waitFor()
+    await page.getByLabel("Message").fill("Hello?")
+    await page.getByLabel("Message").press("Enter")
+    await page.getByRole("log", { name: "Transcript" }).getByRole("alert")
+      .filter({ hasText: "the agent runtime is off (SVC_AGENT_ENABLED=1 turns it on) (404 unsupported_request)" }).waitFor()
+    await screenshot(page, "agent-chat-off")
     await expectAccessible(page)
   }, 90_000)
 })
