@@ -29,10 +29,12 @@ export default function AgentChatPage() {
   const [agent, setAgent] = useState(DEFAULT_AGENT_ID)
   const [thread, setThread] = useState(DEFAULT_THREAD)
   const chat = useChat(agent, thread)
+  const canApprove = useCan("operator.approvals")
+  // The session's tool-call approvals (`GET /approvals` needs operator.approvals: without it none are shown).
   const pending = useResource(
-    () => call((c) => c.approvals.list({ query: { status: "pending" } })),
+    () => (canApprove ? call((c) => c.approvals.list({ query: { status: "pending" } })) : Promise.resolve({ approvals: [] as ReadonlyArray<Approval> })),
     { events: ["approval.requested", "approval.resolved"] },
-    []
+    [canApprove]
   )
   // Approvals decided on this page stay shown (decided) under their turn.
   const [decided, setDecided] = useState<ReadonlyMap<number, Approval>>(new Map())
