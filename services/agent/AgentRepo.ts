@@ -49,6 +49,7 @@ export const AgentContextReportRow = Schema.Struct({
   input_tokens: Schema.Int,
   output_tokens: Schema.Int,
   total_tokens: Schema.Int,
+  usd_micros: Schema.Int,
   report: Schema.fromJsonString(ContextReport),
   generated_at: TimestampColumn
 })

@@ -25,6 +25,8 @@ import { Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { GatewayConfig } from "../../layers/config.ts"
 import { Approvals } from "../approvals/Approvals.ts"
 import { Memory } from "../memory/Memory.ts"
+import { usdMicros } from "../models/catalog.ts"
+import { Models } from "../models/Models.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { Work } from "../work/Work.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
@@ -151,6 +153,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       const repo = yield* AgentRepo
       const models = yield* AgentModels
       const tools = yield* AgentTools
+      const catalog = yield* Models
       const memory = yield* Memory
       const events = yield* EventBus
       const settings = yield* GatewayConfig
@@ -271,7 +274,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           )
         }
         yield* events.publish(TypingStarted, audience)
-        const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 }
+        const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, usd_micros: 0 }
         const stop = yield* Deferred.make<void>()
         stops.set(session.session_id, stop)
         /** One model call: its text (streamed out as `message.delta`) and its response parts. */
@@ -329,6 +332,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const used_tools = [...new Set(toolState.calls.map((call) => call.tool))]
 
         const generated_at = yield* now
+        const price = yield* catalog.price(modelRef)
+        usage.usd_micros = price === undefined ? 0 : usdMicros(price, usage)
         const schemaSizes = offered
           .map((entry) => ({ id: entry.tool.name, chars: JSON.stringify(Tool.getJsonSchema(entry.tool)).length + (entry.tool.description ?? "").length }))
           .sort((a, b) => b.chars - a.chars)
@@ -439,13 +444,14 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const model = settings.agentModel
         const readiness = yield* models.readiness(agentId, model)
         const figures = yield* repo.agentFigures(agentId)
+        const offered = yield* tools.offered(agentId, DEFAULT_WORKSPACE_ID)
         return {
           status: "ok" as const,
           agent_id: agentId,
           enabled: true,
           model,
           provider: { id: readiness.provider, ready: readiness.ready, ...(readiness.reason !== undefined ? { reason: readiness.reason } : {}) },
-          tools: [],
+          tools: offered.map((entry) => entry.tool.name),
           session_count: figures.sessions,
           last_turn_at: figures.last_turn_at
         }
@@ -495,6 +501,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       Layer.provide(Memory.layer)
     )),
     Layer.provide(Memory.layer),
+    Layer.provide(Models.layer),
     Layer.provide(EventBus.layer)
   )
 }

@@ -95,7 +95,12 @@ export const ContextReport = Schema.StructWithRest(
     tool_calls: Schema.Array(ContextToolCall),
     injected_files: Schema.Array(Schema.String),
     history: Schema.Struct({ messages: Schema.Int, dropped: Schema.Int }),
-    usage: Schema.Struct({ input_tokens: Schema.Int, output_tokens: Schema.Int, total_tokens: Schema.Int })
+    usage: Schema.Struct({
+      input_tokens: Schema.Int,
+      output_tokens: Schema.Int,
+      total_tokens: Schema.Int,
+      usd_micros: Schema.Int.annotate({ description: "The turn's cost in millionths of a US dollar (model catalog prices; 0 when unknown)." })
+    })
   }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 ).annotate({ identifier: "ContextReport" })

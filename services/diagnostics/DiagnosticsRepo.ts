@@ -108,9 +108,44 @@ export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
         }
       }
 
+      const TurnSums = Schema.Struct({
+        turns: Schema.Union([Schema.Number, Schema.NumberFromString]),
+        input_tokens: Schema.NullOr(Schema.Union([Schema.Number, Schema.NumberFromString])),
+        output_tokens: Schema.NullOr(Schema.Union([Schema.Number, Schema.NumberFromString])),
+        total_tokens: Schema.NullOr(Schema.Union([Schema.Number, Schema.NumberFromString])),
+        usd_micros: Schema.NullOr(Schema.Union([Schema.Number, Schema.NumberFromString]))
+      })
+      /** The agent runtime's turns of the scope (services/agent: one context report a turn, with its usage). */
+      const turnsOf = (filter: UsageFilter) => {
+        const select = sql`SELECT COUNT(*) AS turns, SUM(c.input_tokens) AS input_tokens, SUM(c.output_tokens) AS output_tokens,
+          SUM(c.total_tokens) AS total_tokens, SUM(c.usd_micros) AS usd_micros FROM agent_context_reports c`
+        const where = (() => {
+          switch (filter.kind) {
+            case "run":
+              return sql` WHERE c.run_id = ${filter.run_id}`
+            case "key":
+              return sql` JOIN agent_sessions s ON s.session_id = c.session_id
+                WHERE 'agent:' || s.agent_id || ':' || s.channel || ':' || s.thread_id = ${filter.key}`
+            case "agent":
+              return sql` WHERE c.agent_id = ${filter.agent_id}`
+            case "deployment":
+              return sql``
+          }
+        })()
+        return Effect.map(findRows(TurnSums)(sql`${select}${where}`), (rows) => rows[0])
+      }
+
       const usage = (filter: UsageFilter) =>
-        Effect.map(costsOf(filter), (rows): UsageSums => {
-          const sum = { attempts: rows.length, duration_ms: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, usd_micros: 0 }
+        Effect.zipWith(costsOf(filter), turnsOf(filter), (rows, turns): UsageSums => {
+          const sum = {
+            attempts: rows.length,
+            duration_ms: 0,
+            input_tokens: turns?.input_tokens ?? 0,
+            output_tokens: turns?.output_tokens ?? 0,
+            total_tokens: turns?.total_tokens ?? 0,
+            usd_micros: turns?.usd_micros ?? 0,
+            agent_turns: turns?.turns ?? 0
+          }
           let unreadable = 0
           for (const row of rows) {
             if (row.cost === null) continue

@@ -90,14 +90,15 @@ export const UsageScope = Schema.Union([
 ]).annotate({ identifier: "UsageScope" })
 export type UsageScope = typeof UsageScope.Type
 
-/** Sums over the attempts of the scope; cost fields an attempt did not report count as 0. */
+/** Sums over the step attempts and agent turns of the scope; cost fields an attempt did not report count as 0. */
 export const UsageTotals = Schema.Struct({
   attempts: Count.annotate({ description: "Step attempts in the scope, with or without a cost." }),
   duration_ms: Schema.Number,
   input_tokens: Schema.Number,
   output_tokens: Schema.Number,
   total_tokens: Schema.Number.annotate({ description: "An attempt's total_tokens, else its input + output tokens." }),
-  usd_micros: Schema.Number
+  usd_micros: Schema.Number,
+  agent_turns: Count.annotate({ description: "Agent runtime turns in the scope; their tokens and cost are in the sums above." })
 }).annotate({ identifier: "UsageTotals" })
 export type UsageTotals = typeof UsageTotals.Type
 

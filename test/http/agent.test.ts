@@ -155,7 +155,11 @@ describe("the agent runtime", () => {
     expect(request.body).toMatchObject({ model: "gpt-4.1-mini", stream: true, stream_options: { include_usage: true } })
     expect(request.body.messages[0].role).toBe("system")
     const report = (await readJson(await get(oa, "/context?agent_id=oa"))).report
-    expect(report.usage).toEqual({ input_tokens: 12, output_tokens: 4, total_tokens: 16 })
+    // gpt-4.1-mini's catalog price ($0.40 / $1.60 per 1M tokens): 12 × 0.4 + 4 × 1.6 = 11.2 → 11 micro-dollars.
+    expect(report.usage).toMatchObject({ input_tokens: 12, output_tokens: 4, total_tokens: 16 })
+    expect(report.usage.usd_micros).toBeGreaterThan(0)
+    const usage = await readJson(await get(oa, "/usage?agent_id=oa"))
+    expect(usage.totals).toMatchObject({ agent_turns: 1, input_tokens: 12, output_tokens: 4, total_tokens: 16, usd_micros: report.usage.usd_micros })
 
     provider.fail(500)
     const failed = await turn()

@@ -163,8 +163,8 @@ for (const database of databases) describe(`GET /status and GET /usage (${databa
       }))
     })
 
-    const zero = { attempts: 0, duration_ms: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, usd_micros: 0 }
-    const r1 = { attempts: 3, duration_ms: 1000, input_tokens: 10, output_tokens: 5, total_tokens: 45, usd_micros: 150 }
+    const zero = { attempts: 0, duration_ms: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, usd_micros: 0, agent_turns: 0 }
+    const r1 = { attempts: 3, duration_ms: 1000, input_tokens: 10, output_tokens: 5, total_tokens: 45, usd_micros: 150, agent_turns: 0 }
 
     it.each([
       ["run_id=u-r1", { kind: "run", run_id: "u-r1" }, r1],

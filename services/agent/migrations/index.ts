@@ -2,6 +2,7 @@
 import { agentTables } from "./0001_agent.ts"
 import { agentSessionSettings } from "./0002_session_settings.ts"
 import { agentToolCalls } from "./0004_tool_approvals.ts"
+import { agentTurnCost } from "./0005_turn_cost.ts"
 
 /** Every agent runtime migration. */
-export const agentMigrations = [agentTables, agentSessionSettings, agentToolCalls] as const
+export const agentMigrations = [agentTables, agentSessionSettings, agentToolCalls, agentTurnCost] as const

@@ -67,7 +67,7 @@ const PINNED: ReadonlyArray<readonly [string, ReadonlyArray<string>, string, str
   ["artifacts", ["artifact_id"], "artifacts", "artifact_id kind created_at:time mime_type size_bytes:int sha256 labels:json metadata:json sensitivity workspace_id agent_id run_id step_id attempt_id policy_snapshot_id deleted_at:time"],
   ["agent_sessions", ["session_id"], "agent", "session_id agent_id channel thread_id workspace_id model summary created_at:time last_turn_at:time"],
   ["agent_messages", ["session_id", "seq"], "agent", "session_id seq:int role message chars:int created_at:time"],
-  ["agent_context_reports", ["context_report_id"], "agent", "context_report_id session_id agent_id run_id model input_tokens:int output_tokens:int total_tokens:int report:json generated_at:time"],
+  ["agent_context_reports", ["context_report_id"], "agent", "context_report_id session_id agent_id run_id model input_tokens:int output_tokens:int total_tokens:int usd_micros:int report:json generated_at:time"],
   ["agent_session_settings", ["session_id"], "agent", "session_id queue_mode send_policy updated_at:time"],
   ["agent_tool_calls", ["approval_id"], "agent", "approval_id:int session_id agent_id tool tool_id arguments:json match_target status outcome created_at:time consumed_at:time"]
 ]
