@@ -71,6 +71,7 @@ describe.skipIf(!browserAvailable)("console: agent chat", () => {
     const status = page.getByRole("region", { name: "Agent status" })
     await status.getByText("builtin/scripted").waitFor()
     expect(await status.textContent()).toContain("ready")
+    expect(await status.textContent()).toContain("http_fetch")
     const models = page.getByRole("region", { name: "Models" })
     const builtin = models.getByRole("table", { name: "Providers" }).getByRole("row").filter({ hasText: "builtin" })
     await builtin.waitFor()
@@ -133,6 +134,7 @@ describe.skipIf(!browserAvailable)("console: agent chat", () => {
     expect(row).toContain("require_approval")
     expect(row).toMatch(/waiting for approval \d+/)
     expect(await report.textContent()).toMatch(/Memory hits1 keyword, 0 semantic/)
+    expect(await report.textContent()).toContain("cost $0.000000")
     await screenshot(page, "agent-chat-approval")
     await expectAccessible(page)
 

@@ -1,8 +1,9 @@
 /**
  * A turn's context report (`GET /context/detail/:id`), collapsible: its
  * summary line says the model, the memory hits, the tool calls and the tokens;
- * opened, the prompt's sections, the history kept and dropped, the tools
- * offered and each tool call with the policy's decision and its outcome.
+ * opened, the prompt's sections, the history kept and dropped, the usage and
+ * its cost (catalog prices), the tools offered and each tool call with the
+ * policy's decision and its outcome.
  */
 import { call } from "../../app/api.ts"
 import { useResource } from "../../app/useResource.ts"
@@ -46,7 +47,11 @@ export const ReportView = ({ id, turn }: { id: string; turn: number }) => {
         <dt>Model</dt><dd><code>{report.model}</code></dd>
         <dt>Memory hits</dt><dd>{report.memory.keyword_hits} keyword, {report.memory.semantic_hits} semantic</dd>
         <dt>History</dt><dd>{plural(report.history.messages, "message")} kept, {report.history.dropped} dropped</dd>
-        <dt>Usage</dt><dd>{report.usage.input_tokens} in, {report.usage.output_tokens} out, {report.usage.total_tokens} total tokens</dd>
+        <dt>Usage</dt>
+        <dd>
+          {report.usage.input_tokens} in, {report.usage.output_tokens} out, {report.usage.total_tokens} total tokens;
+          cost ${(report.usage.usd_micros / 1_000_000).toFixed(6)}
+        </dd>
         <dt>System prompt</dt>
         <dd>{report.system_prompt.chars} characters: {report.system_prompt.sections.map((s) => `${s.id} (${s.chars})`).join(", ") || "no section"}</dd>
         <dt>Tools offered</dt>
