@@ -6,13 +6,20 @@
  */
 import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { AgentEvents } from "./events.ts"
+import { SubagentEvents } from "./subagents/events.ts"
 import { AgentApi } from "./transport/httpApi.ts"
+import { SubagentMessages } from "./transport/subagentsWsApi.ts"
 import { SessionSend } from "./transport/wsApi.ts"
 
 /** The agent runtime's contract. */
-export const AgentContract: Contract<"agent", typeof AgentApi, typeof SessionSend, (typeof AgentEvents)[number]> = contract({
+export const AgentContract: Contract<
+  "agent",
+  typeof AgentApi,
+  typeof SessionSend | (typeof SubagentMessages)[number],
+  (typeof AgentEvents)[number] | (typeof SubagentEvents)[number]
+> = contract({
   name: "agent",
   http: [AgentApi],
-  ws: [SessionSend],
-  events: AgentEvents
+  ws: [SessionSend, ...SubagentMessages],
+  events: [...AgentEvents, ...SubagentEvents]
 })

@@ -7,17 +7,9 @@
  */
 import { CLIENT, make } from "./message.ts"
 
-const READ = "operator.read"
-const WRITE = "operator.write"
-
 const client = (type: string, scope: string) => make(type, { scope, roles: CLIENT })
 
 /** Declared, not yet handled. */
 export const PlannedWsMessages = [
-  client("command.execute", "operator.admin"),
-  client("subagent.spawn", WRITE),
-  client("subagent.list", READ),
-  client("subagent.get", READ),
-  client("subagent.send", WRITE),
-  client("subagent.close", WRITE)
+  client("command.execute", "operator.admin")
 ] as const
