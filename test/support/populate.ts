@@ -5,7 +5,9 @@
  * resolutions), auth profiles and pins, policy overrides, routing revisions,
  * plans (with their events and approvals) and workflow runs that succeeded,
  * are paused (approval and resume token) and are queued behind the paused
- * one, memory items (one kept, one deleted with its tombstone), the work board and one agent turn. The gateway needs `engineApiEnabled`, `agentEnabled` and a policy allowing Http steps
+ * one, memory items (one kept, one deleted with its tombstone), the work
+ * board, one agent turn and a subagent with an answered message. The gateway
+ * needs `engineApiEnabled`, `agentEnabled` and a policy allowing Http steps
  * to `target`.
  */
 import { Clock, Effect, Redacted } from "effect"
@@ -116,6 +118,7 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   // The agent runtime: one turn (`agent_sessions`, `agent_messages`, `agent_context_reports`).
   const turn = await operator.request("session.send", { channel: "operator", thread_id: "snapshot", content: "Snapshot turn" })
   if (turn.ok !== true) throw new Error(`session.send: ${JSON.stringify(turn)}`)
+  await populateSubagents(operator)
   operator.ws.close()
 
   const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>
@@ -143,6 +146,17 @@ const populateWork = async (operator: Awaited<ReturnType<typeof connectPeer>>["p
   await ok("work.decision.create", { ...scope, decision: { question: "Go?", chosen: "yes", alternatives: ["no"], rationale_md: "-", input_artifact_ids: [] } })
   await ok("work.signal.create", { ...scope, signal: { trigger_kind: "event", trigger_spec_json: { on: "deploy" } } })
   await ok("work.state_kv.set", { ...scope, scope: { kind: "work_item", work_item_id: second.work_item_id }, key: "k", value_json: { v: 1 } })
+}
+
+/** Fills the subagents' tables: a subagent and one answered message (`agent_subagents`, `agent_subagent_messages`). */
+const populateSubagents = async (operator: Awaited<ReturnType<typeof connectPeer>>["peer"]) => {
+  const scope = { tenant_id: "t1", agent_id: "default", workspace_id: "snapshot" }
+  const spawned = await operator.request("subagent.spawn", { ...scope, execution_profile: "snapshot" })
+  if (spawned.ok !== true) throw new Error(`subagent.spawn: ${JSON.stringify(spawned)}`)
+  const subagentId = spawned.result.subagent.subagent_id as string
+  const sent = await operator.request("subagent.send", { ...scope, subagent_id: subagentId, content: "Snapshot subagent turn" })
+  if (sent.ok !== true) throw new Error(`subagent.send: ${JSON.stringify(sent)}`)
+  await operator.next((m: any) => m?.type === "subagent.output" && m.payload?.subagent_id === subagentId, 30_000)
 }
 
 const expect_ = (actual: unknown, expected: unknown) => {
