@@ -8,8 +8,7 @@ import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { AgentEvents } from "./events.ts"
 import { SubagentEvents } from "./subagents/events.ts"
 import { AgentApi } from "./transport/httpApi.ts"
-import { SubagentMessages } from "./transport/subagentsWsApi.ts"
-import { SessionSend } from "./transport/wsApi.ts"
+import { SessionSend, SubagentMessages } from "./transport/wsApi.ts"
 
 /** The agent runtime's contract. */
 export const AgentContract: Contract<

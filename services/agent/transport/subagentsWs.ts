@@ -1,10 +1,10 @@
-/** Handlers of the `subagent.*` request types (subagentsWsApi.ts): one call to `Subagents` each, when the runtime is on. */
+/** Handlers of the `subagent.*` request types (wsApi.ts): one call to `Subagents` each, when the runtime is on. */
 import { Effect } from "effect"
 import { GatewayConfig } from "../../../layers/config.ts"
 import { handlers } from "../../../src/ws/dispatch.ts"
 import { AgentDisabled } from "../errors.ts"
 import { Subagents } from "../subagents/Subagents.ts"
-import { SubagentMessages } from "./subagentsWsApi.ts"
+import { SubagentMessages } from "./wsApi.ts"
 
 /** Subagent handlers; need {@link Subagents} and `GatewayConfig` (`agentEnabled`: else `unsupported_request`). */
 export const SubagentsWs = handlers(

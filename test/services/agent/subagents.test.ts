@@ -89,11 +89,12 @@ const stubRuntime = (answer: (message: string) => Effect.Effect<string>) => {
     created_at: new Date(0).toISOString(),
     last_turn_at: null
   })
-  return Layer.succeed(AgentRuntime, {
+  const used: Pick<AgentRuntime["Service"], "sessionFor" | "turnIn" | "stopTurn"> = {
     sessionFor: (key) => Effect.succeed(session(key.threadId)),
     turnIn: (s, message) => Effect.map(answer(message), (reply) => ({ reply, session_id: s.session_id, used_tools: [], memory_written: false })),
     stopTurn: () => Effect.succeed(false)
-  } as unknown as AgentRuntime["Service"])
+  }
+  return Layer.succeed(AgentRuntime, used as AgentRuntime["Service"])
 }
 
 for (const backend of backends) {
