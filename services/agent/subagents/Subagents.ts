@@ -42,6 +42,7 @@ import { isUuid } from "../../shared/schemas.ts"
 import { isoTime } from "../../shared/time.ts"
 import { EventBus } from "../../ws-sessions/EventBus.ts"
 import type { GatewayEvent } from "../../ws-sessions/GatewayEvent.ts"
+import { AgentRepo } from "../AgentRepo.ts"
 import { AgentRuntime } from "../AgentRuntime.ts"
 import { InvalidRequest, InvalidState, NotFound } from "../errors.ts"
 import { SubagentClosed, SubagentOutput, SubagentSpawned, SubagentUpdated } from "./events.ts"
@@ -106,13 +107,14 @@ export class Subagents extends Context.Service<Subagents, {
   readonly close: (request: SubagentCloseRequest) => Effect.Effect<SubagentResult, NotFound>
 }>()("svc-gateway/agent/Subagents") {
   /**
-   * Needs {@link SubagentsRepo}, `AgentRuntime`, `EventBus` and `GatewayConfig`; starts the worker in the layer's
-   * scope when `agentEnabled`.
+   * Needs {@link SubagentsRepo}, `AgentRepo` (a subagent's session), `AgentRuntime`, `EventBus` and
+   * `GatewayConfig`; starts the worker in the layer's scope when `agentEnabled`.
    */
   static readonly layerNoDeps = Layer.effect(
     Subagents,
     Effect.gen(function*() {
       const repo = yield* SubagentsRepo
+      const sessions = yield* AgentRepo
       const runtime = yield* AgentRuntime
       const events = yield* EventBus
       const settings = yield* GatewayConfig
@@ -296,7 +298,9 @@ export class Subagents extends Context.Service<Subagents, {
           yield* announce(SubagentUpdated, { subagent: toSubagent(closing) }, closing)
         }
         yield* repo.cancelQueued(current.subagent_id, yield* now)
-        yield* runtime.stopTurn((yield* sessionOf(current)).session_id)
+        // A subagent that never ran a turn has no session: none is created to stop nothing.
+        const session = yield* sessions.findSession(current.agent_id, SUBAGENT_CHANNEL, current.subagent_id)
+        if (session !== undefined) yield* runtime.stopTurn(session.session_id)
         const closed = yield* repo.move(current.subagent_id, { from: ["closing"], to: "closed", at: yield* now, closed: true })
         if (closed === undefined) return { subagent: toSubagent((yield* repo.get(current.subagent_id)) ?? current) }
         const subagent = toSubagent(closed)
@@ -308,9 +312,10 @@ export class Subagents extends Context.Service<Subagents, {
     })
   )
 
-  /** Wired: its repository and the event bus; needs `AgentRuntime`, `GatewayConfig` and a `SqlClient`. */
+  /** Wired: its repository, the sessions' and the event bus; needs `AgentRuntime`, `GatewayConfig` and a `SqlClient`. */
   static readonly layer = Subagents.layerNoDeps.pipe(
     Layer.provide(SubagentsRepo.layer),
+    Layer.provide(AgentRepo.layer),
     Layer.provide(EventBus.layer)
   )
 }

@@ -21,7 +21,7 @@ import { join } from "node:path"
 import { GatewayConfig } from "../../../layers/config.ts"
 import { storageLayer } from "../../../layers/storage/Storage.ts"
 import { AgentRuntime } from "../../../services/agent/AgentRuntime.ts"
-import type { AgentSessionRow } from "../../../services/agent/AgentRepo.ts"
+import { AgentRepo, type AgentSessionRow } from "../../../services/agent/AgentRepo.ts"
 import { AgentSubsystem } from "../../../services/agent/index.ts"
 import { MAX_ATTEMPTS, Subagents } from "../../../services/agent/subagents/Subagents.ts"
 import { SubagentsRepo } from "../../../services/agent/subagents/SubagentsRepo.ts"
@@ -121,6 +121,7 @@ for (const backend of backends) {
     const stubLayer = (runtime: Layer.Layer<AgentRuntime>) =>
       Subagents.layerNoDeps.pipe(
         Layer.provideMerge(SubagentsRepo.layer),
+        Layer.provideMerge(AgentRepo.layer),
         Layer.provideMerge(EventBus.layerNoDeps),
         Layer.provideMerge(ConnectionRegistry.layer),
         Layer.provideMerge(runtime),
