@@ -6,14 +6,15 @@
  * (`{accepted: true}` at once, then `subagent.output` with the echoed
  * content, messages answered in order), close (`closing` then `closed`,
  * again a no-op; sending to it `invalid_state`), a failing turn (the
- * subagent `failed` with `subagent.updated`), and every type
- * `unsupported_request` without SVC_AGENT_ENABLED.
+ * subagent `failed` with `subagent.updated`), the scopes a device token
+ * needs (events to operator readers), and every type `unsupported_request`
+ * without SVC_AGENT_ENABLED.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { AgentRuntime } from "../../services/agent/AgentRuntime.ts"
-import { startGateway, type TestGateway } from "../support/gateway.ts"
-import { connectPeer } from "../support/wsPeer.ts"
+import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
 const scope = { tenant_id: "t1", agent_id: "helper", workspace_id: "ws-sub" }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -175,6 +176,26 @@ describe("subagent.*", () => {
     const closed = await ok(peer, "subagent.close", { ...scope, subagent_id: subagent.subagent_id })
     expect(closed.subagent).toEqual(updated.payload.subagent)
     peer.ws.close()
+  })
+
+  it("needs operator.read for list and get, operator.write for spawn, send and close; events reach readers", async () => {
+    const identity = makeIdentity()
+    const issued = await postJson(gw, "/auth/device-tokens/issue", { device_id: identity.deviceId, role: "client", scopes: ["operator.read"] }, gw.adminToken)
+    const { peer: reader } = await connectPeer(gw.url, (await readJson(issued)).token, { identity })
+    const { peer: admin } = await connectPeer(gw.url, gw.adminToken)
+    const { subagent } = await ok(admin, "subagent.spawn", { ...scope, execution_profile: "scoped" })
+    expect((await event(reader, "subagent.spawned", subagent.subagent_id)).payload.subagent).toEqual(subagent)
+    expect((await ok(reader, "subagent.get", { ...scope, subagent_id: subagent.subagent_id })).subagent).toEqual(subagent)
+    expect((await ok(reader, "subagent.list", scope)).subagents.length).toBeGreaterThan(0)
+    for (const [type, payload] of [
+      ["subagent.spawn", { execution_profile: "x" }],
+      ["subagent.send", { subagent_id: subagent.subagent_id, content: "hi" }],
+      ["subagent.close", { subagent_id: subagent.subagent_id }]
+    ] as const) {
+      expect(await reader.request(type, { ...scope, ...payload })).toMatchObject({ ok: false, error: { code: "forbidden", message: `insufficient scope: ${type} requires operator.write` } })
+    }
+    reader.ws.close()
+    admin.ws.close()
   })
 
   it("is off without SVC_AGENT_ENABLED: every subagent type answers unsupported_request", async () => {

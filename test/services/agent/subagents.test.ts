@@ -8,7 +8,9 @@
  *   own layer, builtin/echo);
  * - a gateway stopped during a subagent turn (a runtime whose turn never
  *   ends, then the layer released) runs that turn again when it starts, and
- *   a message started {@link MAX_ATTEMPTS} times fails the subagent.
+ *   a message started {@link MAX_ATTEMPTS} times fails the subagent;
+ * - closing a subagent during a turn cancels its queued messages, and the
+ *   next process does not run the interrupted turn of the closed subagent.
  *
  * Waits are for the events (a fake connection's inbox) and rows, never a
  * fixed sleep.
@@ -210,6 +212,35 @@ for (const backend of backends) {
           expect(updated.error).toBe(`the turn was started ${MAX_ATTEMPTS} times without finishing (the gateway stopped during each)`)
           expect(yield* repo.message(poisoned.messageId)).toMatchObject({ status: "failed", attempts: MAX_ATTEMPTS })
         }).pipe(Effect.provide(stubLayer(stubRuntime(() => Effect.die("never called")))))
+      }))
+
+    it.live("closing cancels the queued messages; the turn cut short by a stop is not run again for a closed subagent", () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<string>()
+        const { subagentId, running, queued } = yield* Effect.gen(function*() {
+          const subagents = yield* Subagents
+          const repo = yield* SubagentsRepo
+          const reader = yield* listen
+          const { subagent } = yield* subagents.spawn({ ...scope, execution_profile: "closed-early" })
+          yield* subagents.send({ ...scope, subagent_id: subagent.subagent_id, content: "slow" })
+          yield* subagents.send({ ...scope, subagent_id: subagent.subagent_id, content: "never" })
+          yield* Deferred.await(started)
+          const running = (yield* repo.nextMessage(subagent.subagent_id))!
+          const closed = yield* subagents.close({ ...scope, subagent_id: subagent.subagent_id })
+          expect(closed.subagent.status).toBe("closed")
+          expect(reader.events("subagent.updated").map((e) => e.payload.subagent.status)).toEqual(["closing"])
+          expect(reader.events("subagent.closed")).toHaveLength(1)
+          expect(yield* repo.message(running.message_id + 1)).toMatchObject({ status: "cancelled", error: "the subagent was closed" })
+          return { subagentId: subagent.subagent_id, running: running.message_id, queued: running.message_id + 1 }
+        }).pipe(Effect.provide(stubLayer(stubRuntime((message) => Effect.andThen(Deferred.succeed(started, message), Effect.never)))))
+
+        yield* Effect.gen(function*() {
+          const repo = yield* SubagentsRepo
+          yield* settle(() => Effect.runPromise(Effect.map(repo.message(running), (m) => m?.status === "cancelled")) as Promise<boolean>)
+          expect(yield* repo.message(running)).toMatchObject({ status: "cancelled", error: "the subagent is closed", attempts: 1 })
+          expect((yield* repo.message(queued))?.status).toBe("cancelled")
+          expect((yield* repo.get(subagentId))?.status).toBe("closed")
+        }).pipe(Effect.provide(stubLayer(stubRuntime(() => Effect.die("a closed subagent runs no turn")))))
       }))
   })
 }
