@@ -278,11 +278,16 @@ export class Subagents extends Context.Service<Subagents, {
       })
 
       const send = Effect.fn("Subagents.send")(function*(request: SubagentSendRequest) {
-        const row = yield* inScope(request, request.subagent_id)
-        if (row.status !== "running") {
-          return yield* new InvalidState({ message: `subagent is ${row.status}: only a running subagent accepts messages` })
-        }
-        yield* repo.enqueue(row.subagent_id, request.content, yield* now)
+        // Accepting is the queued row: checked and written in one transaction, the worker told after the commit.
+        // (A message that a concurrent close beats is cancelled by the worker: the subagent is no longer running.)
+        const row = yield* repo.transaction(Effect.gen(function*() {
+          const row = yield* inScope(request, request.subagent_id)
+          if (row.status !== "running") {
+            return yield* new InvalidState({ message: `subagent is ${row.status}: only a running subagent accepts messages` })
+          }
+          yield* repo.enqueue(row.subagent_id, request.content, yield* now)
+          return row
+        }))
         yield* Queue.offer(wakeups, row.subagent_id)
         return { accepted: true as const }
       })
