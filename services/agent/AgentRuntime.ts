@@ -20,10 +20,13 @@
  *
  * @module
  */
-import { Clock, Context, Deferred, Effect, Layer, Semaphore, Stream } from "effect"
-import { Prompt } from "effect/ai"
+import { Clock, Context, Deferred, Effect, Layer, Schema, Semaphore, Stream } from "effect"
+import { Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { GatewayConfig } from "../../layers/config.ts"
+import { Approvals } from "../approvals/Approvals.ts"
 import { Memory } from "../memory/Memory.ts"
+import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
+import { Work } from "../work/Work.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -32,6 +35,8 @@ import { AgentRuntimeError, InvalidRequest, NotFound } from "./errors.ts"
 import { ContextReportCreated, MessageDelta, MessageFinal, TypingStarted, TypingStopped } from "./events.ts"
 import { trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
+import { AgentTools, type ToolContext, type TurnToolState } from "./AgentTools.ts"
+import { toolIdOf } from "./tools.ts"
 import { providerFor } from "./providers/resolve.ts"
 import type {
   AgentStatus,
@@ -47,6 +52,12 @@ export const DEFAULT_WORKSPACE_ID = "default"
 
 /** Memory hits put into a turn's system prompt. */
 export const MEMORY_HITS = 5
+
+/** Model calls one turn may make (each after the previous one's tool calls ran). */
+export const MAX_MODEL_CALLS = 6
+
+/** An `effect/ai` prompt message as stored in the session's history (encoded JSON). */
+const encodeMessage = Schema.encodeSync(Prompt.Message)
 
 /** What `/new` and `/reset` answer. */
 export const NEW_SESSION_REPLY = "Started a new session: the earlier conversation is no longer in context."
@@ -139,6 +150,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
     Effect.gen(function*() {
       const repo = yield* AgentRepo
       const models = yield* AgentModels
+      const tools = yield* AgentTools
       const memory = yield* Memory
       const events = yield* EventBus
       const settings = yield* GatewayConfig
@@ -196,7 +208,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const modelRef = session.model ?? settings.agentModel
         const history = trimHistory(yield* repo.history(session.session_id), settings.agentHistoryTokens)
         const { hits, stats } = yield* memoryHits(input.agentId, input.message)
-        const sections = [
+        const sections: Array<{ readonly id: string; readonly text: string }> = [
           {
             id: "identity",
             text: `You are agent "${input.agentId}", answering on channel "${input.channel}" (thread "${input.threadId}"). ` +
@@ -210,41 +222,116 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
             : []),
           ...(history.summary !== undefined ? [{ id: "history_summary", text: history.summary }] : [])
         ]
+        const toolContext: ToolContext = {
+          agentId: input.agentId,
+          workspaceId: session.workspace_id,
+          sessionId: session.session_id,
+          sessionKey: `agent:${input.agentId}:${input.channel}:${input.threadId}`
+        }
+        const toolState: TurnToolState = { calls: [], waiting: [], memoryWritten: false }
+        const settled = yield* tools.settle(toolContext, toolState)
+        if (settled.length > 0) {
+          sections.push({
+            id: "resolved_tool_calls",
+            text: "Tool calls of earlier turns that waited for an operator, now resolved:\n" +
+              settled.map((call) =>
+                call.outcome === "approved"
+                  ? `- ${call.tool} (approval ${call.approval_id}) was approved and ran; result: ${JSON.stringify(call.result)}`
+                  : `- ${call.tool} (approval ${call.approval_id}) was ${call.outcome}; it did not run`
+              ).join("\n")
+          })
+        }
+        const offered = yield* tools.offered(input.agentId, session.workspace_id)
         const system = sections.map((s) => s.text).join("\n\n")
         const userMessage = { role: "user" as const, content: [{ type: "text" as const, text: input.message }] }
-        const prompt = Prompt.make([
+        const basePrompt = Prompt.make([
           { role: "system", content: system },
           ...history.kept.map((row) => JSON.parse(row.message) as Prompt.MessageEncoded),
           userMessage
         ])
 
         const { languageModel, provider } = yield* models.forTurn({ agentId: input.agentId, sessionId: session.session_id, modelRef })
+        const toolkit = Toolkit.make(...offered.map((entry) => entry.tool))
+        /** A tool call of the model through the policy gate; a tool not offered, or bad arguments, is a failure it sees. */
+        const resolve = (call: { readonly id: string; readonly name: string; readonly params: unknown }) => {
+          const entry = offered.find((candidate) => candidate.tool.name === call.name)
+          const answer = (isFailure: boolean, result: unknown) => ({ type: "tool-result" as const, id: call.id, name: call.name, isFailure, result })
+          if (entry === undefined) {
+            toolState.calls.push({ tool: call.name, tool_id: toolIdOf(call.name) ?? "unknown", decision: "deny", outcome: "not_offered" })
+            return Effect.succeed(answer(true, { error: "policy_denied", message: `tool ${call.name} is not available to this agent` }))
+          }
+          return Schema.decodeUnknownEffect(entry.tool.parametersSchema as Schema.Decoder<Record<string, unknown>>)(call.params).pipe(
+            Effect.matchEffect({
+              onFailure: (error) => Effect.succeed(answer(true, { error: "invalid_request", message: `${call.name}: ${error.message}` })),
+              onSuccess: (params) =>
+                tools.call(entry.tool.name, params, toolContext, toolState).pipe(
+                  Effect.match({ onFailure: (failure) => answer(true, failure), onSuccess: (result) => answer(false, result) })
+                )
+            })
+          )
+        }
         yield* events.publish(TypingStarted, audience)
         const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 }
         const stop = yield* Deferred.make<void>()
         stops.set(session.session_id, stop)
-        const reply = yield* languageModel.streamText({ prompt }).pipe(
-          Stream.interruptWhen(Deferred.await(stop)),
-          Stream.runFoldEffect(() => "", (text, part) => {
-            if (part.type === "text-delta") {
-              return Effect.as(events.publish(MessageDelta, { ...audience, delta: part.delta }), text + part.delta)
-            }
-            if (part.type === "finish") {
-              usage.input_tokens = part.usage.inputTokens.total ?? 0
-              usage.output_tokens = part.usage.outputTokens.total ?? 0
-              usage.total_tokens = usage.input_tokens + usage.output_tokens
-            }
-            return Effect.succeed(text)
-          }),
+        /** One model call: its text (streamed out as `message.delta`) and its response parts. */
+        const step = (prompt: Prompt.Prompt) => {
+          const parts: Array<Response.AnyPart> = []
+          const stream = offered.length === 0
+            ? languageModel.streamText({ prompt })
+            : languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true, toolCallValidation: "deferred" })
+          return (stream as Stream.Stream<Response.AnyPart, unknown>).pipe(
+            Stream.interruptWhen(Deferred.await(stop)),
+            Stream.runFoldEffect(() => "", (text, part): Effect.Effect<string> => {
+              parts.push(part)
+              if (part.type === "text-delta") {
+                return Effect.as(events.publish(MessageDelta, { ...audience, delta: part.delta }), text + part.delta)
+              }
+              if (part.type === "finish") {
+                usage.input_tokens += part.usage.inputTokens.total ?? 0
+                usage.output_tokens += part.usage.outputTokens.total ?? 0
+                usage.total_tokens = usage.input_tokens + usage.output_tokens
+              }
+              return Effect.succeed(text)
+            }),
+            Effect.map((text) => ({ text, parts }))
+          )
+        }
+        const loop = Effect.gen(function*() {
+          let prompt = basePrompt
+          let text = ""
+          for (let i = 0; i < MAX_MODEL_CALLS; i++) {
+            const result = yield* step(prompt)
+            text += result.text
+            const calls = result.parts.filter((part) => part.type === "tool-call" && part.providerExecuted !== true) as Array<
+              { readonly id: string; readonly name: string; readonly params: unknown }
+            >
+            prompt = Prompt.concat(prompt, Prompt.fromResponseParts(result.parts))
+            if (calls.length === 0) break
+            const results = yield* Effect.forEach(calls, resolve)
+            prompt = Prompt.concat(prompt, Prompt.make([{ role: "tool", content: results }]))
+            if (toolState.waiting.length > 0 || (yield* Deferred.isDone(stop))) break
+          }
+          return { text, prompt }
+        })
+        const answered = yield* loop.pipe(
           Effect.mapError((error) => provider.toRuntimeError(error)),
           Effect.ensuring(Effect.andThen(
             Effect.sync(() => stops.get(session.session_id) === stop && stops.delete(session.session_id)),
             events.publish(TypingStopped, audience)
           ))
         )
+        const waitingNote = toolState.waiting.length === 0 ? "" : (answered.text.length > 0 ? "\n\n" : "") +
+          toolState.waiting.map((w) => `Waiting for an operator to approve ${w.tool} on "${w.match_target}" (approval ${w.approval_id}).`).join("\n")
+        const reply = answered.text + waitingNote
+        // The messages this turn added after the user's (tool calls and their results, the model's text).
+        const added = answered.prompt.content.slice(basePrompt.content.length).map((message) => encodeMessage(message))
+        const used_tools = [...new Set(toolState.calls.map((call) => call.tool))]
 
-        const assistantMessage = { role: "assistant" as const, content: [{ type: "text" as const, text: reply }] }
         const generated_at = yield* now
+        const schemaSizes = offered
+          .map((entry) => ({ id: entry.tool.name, chars: JSON.stringify(Tool.getJsonSchema(entry.tool)).length + (entry.tool.description ?? "").length }))
+          .sort((a, b) => b.chars - a.chars)
         const report: ContextReport = {
           context_report_id: crypto.randomUUID(),
           generated_at,
@@ -256,13 +343,13 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           model: modelRef,
           system_prompt: { chars: system.length, sections: sections.map((s) => ({ id: s.id, chars: s.text.length })) },
           user_parts: [{ id: "message", chars: input.message.length }],
-          selected_tools: [],
-          tool_schema_top: [],
-          tool_schema_total_chars: 0,
+          selected_tools: offered.map((entry) => entry.tool.name),
+          tool_schema_top: schemaSizes.slice(0, 5),
+          tool_schema_total_chars: schemaSizes.reduce((sum, entry) => sum + entry.chars, 0),
           enabled_skills: [],
           mcp_servers: [],
           memory: { keyword_hits: stats.keyword_hits, semantic_hits: stats.semantic_hits },
-          tool_calls: [],
+          tool_calls: toolState.calls,
           injected_files: [],
           history: { messages: history.kept.length, dropped: history.dropped },
           usage
@@ -280,18 +367,21 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         yield* repo.transaction(Effect.gen(function*() {
           yield* repo.append(session.session_id, [
             { role: "user", message: JSON.stringify(userMessage), chars: input.message.length, created_at: at },
-            { role: "assistant", message: JSON.stringify(assistantMessage), chars: reply.length, created_at: generated_at }
+            ...added.map((message) => ({ role: message.role as "assistant" | "tool", message: JSON.stringify(message), chars: JSON.stringify(message.content).length, created_at: generated_at })),
+            ...(waitingNote.length > 0
+              ? [{ role: "assistant" as const, message: JSON.stringify({ role: "assistant", content: [{ type: "text", text: waitingNote.trim() }] }), chars: waitingNote.length, created_at: generated_at }]
+              : [])
           ])
           yield* repo.touch(session.session_id, { last_turn_at: generated_at, summary: history.summary ?? null })
           yield* repo.insertReport(row)
         }))
-        yield* events.publish(MessageFinal, { ...audience, content: reply, used_tools: [] })
+        yield* events.publish(MessageFinal, { ...audience, content: reply, used_tools })
         yield* events.publish(ContextReportCreated, {
           context_report_id: report.context_report_id,
           session_id: session.session_id,
           agent_id: input.agentId
         })
-        return { reply, session_id: session.session_id, used_tools: [], memory_written: false }
+        return { reply, session_id: session.session_id, used_tools, memory_written: toolState.memoryWritten }
       })
 
       const turnOf = (input: TurnInput) =>
@@ -398,6 +488,12 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
   static readonly layer = AgentRuntime.layerNoDeps.pipe(
     Layer.provide(AgentRepo.layer),
     Layer.provide(AgentModels.layer),
+    Layer.provide(AgentTools.layer.pipe(
+      Layer.provide(PolicyBundle.layer),
+      Layer.provide(Approvals.layer),
+      Layer.provide(Work.layer),
+      Layer.provide(Memory.layer)
+    )),
     Layer.provide(Memory.layer),
     Layer.provide(EventBus.layer)
   )

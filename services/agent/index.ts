@@ -7,6 +7,7 @@ import { Layer } from "effect"
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { AuthProfilesLive } from "../auth-profiles/index.ts"
 import { AgentRuntime } from "./AgentRuntime.ts"
+import { AgentCommands } from "./commands.ts"
 import { AgentContract } from "./contract.ts"
 import { AgentSettings } from "./settings.ts"
 import { Subagents } from "./subagents/Subagents.ts"
@@ -15,8 +16,14 @@ import { AgentHttp, AgentSwitch } from "./transport/http.ts"
 import { SubagentsWs } from "./transport/subagentsWs.ts"
 import { AgentWs } from "./transport/ws.ts"
 
-/** The agent runtime and its subagents, over the auth profiles (and secrets) its models' credentials come from. */
-const layer = Subagents.layer.pipe(Layer.provideMerge(AgentRuntime.layer), Layer.provide(AuthProfilesLive))
+/**
+ * The agent runtime, its slash commands and its subagents, over the auth profiles (and secrets) its models'
+ * credentials come from.
+ */
+const layer = Layer.mergeAll(AgentCommands.layer, Subagents.layer).pipe(
+  Layer.provideMerge(AgentRuntime.layer),
+  Layer.provide(AuthProfilesLive)
+)
 
 /** The agent runtime subsystem (src/subsystem/Subsystem.ts): what the composition root needs of it. */
 export const AgentSubsystem: Subsystem<

@@ -131,3 +131,40 @@ export const SessionSendResult = Schema.Struct({
   assistant_message: Schema.String
 }).annotate({ identifier: "WsSessionSendResult" })
 export type SessionSendResult = typeof SessionSendResult.Type
+
+/**
+ * A session's queue mode (`/queue`; reference §5.3): what a message arriving while a turn runs does. `collect`
+ * gathers them into one turn, `followup` runs each after the running one, `steer` feeds it into the running turn,
+ * `steer_backlog` steers and keeps it for a follow-up, `interrupt` stops the running turn first. Stored per
+ * session; the runtime runs waiting turns one after another (`followup`) whatever the mode today.
+ */
+export const QueueMode = Schema.Literals(["collect", "followup", "steer", "steer_backlog", "interrupt"])
+  .annotate({ identifier: "AgentQueueMode" })
+export type QueueMode = typeof QueueMode.Type
+
+/** A session's outbound send policy (`/send`): `on`, `off`, or `inherit` (the channel's; the default). */
+export const SendPolicy = Schema.Literals(["on", "off", "inherit"]).annotate({ identifier: "AgentSendPolicy" })
+export type SendPolicy = typeof SendPolicy.Type
+
+/**
+ * `command.execute {command, agent_id?, channel?, thread_id?, key?, lane?}` (reference §5.3): `command` is the
+ * whole text (`/model openai/gpt-4.1-mini`). Commands that act on a session use the session of (`agent_id` default
+ * `default`, `channel` default `operator`, `thread_id` default `console`). `key` and `lane` are accepted for the
+ * reference's payload and not used (sessions are named by agent, channel and thread).
+ */
+export const CommandExecuteRequest = Schema.Struct({
+  command: nonEmptyText(4_000),
+  agent_id: Schema.optionalKey(AgentId),
+  channel: Schema.optionalKey(Channel),
+  thread_id: Schema.optionalKey(ThreadId),
+  key: Schema.optionalKey(nonEmptyText(512)),
+  lane: Schema.optionalKey(nonEmptyText(64))
+}).annotate({ identifier: "WsCommandExecuteRequest" })
+export type CommandExecuteRequest = typeof CommandExecuteRequest.Type
+
+/** `{output, data?}`: `output` the text to show; `data` the structured result (each command's shape: docs/agent.md). */
+export const CommandExecuteResult = Schema.Struct({
+  output: Schema.String,
+  data: Schema.optionalKey(Schema.Unknown)
+}).annotate({ identifier: "WsCommandExecuteResult" })
+export type CommandExecuteResult = typeof CommandExecuteResult.Type

@@ -9,7 +9,7 @@ import { Schema, SchemaTransformation } from "effect"
 import { PolicyOverride } from "../policy-bundle/schema.ts"
 
 /** What an approval is about. */
-export const ApprovalKind = Schema.Literals(["spend", "pii", "workflow_step", "policy", "budget", "pairing", "takeover", "retry", "mcp_request", "other"])
+export const ApprovalKind = Schema.Literals(["spend", "pii", "workflow_step", "policy", "budget", "pairing", "takeover", "retry", "mcp_request", "tool_call", "other"])
 export type ApprovalKind = typeof ApprovalKind.Type
 
 /** `pending` → `approved` | `denied` (respond), `expired` (its `expires_at` passed), `cancelled` (its plan or run was cancelled). */

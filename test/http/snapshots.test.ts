@@ -66,7 +66,7 @@ beforeAll(async () => {
   http = await startHttpTarget()
   target = http.url
   home = homeWithPolicy()
-  a = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, agentEnabled: true, home })
+  a = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, agentEnabled: true, agentModel: "builtin/scripted", home })
   filled = await populate(a, target)
   bundleA = await exportOf(a)
 }, 60_000)

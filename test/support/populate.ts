@@ -5,12 +5,14 @@
  * resolutions), auth profiles and pins, policy overrides, routing revisions,
  * plans (with their events and approvals) and workflow runs that succeeded,
  * are paused (approval and resume token) and are queued behind the paused
- * one, memory items (one kept, one deleted with its tombstone), the work
- * board, one agent turn and a subagent with an answered message. The gateway
- * needs `engineApiEnabled`, `agentEnabled` and a policy allowing Http steps
+ * one, memory items (one kept, one deleted with its tombstone), the work board, one agent turn (its tool
+ * call waiting on an approval), a session's `/queue` setting and a subagent with an answered message. The gateway
+ * needs `engineApiEnabled`, `agentEnabled` with `builtin/scripted`, and a policy allowing Http steps
  * to `target`.
  */
 import { Clock, Effect, Redacted } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { SecretResolver } from "../../services/secrets/SecretStore.ts"
 import { signWebhook } from "../../services/watchers/webhook/signature.ts"
 import { eventually } from "./eventually.ts"
@@ -24,6 +26,7 @@ export const RUN_KEY = "agent:default:main"
 export const HTTP_POLICY = `v: 1
 tools:
   allow: [tool.http.fetch]
+  require_approval: [tool.memory.search]
 network_egress:
   allow: ["http://127.0.0.1:*"]
 `
@@ -115,9 +118,16 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   expect_((await operator.request("memory.delete", { memory_item_id: await remember("Snapshot deleted note") })).ok, true)
 
   await populateWork(operator)
-  // The agent runtime: one turn (`agent_sessions`, `agent_messages`, `agent_context_reports`).
+  // The agent runtime (model builtin/scripted): one turn whose memory_search waits on an approval
+  // (`agent_sessions`, `agent_messages`, `agent_context_reports`, `agent_tool_calls`).
+  mkdirSync(join(gw.settings.home, "agents", "default"), { recursive: true })
+  writeFileSync(join(gw.settings.home, "agents", "default", "script.yml"),
+    "turns:\n  - tool_calls: [{name: memory_search, arguments: {query: snapshot}}]\n    reply: Searched.\n")
   const turn = await operator.request("session.send", { channel: "operator", thread_id: "snapshot", content: "Snapshot turn" })
   if (turn.ok !== true) throw new Error(`session.send: ${JSON.stringify(turn)}`)
+  // A slash command that stores a session setting (`agent_session_settings`).
+  const command = await operator.request("command.execute", { command: "/queue followup", channel: "operator", thread_id: "snapshot" })
+  if (command.ok !== true) throw new Error(`command.execute: ${JSON.stringify(command)}`)
   await populateSubagents(operator)
   operator.ws.close()
 

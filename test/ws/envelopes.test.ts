@@ -96,7 +96,7 @@ describe("device-token scopes over WebSocket", () => {
 
   it("the admin token bypasses scopes but not roles", async () => {
     const { peer } = await connectPeer(gw.url, gw.adminToken)
-    expect((await peer.request("command.execute", {})).error.code).toBe("unsupported_request")
+    expect((await peer.request("command.execute", { command: "/help" })).error.code).toBe("unsupported_request")
     expect((await peer.request("capability.ready", { capabilities: [] })).error.code).toBe("unauthorized")
     peer.ws.close()
   })

@@ -1,16 +1,17 @@
 /**
  * The agent runtime over WebSocket (gateway-api.md message table
- * `session.send`, `subagent.*`; reference §5.3; issue 25 §3; docs/agent.md):
- * operator clients. `session.send` needs operator.write; of the subagent
- * types, list and get need operator.read, spawn, send and close
- * operator.write, and every subagent payload carries the WorkScope
- * `tenant_id, agent_id, workspace_id`. Answered `unsupported_request` unless
+ * `session.send`, `command.execute`, `subagent.*`; reference §5.3; issue 25
+ * §3; docs/agent.md): operator clients. `session.send` needs operator.write,
+ * `command.execute` operator.admin; of the subagent types, list and get need
+ * operator.read, spawn, send and close operator.write, and every subagent
+ * payload carries the WorkScope `tenant_id, agent_id, workspace_id`.
+ * Answered `unsupported_request` unless
  * `SVC_AGENT_ENABLED=1`.
  *
  * @module
  */
 import { CLIENT, make } from "../../../src/ws/api/message.ts"
-import { SessionSendRequest, SessionSendResult } from "../schema.ts"
+import { CommandExecuteRequest, CommandExecuteResult, SessionSendRequest, SessionSendResult } from "../schema.ts"
 import * as S from "../subagents/schema.ts"
 
 /** `session.send`: one turn of the agent's session for (channel, thread_id), synchronously. */
@@ -25,6 +26,32 @@ export const SessionSend = make("session.send", {
   example: {
     payload: { channel: "operator", thread_id: "console", content: "Hello" },
     result: { session_id: "4b0c2f9e-8a61-4d3b-9e1f-2c7a5d8b6e40", assistant_message: "Hello" }
+  }
+})
+
+/** `command.execute`: one slash command (services/agent/commands.ts; docs/agent.md "Slash commands"). */
+export const CommandExecute = make("command.execute", {
+  scope: "operator.admin",
+  roles: CLIENT,
+  payload: CommandExecuteRequest,
+  result: CommandExecuteResult,
+  description: "Runs one slash command (`/help` lists them: /new, /reset, /stop, /compact, /status, /presence, " +
+    "/approvals, /pairings, /policy, /context, /usage, /model, /queue, /send) and answers `{output, data?}`: the text " +
+    "to show and the structured result. Session commands act on the session of (`agent_id` default `default`, " +
+    "`channel` default `operator`, `thread_id` default `console`); `key` and `lane` are accepted and not used. " +
+    "`invalid_request` for text not starting with `/`, an unknown command (listing the known ones) or a bad " +
+    "argument; `unsupported_request` unless SVC_AGENT_ENABLED=1.",
+  example: {
+    payload: { command: "/model openai/gpt-4.1-mini", channel: "operator", thread_id: "console" },
+    result: {
+      output: "Model set to openai/gpt-4.1-mini.",
+      data: {
+        model: "openai/gpt-4.1-mini",
+        session_model: "openai/gpt-4.1-mini",
+        default_model: "builtin/echo",
+        session: { session_id: "4b0c2f9e-8a61-4d3b-9e1f-2c7a5d8b6e40", agent_id: "default", channel: "operator", thread_id: "console" }
+      }
+    }
   }
 })
 
