@@ -10,6 +10,9 @@
  * - **bare** `LanguageModel.generateText` and `streamText` (drained) on the same
  *   `builtin/echo` model in this process, prompt `[system, user]`: the least a
  *   plain program does for a turn (the issue's reference);
+ * - **bare + SQLite commit**: the bare call, then the exchange stored with one
+ *   prepared `INSERT` (autocommit) through `libsql` in a WAL database with the
+ *   gateway's `synchronous`: the least a program that keeps its turns does;
  * - **runtime**: `AgentRuntime.turn` in this process (no HTTP): the whole
  *   gateway's services built here (`gatewayServices`, SQLite in a file of its
  *   own home), so HTTP's share and the runtime's share separate;
@@ -26,7 +29,9 @@
  * Environment (optional): BENCH_AGENT_N (measured turns per case, default
  * 1000), BENCH_AGENT_BATCH (turns per interleaved batch, default 25),
  * BENCH_AGENT_WARMUP (turns per case first, default 200),
- * BENCH_AGENT_CONCURRENCY (default 8), BENCH_AGENT_THROUGHPUT_S (default 5; 0
+ * BENCH_AGENT_CONCURRENCY (default 8), BENCH_SQLITE_SYNCHRONOUS (FULL, the
+ * default, or NORMAL: the gateway's `SVC_SQLITE_SYNCHRONOUS`, the in-process
+ * runtime's and the plain commit's), BENCH_AGENT_THROUGHPUT_S (default 5; 0
  * skips), BENCH_CPU_PROF=1 (the gateway under `--cpu-prof` and the in-process
  * runtime under the inspector's profiler; top frames printed, report to
  * bench/results/agent-profiled.md).
@@ -38,6 +43,7 @@ import "effect/schema/SchemaJITCompiler/enable"
 import { Effect, Layer, ManagedRuntime, References, Stream } from "effect"
 import type { LanguageModel, Prompt } from "effect/ai"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import Database from "libsql"
 import { Agent, request } from "node:http"
 import { Session } from "node:inspector/promises"
 import { cpus, loadavg, tmpdir } from "node:os"
@@ -62,6 +68,11 @@ const WARMUP = positive("BENCH_AGENT_WARMUP", 200, 0)
 const CONCURRENCY = positive("BENCH_AGENT_CONCURRENCY", 8)
 const THROUGHPUT_S = positive("BENCH_AGENT_THROUGHPUT_S", 5, 0)
 const PROFILE = process.env.BENCH_CPU_PROF === "1"
+const SYNCHRONOUS = ((raw) => {
+  if (raw === undefined || raw === "") return "FULL" as const
+  if (raw !== "FULL" && raw !== "NORMAL") throw new Error(`BENCH_SQLITE_SYNCHRONOUS must be FULL or NORMAL, got ${JSON.stringify(raw)}`)
+  return raw
+})(process.env.BENCH_SQLITE_SYNCHRONOUS)
 /** The gateway's own cost per turn at p50, ms (issue 25 §8). */
 export const TARGET_OVERHEAD_MS = 2
 
@@ -116,6 +127,7 @@ const barePrompt: Prompt.RawInput = [
 type CaseName =
   | "bare generateText"
   | "bare streamText"
+  | "bare generateText + SQLite commit"
   | "runtime, one thread"
   | "runtime, new thread per turn"
   | "gateway HTTP, one thread"
@@ -245,7 +257,7 @@ const render = (results: ReadonlyArray<CaseResult>, concurrent: ReadonlyArray<Th
     `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${cpus()[0]?.model ?? "?"} (${cpus().length} cores), Node ${process.version}. ` +
     `${N} measured turns per case (one at a time) after ${WARMUP} warm-up, interleaved in batches of ${BATCH} with the order rotated ` +
     `every round; message ${JSON.stringify(MESSAGE)}; model \`builtin/echo\`. Gateway: \`node dist/cli/main.mjs serve\`, SQLite in its ` +
-    `own home, \`SVC_AGENT_ENABLED=1\`${PROFILE ? ", **under `--cpu-prof`**" : ""}. Load average (1 min) at start / after the ` +
+    `own home, \`SVC_AGENT_ENABLED=1\`, SQLite \`synchronous\` ${SYNCHRONOUS} (all three databases)${PROFILE ? ", **under `--cpu-prof`**" : ""}. Load average (1 min) at start / after the ` +
     `sequential cases / end: ${loads.join(" / ")} on ${cpus().length} cores.`,
     ``,
     `| case | turns | p50 ms | p99 ms | mean ms | turns/s (one at a time) | CPU ms per turn | p50 − bare generateText |`,
@@ -261,7 +273,8 @@ const render = (results: ReadonlyArray<CaseResult>, concurrent: ReadonlyArray<Th
   const verdict = (name: CaseName) => {
     const own = by(name).p50 - bare.p50
     return `**${ms(own)} ms** (${own <= TARGET_OVERHEAD_MS ? "met" : "**not met**"}; ${(by(name).p50 / bare.p50).toFixed(0)}× the bare call; ` +
-      `against bare streamText ${ms(by(name).p50 - bareStream.p50)} ms)`
+      `against bare streamText ${ms(by(name).p50 - bareStream.p50)} ms; against bare + SQLite commit ` +
+      `${ms(by(name).p50 - by("bare generateText + SQLite commit").p50)} ms)`
   }
   lines.push(
     ``,
@@ -318,7 +331,8 @@ const main = async () => {
         SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
         SVC_LOG_LEVEL: "Error",
         SVC_AGENT_ENABLED: "1",
-        SVC_AGENT_MODEL: "builtin/echo"
+        SVC_AGENT_MODEL: "builtin/echo",
+        SVC_SQLITE_SYNCHRONOUS: SYNCHRONOUS
       },
       port: gatewayPort
     }),
@@ -336,7 +350,8 @@ const main = async () => {
     adminToken: BENCH_ADMIN_TOKEN,
     logLevel: "Error",
     agentEnabled: true,
-    agentModel: "builtin/echo"
+    agentModel: "builtin/echo",
+    sqliteSynchronous: SYNCHRONOUS
   })
   const runtime = ManagedRuntime.make(
     gatewayServices().pipe(
@@ -350,6 +365,12 @@ const main = async () => {
   const turn = (threadId: string) =>
     runtime.runPromise(Effect.map(agent.turn({ channel: CHANNEL, thread_id: threadId, message: MESSAGE }), (r) => r.reply))
   const model: LanguageModel.LanguageModel = Effect.runSync(makeEcho)
+  // A plain program's store of its turns: one table, one prepared INSERT per turn (autocommit).
+  const plainDb = new Database(join(home, "plain.db"))
+  plainDb.exec("PRAGMA journal_mode = WAL")
+  if (SYNCHRONOUS === "NORMAL") plainDb.exec("PRAGMA synchronous = NORMAL")
+  plainDb.exec("CREATE TABLE turns (id INTEGER PRIMARY KEY, thread_id TEXT NOT NULL, message TEXT NOT NULL, reply TEXT NOT NULL, at TEXT NOT NULL)")
+  const insertTurn = plainDb.prepare("INSERT INTO turns (thread_id, message, reply, at) VALUES (?, ?, ?, ?)")
   const gatewayTurn = httpClient(gateway.url, CONCURRENCY)
   const plainTurn = httpClient(plain.url, CONCURRENCY)
 
@@ -363,6 +384,14 @@ const main = async () => {
           Effect.runPromise(
             model.streamText({ prompt: barePrompt }).pipe(Stream.runFold(() => "", (text, part) => (part.type === "text-delta" ? text + part.delta : text)))
           )
+      },
+      {
+        name: "bare generateText + SQLite commit",
+        run: (i) =>
+          Effect.runPromise(Effect.map(model.generateText({ prompt: barePrompt }), (r) => {
+            insertTurn.run(`plain-${i}`, MESSAGE, r.text, new Date().toISOString())
+            return r.text
+          }))
       },
       { name: "runtime, one thread", run: () => turn("one") },
       { name: "runtime, new thread per turn", run: (i) => turn(`rt-${i}`) },
@@ -419,6 +448,7 @@ const main = async () => {
   } finally {
     await Promise.all([gateway.stop(), plain.stop()])
     await runtime.dispose()
+    plainDb.close()
     removeHome()
   }
   console.log(report)
