@@ -27,11 +27,11 @@
  * plain server. Writes bench/results/agent-latest.md.
  *
  * Environment (optional): BENCH_AGENT_N (measured turns per case, default
- * 1000), BENCH_AGENT_BATCH (turns per interleaved batch, default 25),
- * BENCH_AGENT_WARMUP (turns per case first, default 200),
+ * 400), BENCH_AGENT_BATCH (turns per interleaved batch, default 25),
+ * BENCH_AGENT_WARMUP (turns per case first, default 100),
  * BENCH_AGENT_CONCURRENCY (default 8), BENCH_SQLITE_SYNCHRONOUS (FULL, the
  * default, or NORMAL: the gateway's `SVC_SQLITE_SYNCHRONOUS`, the in-process
- * runtime's and the plain commit's), BENCH_AGENT_THROUGHPUT_S (default 5; 0
+ * runtime's and the plain commit's), BENCH_AGENT_THROUGHPUT_S (default 3; 0
  * skips), BENCH_CPU_PROF=1 (the gateway under `--cpu-prof` and the in-process
  * runtime under the inspector's profiler; top frames printed, report to
  * bench/results/agent-profiled.md).
@@ -62,11 +62,11 @@ const positive = (name: string, fallback: number, min = 1): number => {
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`)
   return value
 }
-const N = positive("BENCH_AGENT_N", 1000)
+const N = positive("BENCH_AGENT_N", 400)
 const BATCH = positive("BENCH_AGENT_BATCH", 25)
-const WARMUP = positive("BENCH_AGENT_WARMUP", 200, 0)
+const WARMUP = positive("BENCH_AGENT_WARMUP", 100, 0)
 const CONCURRENCY = positive("BENCH_AGENT_CONCURRENCY", 8)
-const THROUGHPUT_S = positive("BENCH_AGENT_THROUGHPUT_S", 5, 0)
+const THROUGHPUT_S = positive("BENCH_AGENT_THROUGHPUT_S", 3, 0)
 const PROFILE = process.env.BENCH_CPU_PROF === "1"
 const SYNCHRONOUS = ((raw) => {
   if (raw === undefined || raw === "") return "FULL" as const
