@@ -137,7 +137,7 @@ describe("svc-gateway snapshot", () => {
     const bad = await snapshot(["import", "--home", home(), "--file", notJson, "--confirm", "IMPORT"])
     expect(bad.code).toBe(1)
     expect(bad.stderr).toMatch(/^svc-gateway snapshot import: .*bad\.json: /)
-  })
+  }, 120_000)
 
   it("imports into a fresh SQLite home; serve then shows the same approvals, pairings and run", async () => {
     const target = home()
@@ -156,7 +156,7 @@ describe("svc-gateway snapshot", () => {
     } finally {
       await stop(r)
     }
-  })
+  }, 120_000)
 
   const pgUrl = process.env.SVC_TEST_DATABASE_URL
   describe.skipIf(pgUrl === undefined)("moving from SQLite to PostgreSQL", () => {

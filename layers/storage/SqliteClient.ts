@@ -166,6 +166,9 @@ const createPrivately = (filename: string): void => {
   }
 }
 
+/** The page cache of a file database, in KiB (`PRAGMA cache_size`, negative: KiB rather than pages). */
+export const SQLITE_CACHE_KIB = 65_536
+
 const open = (config: SqliteClientConfig): Database.Database => {
   createPrivately(config.filename)
   const db = new Database(config.filename)
@@ -174,6 +177,9 @@ const open = (config: SqliteClientConfig): Database.Database => {
     db.exec("PRAGMA foreign_keys = ON")
     if (!isMemoryFilename(config.filename)) {
       db.exec("PRAGMA journal_mode = WAL")
+      // A page cache of up to 64 MiB (SQLite's default is 2 MiB), filled only as pages are read: a search over a large
+      // keyword index (memory, docs/performance.md "Issue 24 §5") then reads memory, not the file, after its first pass.
+      db.exec(`PRAGMA cache_size = -${SQLITE_CACHE_KIB}`)
       if (config.synchronous === "NORMAL") db.exec("PRAGMA synchronous = NORMAL")
     }
     return db

@@ -38,7 +38,7 @@ import { ContextReportCreated, MessageDelta, MessageFinal, TypingStarted, Typing
 import { trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
 import { AgentTools, type ToolContext, type TurnToolState } from "./AgentTools.ts"
-import { toolIdOf } from "./tools.ts"
+import { type AGENT_TOOLS, toolIdOf } from "./tools.ts"
 import { providerFor } from "./providers/resolve.ts"
 import type {
   AgentStatus,
@@ -66,6 +66,20 @@ export const NEW_SESSION_REPLY = "Started a new session: the earlier conversatio
 
 /** Messages `/compact` keeps as they are. */
 export const COMPACT_KEEP = 4
+
+/** A tool as offered to a turn's model. */
+type OfferedTool = (typeof AGENT_TOOLS)[number]["tool"]
+
+/** Each tool's schema size for the context report (its JSON Schema's JSON plus its description), computed once. */
+const schemaChars = new WeakMap<OfferedTool, number>()
+const schemaCharsOf = (tool: OfferedTool): number => {
+  let chars = schemaChars.get(tool)
+  if (chars === undefined) {
+    chars = JSON.stringify(Tool.getJsonSchema(tool)).length + (tool.description ?? "").length
+    schemaChars.set(tool, chars)
+  }
+  return chars
+}
 
 /** Which session: the agent, channel and thread (and the workspace a new session gets). */
 export interface SessionKey {
@@ -161,6 +175,17 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
       /** The stop signal of each session's running turn. */
       const stops = new Map<string, Deferred.Deferred<void>>()
+      /** The toolkit of each offered set (by its tools' names, in offered order): built once, not per turn. */
+      const toolkits = new Map<string, Toolkit.Toolkit<Record<string, OfferedTool>>>()
+      const toolkitOf = (offered: ReadonlyArray<{ readonly tool: OfferedTool }>) => {
+        const key = offered.map((entry) => entry.tool.name).join(",")
+        let toolkit = toolkits.get(key)
+        if (toolkit === undefined) {
+          toolkit = Toolkit.make(...offered.map((entry) => entry.tool)) as unknown as Toolkit.Toolkit<Record<string, OfferedTool>>
+          toolkits.set(key, toolkit)
+        }
+        return toolkit
+      }
 
       /** Runs `effect` alone among the turns of `sessionId` in this process. */
       const serialized = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) =>
@@ -254,7 +279,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         ])
 
         const { languageModel, provider } = yield* models.forTurn({ agentId: input.agentId, sessionId: session.session_id, modelRef })
-        const toolkit = Toolkit.make(...offered.map((entry) => entry.tool))
+        const toolkit = toolkitOf(offered)
         /** A tool call of the model through the policy gate; a tool not offered, or bad arguments, is a failure it sees. */
         const resolve = (call: { readonly id: string; readonly name: string; readonly params: unknown }) => {
           const entry = offered.find((candidate) => candidate.tool.name === call.name)
@@ -335,7 +360,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const price = yield* catalog.price(modelRef)
         usage.usd_micros = price === undefined ? 0 : usdMicros(price, usage)
         const schemaSizes = offered
-          .map((entry) => ({ id: entry.tool.name, chars: JSON.stringify(Tool.getJsonSchema(entry.tool)).length + (entry.tool.description ?? "").length }))
+          .map((entry) => ({ id: entry.tool.name, chars: schemaCharsOf(entry.tool) }))
           .sort((a, b) => b.chars - a.chars)
         const report: ContextReport = {
           context_report_id: crypto.randomUUID(),

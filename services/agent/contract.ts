@@ -6,13 +6,19 @@
  */
 import { type Contract, contract } from "../../src/subsystem/contract.ts"
 import { AgentEvents } from "./events.ts"
+import { SubagentEvents } from "./subagents/events.ts"
 import { AgentApi } from "./transport/httpApi.ts"
-import { CommandExecute, SessionSend } from "./transport/wsApi.ts"
+import { CommandExecute, SessionSend, SubagentMessages } from "./transport/wsApi.ts"
 
 /** The agent runtime's contract. */
-export const AgentContract: Contract<"agent", typeof AgentApi, typeof SessionSend | typeof CommandExecute, (typeof AgentEvents)[number]> = contract({
+export const AgentContract: Contract<
+  "agent",
+  typeof AgentApi,
+  typeof SessionSend | typeof CommandExecute | (typeof SubagentMessages)[number],
+  (typeof AgentEvents)[number] | (typeof SubagentEvents)[number]
+> = contract({
   name: "agent",
   http: [AgentApi],
-  ws: [SessionSend, CommandExecute],
-  events: AgentEvents
+  ws: [SessionSend, CommandExecute, ...SubagentMessages],
+  events: [...AgentEvents, ...SubagentEvents]
 })

@@ -10,21 +10,34 @@ import { AgentRuntime } from "./AgentRuntime.ts"
 import { AgentCommands } from "./commands.ts"
 import { AgentContract } from "./contract.ts"
 import { AgentSettings } from "./settings.ts"
+import { Subagents } from "./subagents/Subagents.ts"
 import { AgentTables } from "./tables.ts"
 import { AgentHttp, AgentSwitch } from "./transport/http.ts"
+import { SubagentsWs } from "./transport/subagentsWs.ts"
 import { AgentWs } from "./transport/ws.ts"
 
-/** The agent runtime and its slash commands over the auth profiles (and secrets) its models' credentials come from. */
-const layer = Layer.mergeAll(AgentRuntime.layer, AgentCommands.layer).pipe(Layer.provide(AuthProfilesLive))
+/**
+ * The agent runtime, its slash commands and its subagents, over the auth profiles (and secrets) its models'
+ * credentials come from.
+ */
+const layer = Layer.mergeAll(AgentCommands.layer, Subagents.layer).pipe(
+  Layer.provideMerge(AgentRuntime.layer),
+  Layer.provide(AuthProfilesLive)
+)
 
 /** The agent runtime subsystem (src/subsystem/Subsystem.ts): what the composition root needs of it. */
-export const AgentSubsystem: Subsystem<typeof AgentContract, typeof layer, typeof AgentHttp, typeof AgentWs, typeof AgentSettings> =
-  subsystem({
-    contract: AgentContract,
-    layer,
-    http: [AgentHttp],
-    switches: [AgentSwitch],
-    ws: [AgentWs],
-    tables: [...AgentTables],
-    settings: [AgentSettings]
-  })
+export const AgentSubsystem: Subsystem<
+  typeof AgentContract,
+  typeof layer,
+  typeof AgentHttp,
+  typeof AgentWs | typeof SubagentsWs,
+  typeof AgentSettings
+> = subsystem({
+  contract: AgentContract,
+  layer,
+  http: [AgentHttp],
+  switches: [AgentSwitch],
+  ws: [AgentWs, SubagentsWs],
+  tables: [...AgentTables],
+  settings: [AgentSettings]
+})

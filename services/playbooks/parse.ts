@@ -17,9 +17,8 @@
  * @module
  */
 import { Result, SchemaIssue, SchemaParser } from "effect"
-import { LineCounter, parseDocument } from "yaml"
 import { formatIssue, formatPath } from "../shared/decode.ts"
-import { keyOf, lineAt, YAML_EXPECTED } from "../shared/yaml.ts"
+import { keyOf, lineAt, loadYaml } from "../shared/yaml.ts"
 import { type CompiledPlaybook, compilePlaybook } from "./compile.ts"
 import { PlaybookManifest } from "./schema.ts"
 
@@ -82,28 +81,17 @@ const describeIssue = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey
 
 /** Parses, decodes and compiles one playbook file's text. */
 export const parsePlaybook = (text: string): Result.Result<ParsedPlaybook, ParseFailure> => {
-  const counter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true, prettyErrors: false })
-  const yamlError = doc.errors[0]
-  if (yamlError !== undefined) {
-    const line = yamlError.linePos?.[0].line ?? counter.linePos(yamlError.pos[0]).line
-    const expected = YAML_EXPECTED[yamlError.code] ?? YAML_EXPECTED.IMPOSSIBLE
-    return Result.fail({ message: `invalid YAML: expected ${expected}`, line: line > 0 ? line : undefined })
-  }
-  let content: unknown
-  try {
-    content = doc.toJS({ maxAliasCount: 100 })
-  } catch {
-    return Result.fail({ message: "invalid YAML: expected at most 100 alias expansions, each naming an anchor defined before it" })
-  }
+  const loaded = loadYaml(text)
+  if (Result.isFailure(loaded)) return Result.fail({ message: `invalid YAML: expected ${loaded.failure.expected}`, line: loaded.failure.line })
+  const { content, root, counter } = loaded.success
   const decoded = decodeManifest(content)
   if (Result.isFailure(decoded)) {
     const path = (issuePath(decoded.failure).issues[0]?.path ?? []).map(keyOf)
-    return Result.fail({ message: describeIssue(decoded.failure, path, content), line: lineAt(doc.contents, path, counter) })
+    return Result.fail({ message: describeIssue(decoded.failure, path, content), line: lineAt(root, path, counter) })
   }
   const compiled = compilePlaybook(decoded.success)
   if (Result.isFailure(compiled)) {
-    return Result.fail({ message: compiled.failure.message, line: lineAt(doc.contents, compiled.failure.path, counter) })
+    return Result.fail({ message: compiled.failure.message, line: lineAt(root, compiled.failure.path, counter) })
   }
-  return Result.succeed({ ...compiled.success, manifest: decoded.success, id_line: lineAt(doc.contents, ["id"], counter) })
+  return Result.succeed({ ...compiled.success, manifest: decoded.success, id_line: lineAt(root, ["id"], counter) })
 }

@@ -38,3 +38,23 @@ export const cursorCodec = <Id extends string | number>(isId: (u: unknown) => u 
     }
   }
 })
+
+/** `limit` truncated and clamped to 1..`max` (default 500); `fallback` (default 50) when absent. */
+export const clampLimit = (limit: number | undefined, fallback = 50, max = 500): number =>
+  limit === undefined ? fallback : Math.min(Math.max(Math.trunc(limit), 1), max)
+
+/**
+ * One page of a listing read with `limit + 1` rows: at most `limit` of them,
+ * and `next_cursor` (the position of the last row kept, by `position`) when
+ * there were more.
+ */
+export const pageOf = <A, Id extends string | number>(
+  codec: CursorCodec<Id>,
+  rows: ReadonlyArray<A>,
+  limit: number,
+  position: (row: A) => readonly [createdAt: string, id: Id]
+): { readonly rows: ReadonlyArray<A>; readonly next_cursor?: string } => {
+  if (rows.length <= limit) return { rows }
+  const kept = rows.slice(0, limit)
+  return { rows: kept, next_cursor: codec.encode(...position(kept[kept.length - 1])) }
+}

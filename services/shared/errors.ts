@@ -48,6 +48,13 @@ export class NotFound extends Schema.TaggedError<NotFound>()(
   { httpApiStatus: 404, errorCode: "not_found" }
 ) {}
 
+/** 409 `invalid_state` (reference §5.3 error codes): the addressed resource is not in a state that allows the request. */
+export class InvalidState extends Schema.TaggedError<InvalidState>()(
+  "InvalidState",
+  { message: Schema.String },
+  { httpApiStatus: 409, errorCode: "invalid_state" }
+) {}
+
 /** 413 `payload_too_large`: the request body exceeds the configured limit (bytes). */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
   "PayloadTooLarge",

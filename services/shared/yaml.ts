@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { type ErrorCode, isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from "yaml"
+import { Result } from "effect"
+import { type ErrorCode, isMap, isScalar, isSeq, LineCounter, type Node as YamlNode, parseDocument } from "yaml"
 
 /** A path segment's key (Effect's issue paths hold keys or `{key}` segments). */
 export const keyOf = (segment: PropertyKey | { readonly key: PropertyKey }): PropertyKey =>
@@ -70,4 +71,40 @@ export const YAML_EXPECTED: Record<ErrorCode, string> = {
   TAG_RESOLVE_FAILED: "only standard YAML tags",
   UNEXPECTED_TOKEN: "a key, a value or a list item here",
   BAD_COLLECTION_TYPE: "a collection of the kind its tag names"
+}
+
+/** A YAML file's text loaded: its content as JavaScript, and where each node sits (for {@link lineAt}). */
+export interface LoadedYaml {
+  readonly content: unknown
+  readonly root: unknown
+  readonly counter: LineCounter
+}
+
+/** Why a YAML text did not load: what the parser expected and, when known, the 1-based line. */
+export interface YamlLoadFailure {
+  readonly expected: string
+  readonly line: number | undefined
+}
+
+/** Most alias expansions a document may make (a "billion laughs" file is refused). */
+export const MAX_ALIAS_COUNT = 100
+
+/**
+ * Parses `text` (keys unique in each mapping) and converts it to JavaScript,
+ * keeping the line counter; a syntax error or too many alias expansions is a
+ * {@link YamlLoadFailure}.
+ */
+export const loadYaml = (text: string): Result.Result<LoadedYaml, YamlLoadFailure> => {
+  const counter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true, prettyErrors: false })
+  const yamlError = doc.errors[0]
+  if (yamlError !== undefined) {
+    const line = yamlError.linePos?.[0].line ?? counter.linePos(yamlError.pos[0]).line
+    return Result.fail({ expected: YAML_EXPECTED[yamlError.code] ?? YAML_EXPECTED.IMPOSSIBLE, line: line > 0 ? line : undefined })
+  }
+  try {
+    return Result.succeed({ content: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), root: doc.contents, counter })
+  } catch {
+    return Result.fail({ expected: `at most ${MAX_ALIAS_COUNT} alias expansions, each naming an anchor defined before it`, line: undefined })
+  }
 }

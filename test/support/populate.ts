@@ -6,8 +6,8 @@
  * plans (with their events and approvals) and workflow runs that succeeded,
  * are paused (approval and resume token) and are queued behind the paused
  * one, memory items (one kept, one deleted with its tombstone), the work board, one agent turn (its tool
- * call waiting on an approval) and a session's `/queue` setting. The gateway needs `engineApiEnabled`, `agentEnabled`
- * with `builtin/scripted`, and a policy allowing Http steps
+ * call waiting on an approval), a session's `/queue` setting and a subagent with an answered message. The gateway
+ * needs `engineApiEnabled`, `agentEnabled` with `builtin/scripted`, and a policy allowing Http steps
  * to `target`.
  */
 import { Clock, Effect, Redacted } from "effect"
@@ -128,6 +128,7 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   // A slash command that stores a session setting (`agent_session_settings`).
   const command = await operator.request("command.execute", { command: "/queue followup", channel: "operator", thread_id: "snapshot" })
   if (command.ok !== true) throw new Error(`command.execute: ${JSON.stringify(command)}`)
+  await populateSubagents(operator)
   operator.ws.close()
 
   const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>
@@ -155,6 +156,17 @@ const populateWork = async (operator: Awaited<ReturnType<typeof connectPeer>>["p
   await ok("work.decision.create", { ...scope, decision: { question: "Go?", chosen: "yes", alternatives: ["no"], rationale_md: "-", input_artifact_ids: [] } })
   await ok("work.signal.create", { ...scope, signal: { trigger_kind: "event", trigger_spec_json: { on: "deploy" } } })
   await ok("work.state_kv.set", { ...scope, scope: { kind: "work_item", work_item_id: second.work_item_id }, key: "k", value_json: { v: 1 } })
+}
+
+/** Fills the subagents' tables: a subagent and one answered message (`agent_subagents`, `agent_subagent_messages`). */
+const populateSubagents = async (operator: Awaited<ReturnType<typeof connectPeer>>["peer"]) => {
+  const scope = { tenant_id: "t1", agent_id: "default", workspace_id: "snapshot" }
+  const spawned = await operator.request("subagent.spawn", { ...scope, execution_profile: "snapshot" })
+  if (spawned.ok !== true) throw new Error(`subagent.spawn: ${JSON.stringify(spawned)}`)
+  const subagentId = spawned.result.subagent.subagent_id as string
+  const sent = await operator.request("subagent.send", { ...scope, subagent_id: subagentId, content: "Snapshot subagent turn" })
+  if (sent.ok !== true) throw new Error(`subagent.send: ${JSON.stringify(sent)}`)
+  await operator.next((m: any) => m?.type === "subagent.output" && m.payload?.subagent_id === subagentId, 30_000)
 }
 
 const expect_ = (actual: unknown, expected: unknown) => {

@@ -79,7 +79,7 @@ describe("device-token scopes over WebSocket", () => {
     ["approval.list passes with operator.approvals", ["operator.approvals"], "approval.list", "ok"],
     ["memory.search needs operator.read", ["operator.write"], "memory.search", "forbidden"],
     ["memory.search passes with operator.read", ["operator.read"], "memory.search", "invalid_request"],
-    ["subagent.list passes with operator.read", ["operator.read"], "subagent.list", "unsupported_request"],
+    ["subagent.list passes with operator.read", ["operator.read"], "subagent.list", "invalid_request"],
     ["memory.create needs operator.write", ["operator.read"], "memory.create", "forbidden"],
     ["command.execute needs operator.admin", ["operator.write", "operator.read"], "command.execute", "forbidden"],
     ["pairing.approve needs operator.pairing", ["operator.admin"], "pairing.approve", "forbidden"],

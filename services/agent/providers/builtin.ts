@@ -42,10 +42,9 @@ import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Layer, Result, Schema, SchemaIssue, SchemaParser, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
-import { LineCounter, parseDocument } from "yaml"
 import { agentIdProblem } from "../../shared/agent.ts"
 import { formatIssue } from "../../shared/decode.ts"
-import { keyOf, lineAt, YAML_EXPECTED } from "../../shared/yaml.ts"
+import { keyOf, lineAt, loadYaml } from "../../shared/yaml.ts"
 import { AgentRuntimeError } from "./errors.ts"
 
 // ---------------------------------------------------------------------------
@@ -87,24 +86,15 @@ const issuePath = SchemaIssue.makeFormatterStandardSchemaV1()
  * known, the 1-based line (`invalid script <file> at line <n>: <what>`).
  */
 export const parseScript = (file: string, text: string): Result.Result<Script, string> => {
-  const counter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true, prettyErrors: false })
-  const yamlError = doc.errors[0]
-  if (yamlError !== undefined) {
-    const line = yamlError.linePos?.[0].line ?? counter.linePos(yamlError.pos[0]).line
-    const expected = YAML_EXPECTED[yamlError.code] ?? YAML_EXPECTED.IMPOSSIBLE
-    return Result.fail(`invalid script ${file} at line ${line > 0 ? line : 1}: invalid YAML: expected ${expected}`)
+  const loaded = loadYaml(text)
+  if (Result.isFailure(loaded)) {
+    return Result.fail(`invalid script ${file} at line ${loaded.failure.line ?? 1}: invalid YAML: expected ${loaded.failure.expected}`)
   }
-  let content: unknown
-  try {
-    content = doc.toJS({ maxAliasCount: 100 })
-  } catch {
-    return Result.fail(`invalid script ${file}: too many alias expansions`)
-  }
+  const { content, root, counter } = loaded.success
   const decoded = decodeScript(content)
   if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   const path = (issuePath(decoded.failure).issues[0]?.path ?? []).map(keyOf)
-  const line = lineAt(doc.contents, path, counter) ?? 1
+  const line = lineAt(root, path, counter) ?? 1
   return Result.fail(`invalid script ${file} at line ${line}: ${formatIssue(decoded.failure, "script")}`)
 }
 

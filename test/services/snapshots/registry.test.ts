@@ -69,7 +69,9 @@ const PINNED: ReadonlyArray<readonly [string, ReadonlyArray<string>, string, str
   ["agent_messages", ["session_id", "seq"], "agent", "session_id seq:int role message chars:int created_at:time"],
   ["agent_context_reports", ["context_report_id"], "agent", "context_report_id session_id agent_id run_id model input_tokens:int output_tokens:int total_tokens:int usd_micros:int report:json generated_at:time"],
   ["agent_session_settings", ["session_id"], "agent", "session_id queue_mode send_policy updated_at:time"],
-  ["agent_tool_calls", ["approval_id"], "agent", "approval_id:int session_id agent_id tool tool_id arguments:json match_target status outcome created_at:time consumed_at:time"]
+  ["agent_tool_calls", ["approval_id"], "agent", "approval_id:int session_id agent_id tool tool_id arguments:json match_target status outcome created_at:time consumed_at:time"],
+  ["agent_subagents", ["subagent_id"], "agent", "subagent_id tenant_id agent_id workspace_id work_item_id work_item_task_id execution_profile session_key lane status created_at:time last_heartbeat_at:time updated_at:time closed_at:time"],
+  ["agent_subagent_messages", ["message_id"], "agent", "message_id:serial subagent_id content status attempts:int reply error created_at:time started_at:time finished_at:time"]
 ]
 
 /** The registry's short names of the kinds. */
@@ -99,7 +101,8 @@ describe("the derived snapshot set", () => {
       "secret_resolutions.id",
       "node_pairings.pairing_id",
       "workflow_runs.seq",
-      "watchers.id"
+      "watchers.id",
+      "agent_subagent_messages.message_id"
     ])
   })
 
@@ -216,7 +219,7 @@ describe("the import order", () => {
     expect(SNAPSHOT_TABLES.map((x) => x.name).slice(0, v2.length)).toEqual(SNAPSHOT_V2_ORDER)
     // After the v2 tables: the tables of the subsystems added since (issue 24), in the subsystem list's order.
     const added = SNAPSHOT_TABLES.map((x) => x.name).slice(SNAPSHOT_V2_ORDER.length)
-    expect(added).toEqual(["canvas_artifacts", "memory_items", "memory_tombstones", "work_items", "work_links", "work_artifacts", "work_decisions", "work_signals", "work_state_kv", "artifacts", "agent_sessions", "agent_messages", "agent_context_reports", "agent_session_settings", "agent_tool_calls"])
+    expect(added).toEqual(["canvas_artifacts", "memory_items", "memory_tombstones", "work_items", "work_links", "work_artifacts", "work_decisions", "work_signals", "work_state_kv", "artifacts", "agent_sessions", "agent_messages", "agent_context_reports", "agent_session_settings", "agent_tool_calls", "agent_subagents", "agent_subagent_messages"])
     const notes = [t("note_items", ["note_spaces", "plans"]), t("note_spaces")]
     const set = tableSet([...TABLE_DECLARATIONS, notes])
     expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, ...added, "note_spaces", "note_items"])
