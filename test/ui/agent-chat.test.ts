@@ -7,7 +7,8 @@
  * shows its approval inline, approved in the page, and the next turn runs the
  * call and answers from its result; each turn's context report shows the
  * memory hits and the tool calls; `/help` runs as `command.execute` and its
- * output is shown; the agent's status and the model catalog are shown.
+ * output is shown; the agent's status and the model catalog are shown; a
+ * subagent spawned elsewhere is listed live with its status and its reply.
  * Screenshots and axe on each state.
  * With the runtime off, the page says so and a message fails saying how to turn it on.
  */
@@ -165,6 +166,27 @@ describe.skipIf(!browserAvailable)("console: agent chat", () => {
     const text = await output.textContent()
     for (const command of ["/help", "/new", "/model", "/context", "/usage"]) expect(text).toContain(command)
     await screenshot(page, "agent-chat-command")
+    await expectAccessible(page)
+  }, 90_000)
+
+  it("lists the agent's subagents with their status and last reply, live", async () => {
+    const panel = page.getByRole("region", { name: "Subagents" })
+    await panel.getByText("No subagent of default in this scope.").waitFor()
+    const { peer } = await connectPeer(ui.gw.url, ui.gw.adminToken)
+    const scope = { tenant_id: "default", agent_id: "default", workspace_id: "default" }
+    const spawned = await peer.request("subagent.spawn", { ...scope, execution_profile: "research" })
+    expect(spawned.ok).toBe(true)
+    const id: string = spawned.result.subagent.subagent_id
+    const row = panel.getByRole("table", { name: "Subagents" }).getByRole("row").filter({ hasText: "research" })
+    await row.getByText("running", { exact: true }).waitFor()
+    expect(await peer.request("subagent.send", { ...scope, subagent_id: id, content: "Say hello" })).toMatchObject({ ok: true, result: { accepted: true } })
+    // Its own session (channel subagent): the reply shows in the panel, not in the chat's transcript.
+    await row.getByText(GREETING).waitFor()
+    expect(await page.getByRole("log", { name: "Transcript" }).getByText(GREETING).count()).toBe(1)
+    expect(await peer.request("subagent.close", { ...scope, subagent_id: id })).toMatchObject({ ok: true })
+    await row.getByText("closed", { exact: true }).waitFor()
+    peer.ws.close()
+    await screenshot(page, "agent-chat-subagents")
     await expectAccessible(page)
   }, 90_000)
 })

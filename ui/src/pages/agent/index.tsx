@@ -6,7 +6,8 @@
  * calls wait for (inline, with Approve and Deny: ToolApproval.tsx) and its
  * context report (ReportView.tsx); a line starting with `/` runs as
  * `command.execute` and its output is shown. Beside the chat: the agent's
- * status (StatusPanel.tsx) and the model catalog (ModelsPanel.tsx).
+ * status (StatusPanel.tsx), its subagents (SubagentsPanel.tsx) and the model
+ * catalog (ModelsPanel.tsx).
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
 import { call } from "../../app/api.ts"
@@ -17,6 +18,7 @@ import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Composer } from "./Composer.tsx"
 import { ModelsPanel } from "./ModelsPanel.tsx"
 import { StatusPanel } from "./StatusPanel.tsx"
+import { SubagentsPanel } from "./SubagentsPanel.tsx"
 import { ThreadField } from "./ThreadField.tsx"
 import { Transcript } from "./Transcript.tsx"
 import { type Approval, CHANNEL, DEFAULT_THREAD, toolCallOf } from "./types.ts"
@@ -69,6 +71,7 @@ export default function AgentChatPage() {
         </div>
         <div>
           <StatusPanel agent={agent} />
+          <SubagentsPanel agent={agent} />
           <ModelsPanel />
         </div>
       </div>
