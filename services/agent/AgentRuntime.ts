@@ -29,6 +29,7 @@ import { usdMicros } from "../models/catalog.ts"
 import { Models } from "../models/Models.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { Work } from "../work/Work.ts"
+import { WorkflowLive } from "../workflow/Workflow.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -523,6 +524,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       Layer.provide(PolicyBundle.layer),
       Layer.provide(Approvals.layer),
       Layer.provide(Work.layer),
+      Layer.provide(WorkflowLive),
       Layer.provide(Memory.layer)
     )),
     Layer.provide(Memory.layer),

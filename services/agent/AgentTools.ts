@@ -25,6 +25,8 @@ import { Memory } from "../memory/Memory.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { isoTime } from "../shared/time.ts"
 import { Work } from "../work/Work.ts"
+import type { WorkflowStep } from "../workflow/runs/schema.ts"
+import { Workflow } from "../workflow/Workflow.ts"
 import { ToolCallsRepo } from "./ToolCallsRepo.ts"
 import { AGENT_TOOLS, type AgentToolName, capResult, matchTargetOf } from "./tools.ts"
 
@@ -95,7 +97,7 @@ export class AgentTools extends Context.Service<AgentTools, {
   /** Runs the session's approved waiting calls and reports the others (once each). */
   readonly settle: (context: ToolContext, state: TurnToolState) => Effect.Effect<ReadonlyArray<SettledCall>>
 }>()("svc-gateway/agent/AgentTools") {
-  /** Needs `PolicyBundle`, `Approvals`, `Memory`, `Work` and {@link ToolCallsRepo}. */
+  /** Needs `PolicyBundle`, `Approvals`, `Memory`, `Work`, `Workflow` and {@link ToolCallsRepo}. */
   static readonly layerNoDeps = Layer.effect(
     AgentTools,
     Effect.gen(function*() {
@@ -103,6 +105,7 @@ export class AgentTools extends Context.Service<AgentTools, {
       const approvals = yield* Approvals
       const memory = yield* Memory
       const work = yield* Work
+      const workflow = yield* Workflow
       const calls = yield* ToolCallsRepo
       const rawHttp = yield* HttpClient.HttpClient
 
@@ -144,6 +147,14 @@ export class AgentTools extends Context.Service<AgentTools, {
               status: args.status as "doing",
               ...(typeof args.reason === "string" ? { reason: args.reason } : {})
             }).pipe(Effect.map(({ item }) => ({ item })), Effect.mapError(asToolFailure))
+          case "workflow_run":
+            return workflow.run({
+              key: `agent:${context.agentId}:main`,
+              lane: "main",
+              steps: args.steps as ReadonlyArray<WorkflowStep>
+            }, undefined, { trigger: { agent_session_id: context.sessionId } }).pipe(
+              Effect.map((started) => ({ run_id: started.run_id, plan_id: started.plan_id, key: started.key, steps_count: started.steps_count }))
+            )
           case "http_fetch": {
             const url = String(args.url ?? "")
             if (!/^https?:\/\//i.test(url)) return Effect.fail(failure("invalid_request", "url must be an http:// or https:// URL"))

@@ -11,6 +11,7 @@
  * | `work_create` | `tool.work.write` | the title |
  * | `work_transition` | `tool.work.write` | `<work_item_id> <status>` |
  * | `http_fetch` | `tool.http.fetch` (the workflow Http step's) | the URL (also checked against `network_egress`) |
+ * | `workflow_run` | `tool.workflow.run` | the steps' types, comma-separated (each step is checked again by the engine) |
  *
  * Names follow the providers' rules (letters, digits, `_`, `-`). A tool's
  * result larger than {@link TOOL_RESULT_CAP} characters is cut with a note.
@@ -19,6 +20,7 @@
  */
 import { Schema } from "effect"
 import { Tool } from "effect/ai"
+import { MAX_STEPS, WorkflowStep } from "../workflow/runs/schema.ts"
 
 /** Largest tool result handed back to the model, in characters of its JSON; longer is truncated with a note. */
 export const TOOL_RESULT_CAP = 16_384
@@ -78,13 +80,23 @@ export const HttpFetchTool = Tool.make("http_fetch", {
   ...common
 })
 
+/** `workflow_run {steps}`: starts a durable workflow run of ActionPrimitives under the agent's key (`agent:<id>:main`). */
+export const WorkflowRunTool = Tool.make("workflow_run", {
+  description: "Start a durable workflow run: a list of steps (ActionPrimitives such as Http or Confirm) that the " +
+    "gateway runs with retries, approvals and its own policy checks per step. Answers the run id; the run goes on " +
+    "after this turn.",
+  parameters: Schema.Struct({ steps: Schema.Array(WorkflowStep).check(Schema.isMinLength(1), Schema.isMaxLength(MAX_STEPS)) }),
+  ...common
+})
+
 /** Every built-in tool, with its policy tool id. */
 export const AGENT_TOOLS = [
   { tool: MemorySearchTool, toolId: "tool.memory.search" },
   { tool: MemoryCreateTool, toolId: "tool.memory.write" },
   { tool: WorkCreateTool, toolId: "tool.work.write" },
   { tool: WorkTransitionTool, toolId: "tool.work.write" },
-  { tool: HttpFetchTool, toolId: "tool.http.fetch" }
+  { tool: HttpFetchTool, toolId: "tool.http.fetch" },
+  { tool: WorkflowRunTool, toolId: "tool.workflow.run" }
 ] as const
 
 /** A built-in tool's name. */
@@ -107,6 +119,8 @@ export const matchTargetOf = (name: string, args: Record<string, unknown>): stri
       return `${text(args.work_item_id)} ${text(args.status)}`
     case "http_fetch":
       return text(args.url)
+    case "workflow_run":
+      return Array.isArray(args.steps) ? args.steps.map((step) => text((step as { type?: unknown }).type)).join(",") : ""
     default:
       return ""
   }

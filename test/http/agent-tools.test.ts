@@ -73,7 +73,7 @@ describe("agent tools under the policy gate", () => {
     expect(found.result.hits).toHaveLength(1)
     peer.ws.close()
     const firstReport = (await get("/context?agent_id=scout")).report
-    expect(firstReport.selected_tools).toEqual(["memory_search", "memory_create", "http_fetch"])
+    expect(firstReport.selected_tools).toEqual(["memory_search", "memory_create", "http_fetch", "workflow_run"])
     expect(firstReport.tool_schema_total_chars).toBeGreaterThan(0)
     expect(firstReport.tool_calls).toEqual([{ tool: "memory_create", tool_id: "tool.memory.write", decision: "allow", outcome: "ok" }])
 
