@@ -41,10 +41,12 @@ const STATUS_OF: Record<string, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  unsupported_request: 404,
   conflict: 409,
   invalid_transition: 409,
   wip_limit_exceeded: 409,
   too_many_requests: 429,
+  agent_runtime_error: 502,
   service_unavailable: 503
 }
 
