@@ -8,11 +8,9 @@
  * and the calls made.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { agentHome } from "../support/agentHome.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
@@ -29,8 +27,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve))
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/status`
-  const home = mkdtempSync(join(tmpdir(), "svc-agent-tools-"))
-  writeFileSync(join(home, "policy.yml"), [
+  const home = agentHome([
     "v: 1",
     "tools:",
     "  default: require_approval",
@@ -39,20 +36,18 @@ beforeAll(async () => {
     "  deny: [tool.work.write]",
     "network_egress:",
     "  default: allow",
-    ""
-  ].join("\n"))
-  mkdirSync(join(home, "agents", "scout"), { recursive: true })
-  writeFileSync(join(home, "agents", "scout", "script.yml"), [
-    "turns:",
-    "  - tool_calls: [{name: memory_create, arguments: {title: Favourite colour, body_md: The operator likes blue.}}]",
-    "    reply: Noted.",
-    "  - tool_calls: [{name: work_create, arguments: {title: Paint the fence}}]",
-    "    reply: I could not create that work item.",
-    `  - tool_calls: [{name: http_fetch, arguments: {url: "${targetUrl}"}}]`,
-    "    reply: Fetching.",
-    "  - reply: The status page is green.",
-    ""
-  ].join("\n"))
+  ], {
+    scout: [
+      "turns:",
+      "  - tool_calls: [{name: memory_create, arguments: {title: Favourite colour, body_md: The operator likes blue.}}]",
+      "    reply: Noted.",
+      "  - tool_calls: [{name: work_create, arguments: {title: Paint the fence}}]",
+      "    reply: I could not create that work item.",
+      `  - tool_calls: [{name: http_fetch, arguments: {url: "${targetUrl}"}}]`,
+      "    reply: Fetching.",
+      "  - reply: The status page is green.",
+    ]
+  })
   gw = await startGateway({ agentEnabled: true, agentModel: "builtin/scripted", home, rateLimitMax: 10_000 })
 })
 afterAll(async () => {

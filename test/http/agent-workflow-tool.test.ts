@@ -6,12 +6,10 @@
  * (`tool.workflow.run`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
+import { agentHome } from "../support/agentHome.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 
 let gw: TestGateway
@@ -26,22 +24,19 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve))
   const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/ping`
-  const home = mkdtempSync(join(tmpdir(), "svc-agent-workflow-"))
-  writeFileSync(join(home, "policy.yml"), [
+  const home = agentHome([
     "v: 1",
     "tools:",
     "  allow: [tool.workflow.run, tool.http.fetch]",
     "network_egress:",
     "  allow: [\"http://127.0.0.1:*\"]",
-    ""
-  ].join("\n"))
-  mkdirSync(join(home, "agents", "runner"), { recursive: true })
-  writeFileSync(join(home, "agents", "runner", "script.yml"), [
-    "turns:",
-    `  - tool_calls: [{name: workflow_run, arguments: {steps: [{type: Http, args: {method: GET, url: "${url}"}}]}}]`,
-    "    reply: Started the run.",
-    ""
-  ].join("\n"))
+  ], {
+    runner: [
+      "turns:",
+      `  - tool_calls: [{name: workflow_run, arguments: {steps: [{type: Http, args: {method: GET, url: "${url}"}}]}}]`,
+      "    reply: Started the run.",
+    ]
+  })
   gw = await startGateway({ agentEnabled: true, agentModel: "builtin/scripted", engineApiEnabled: true, home, rateLimitMax: 10_000 })
 })
 afterAll(async () => {

@@ -12,14 +12,12 @@
  * Screenshots and axe on each state.
  * With the runtime off, the page says so and a message fails saying how to turn it on.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startHttpTarget, type HttpTarget } from "../support/httpTarget.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 import { browserAvailable, type Console, expectAccessible, screenshot, signIn, startConsole, waitLive } from "./browser.ts"
+import { agentHome } from "../support/agentHome.ts"
 
 const GREETING = "Hello operator, I am the scripted agent and I answer in several words."
 
@@ -31,8 +29,7 @@ describe.skipIf(!browserAvailable)("console: agent chat", () => {
 
   beforeAll(async () => {
     target = await startHttpTarget(() => ({ page: "all green" }))
-    const home = mkdtempSync(join(tmpdir(), "svc-ui-agent-"))
-    writeFileSync(join(home, "policy.yml"), [
+    const home = agentHome([
       "v: 1",
       "tools:",
       "  default: require_approval",
@@ -40,17 +37,15 @@ describe.skipIf(!browserAvailable)("console: agent chat", () => {
       "  require_approval: [tool.http.fetch]",
       "network_egress:",
       "  default: allow",
-      ""
-    ].join("\n"))
-    mkdirSync(join(home, "agents", "default"), { recursive: true })
-    writeFileSync(join(home, "agents", "default", "script.yml"), [
-      "turns:",
-      `  - reply: "${GREETING}"`,
-      `  - tool_calls: [{name: http_fetch, arguments: {url: "${target.url}status"}}]`,
-      "    reply: Fetching.",
-      "  - reply: The status page says all green.",
-      ""
-    ].join("\n"))
+    ], {
+      default: [
+        "turns:",
+        `  - reply: "${GREETING}"`,
+        `  - tool_calls: [{name: http_fetch, arguments: {url: "${target.url}status"}}]`,
+        "    reply: Fetching.",
+        "  - reply: The status page says all green.",
+      ]
+    })
     ui = await startConsole({ agentEnabled: true, agentModel: "builtin/scripted", home, rateLimitMax: 10_000 })
     // A memory item the second message finds.
     const { peer } = await connectPeer(ui.gw.url, ui.gw.adminToken)
