@@ -155,7 +155,7 @@ export class AgentRepo extends Context.Service<AgentRepo, {
         append,
         agentFigures: (agentId) =>
           Effect.map(
-            findRows(Figures)(sql`SELECT COUNT(*) AS sessions, MAX(last_turn_at) AS last_turn_at FROM agent_sessions WHERE agent_id = ${agentId}`),
+            findRows(Figures)(sql`SELECT CAST(COUNT(*) AS INTEGER) AS sessions, MAX(last_turn_at) AS last_turn_at FROM agent_sessions WHERE agent_id = ${agentId}`),
             (rows) => ({ sessions: rows[0]?.sessions ?? 0, last_turn_at: rows[0]?.last_turn_at ?? null })
           ),
         insertReport: (row) => Effect.flatMap(encodeReport(row), (encoded) => sql`INSERT INTO agent_context_reports ${sql.insert(encoded)}`),

@@ -117,8 +117,11 @@ export class DiagnosticsRepo extends Context.Service<DiagnosticsRepo, {
       })
       /** The agent runtime's turns of the scope (services/agent: one context report a turn, with its usage). */
       const turnsOf = (filter: UsageFilter) => {
-        const select = sql`SELECT COUNT(*) AS turns, SUM(c.input_tokens) AS input_tokens, SUM(c.output_tokens) AS output_tokens,
-          SUM(c.total_tokens) AS total_tokens, SUM(c.usd_micros) AS usd_micros FROM agent_context_reports c`
+        // Counts and sums cast to plain numbers (PostgreSQL's COUNT and SUM are bigint); DOUBLE PRECISION is REAL on SQLite.
+        const select = sql`SELECT CAST(COUNT(*) AS INTEGER) AS turns,
+          CAST(SUM(c.input_tokens) AS DOUBLE PRECISION) AS input_tokens, CAST(SUM(c.output_tokens) AS DOUBLE PRECISION) AS output_tokens,
+          CAST(SUM(c.total_tokens) AS DOUBLE PRECISION) AS total_tokens, CAST(SUM(c.usd_micros) AS DOUBLE PRECISION) AS usd_micros
+          FROM agent_context_reports c`
         const where = (() => {
           switch (filter.kind) {
             case "run":
