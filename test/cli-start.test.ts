@@ -203,7 +203,11 @@ describe("svc-gateway node: defaults follow SVC_HOME and SVC_PORT", () => {
       mkdirSync(nodeHome)
       // HOME elsewhere, so the old default (~/.svc) would be visible as a miss, not a write into the real home.
       node = run(["node"], { HOME: home(), SVC_HOME: nodeHome, SVC_PORT: new URL(info.url).port, SVC_ADMIN_TOKEN: TOKEN })
-      await eventually(() => node!.stdout.includes("pending operator approval"), "the demo node to wait for approval")
+      // The SDK's pairing notice and the command's own line race (the pairing request may be answered first).
+      await eventually(
+        () => node!.stdout.includes("pending operator approval") && node!.stdout.includes("demo node connected to"),
+        "the demo node to connect and wait for approval"
+      )
       expect(node.stdout).toContain(`demo node connected to ${info.url} (identity ${join(nodeHome, "node-identity.json")})`)
       expect(statSync(join(nodeHome, "node-identity.json")).mode & 0o777).toBe(0o600)
     } finally {
