@@ -14,7 +14,9 @@ import { Memory } from "../../../services/memory/Memory.ts"
 import { MCP_CHAIN, McpGateway } from "../../../services/mcp/McpGateway.ts"
 import { PlansRepo } from "../../../services/planner/PlansRepo.ts"
 import { PolicyService } from "../../../services/policy/PolicyService.ts"
+import { GatewayConfigLive } from "../../../src/app/gateway.ts"
 import { testDatabases } from "../../support/databases.ts"
+import { testSettings } from "../../support/gateway.ts"
 import { approvalsLayer } from "../approvals/support.ts"
 
 const ADMIN = { kind: "admin" } as const
@@ -41,7 +43,10 @@ for (const db of testDatabases) {
     const provide = <A, E>(effect: Effect.Effect<A, E, any>) =>
       effect.pipe(
         Effect.provide(McpGateway.layerNoDeps.pipe(
-          Layer.provideMerge(Layer.mergeAll(PolicyService.layer, Memory.layer, PlansRepo.layer)),
+          // Memory reads its semantic-search setting (off) from the gateway's settings.
+          Layer.provideMerge(Layer.mergeAll(PolicyService.layer, Memory.layer, PlansRepo.layer).pipe(
+            Layer.provide(GatewayConfigLive(testSettings()))
+          )),
           Layer.provideMerge(approvalsLayer(db))
         ))
       ) as Effect.Effect<A, E>
