@@ -86,29 +86,19 @@ export const malformed = (wire: Pick<ProviderWire, "module">, method: string, wh
     reason: new AiError.InvalidResponseError({ description: `malformed response: ${what}` })
   })
 
-const timedOut = (wire: ProviderWire, method: string): AiError.AiError =>
+/** A transport `AiError` of `wire`'s POST, described as `description`. */
+const transportError = (wire: ProviderWire, method: string, description: string): AiError.AiError =>
   AiError.make({
     module: wire.module,
     method,
-    reason: new AiError.NetworkError({
-      reason: "TransportError",
-      method: "POST",
-      url: wire.url,
-      description: `request timed out after ${seconds(wire.timeout)}`
-    })
+    reason: new AiError.NetworkError({ reason: "TransportError", method: "POST", url: wire.url, description })
   })
 
+const timedOut = (wire: ProviderWire, method: string): AiError.AiError =>
+  transportError(wire, method, `request timed out after ${seconds(wire.timeout)}`)
+
 const stalled = (wire: ProviderWire, method: string): AiError.AiError =>
-  AiError.make({
-    module: wire.module,
-    method,
-    reason: new AiError.NetworkError({
-      reason: "TransportError",
-      method: "POST",
-      url: wire.url,
-      description: `stream stalled: no event for ${seconds(wire.timeout)}`
-    })
-  })
+  transportError(wire, method, `stream stalled: no event for ${seconds(wire.timeout)}`)
 
 const transportFailure = (wire: ProviderWire, method: string, error: { readonly message: string }): AiError.AiError =>
   AiError.make({
