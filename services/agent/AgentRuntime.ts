@@ -39,7 +39,8 @@ import { ContextReportCreated, MessageDelta, MessageFinal, TypingStarted, Typing
 import { trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
 import { AgentTools, type ToolContext, type TurnToolState } from "./AgentTools.ts"
-import { type AGENT_TOOLS, toolIdOf } from "./tools.ts"
+import { AgentContributions } from "./contributions.ts"
+import { toolIdOf } from "./tools.ts"
 import { providerFor } from "./providers/resolve.ts"
 import type {
   AgentStatus,
@@ -68,8 +69,8 @@ export const NEW_SESSION_REPLY = "Started a new session: the earlier conversatio
 /** Messages `/compact` keeps as they are. */
 export const COMPACT_KEEP = 4
 
-/** A tool as offered to a turn's model. */
-type OfferedTool = (typeof AGENT_TOOLS)[number]["tool"]
+/** A tool as offered to a turn's model (built-in or contributed). */
+type OfferedTool = Tool.Any
 
 /** Each tool's schema size for the context report (its JSON Schema's JSON plus its description), computed once. */
 const schemaChars = new WeakMap<OfferedTool, number>()
@@ -168,6 +169,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       const repo = yield* AgentRepo
       const models = yield* AgentModels
       const tools = yield* AgentTools
+      const contributions = yield* AgentContributions
       const catalog = yield* Models
       const memory = yield* Memory
       const events = yield* EventBus
@@ -179,7 +181,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       /** The toolkit of each offered set (by its tools' names, in offered order): built once, not per turn. */
       const toolkits = new Map<string, Toolkit.Toolkit<Record<string, OfferedTool>>>()
       const toolkitOf = (offered: ReadonlyArray<{ readonly tool: OfferedTool }>) => {
-        const key = offered.map((entry) => entry.tool.name).join(",")
+        const key = `${contributions.version()}:${offered.map((entry) => entry.tool.name).join(",")}`
         let toolkit = toolkits.get(key)
         if (toolkit === undefined) {
           toolkit = Toolkit.make(...offered.map((entry) => entry.tool)) as unknown as Toolkit.Toolkit<Record<string, OfferedTool>>
@@ -286,7 +288,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           const entry = offered.find((candidate) => candidate.tool.name === call.name)
           const answer = (isFailure: boolean, result: unknown) => ({ type: "tool-result" as const, id: call.id, name: call.name, isFailure, result })
           if (entry === undefined) {
-            toolState.calls.push({ tool: call.name, tool_id: toolIdOf(call.name) ?? "unknown", decision: "deny", outcome: "not_offered" })
+            const toolId = toolIdOf(call.name) ?? contributions.tools().find((tool) => tool.tool.name === call.name)?.toolId ?? "unknown"
+            toolState.calls.push({ tool: call.name, tool_id: toolId, decision: "deny", outcome: "not_offered" })
             return Effect.succeed(answer(true, { error: "policy_denied", message: `tool ${call.name} is not available to this agent` }))
           }
           return Schema.decodeUnknownEffect(entry.tool.parametersSchema as Schema.Decoder<Record<string, unknown>>)(call.params).pipe(
@@ -378,7 +381,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           tool_schema_top: schemaSizes.slice(0, 5),
           tool_schema_total_chars: schemaSizes.reduce((sum, entry) => sum + entry.chars, 0),
           enabled_skills: [],
-          mcp_servers: [],
+          mcp_servers: contributions.health().filter((h) => h.source.startsWith("mcp:") && h.status === "ready").map((h) => h.source.slice(4)),
           memory: { keyword_hits: stats.keyword_hits, semantic_hits: stats.semantic_hits },
           tool_calls: toolState.calls,
           injected_files: [],
@@ -478,6 +481,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           model,
           provider: { id: readiness.provider, ready: readiness.ready, ...(readiness.reason !== undefined ? { reason: readiness.reason } : {}) },
           tools: offered.map((entry) => entry.tool.name),
+          tool_sources: contributions.health(),
           session_count: figures.sessions,
           last_turn_at: figures.last_turn_at
         }
@@ -521,6 +525,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
     Layer.provide(AgentRepo.layer),
     Layer.provide(AgentModels.layer),
     Layer.provide(AgentTools.layer.pipe(
+      Layer.provide(AgentContributions.layer),
       Layer.provide(PolicyBundle.layer),
       Layer.provide(Approvals.layer),
       Layer.provide(Work.layer),
@@ -529,6 +534,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
     )),
     Layer.provide(Memory.layer),
     Layer.provide(Models.layer),
-    Layer.provide(EventBus.layer)
+    Layer.provide(EventBus.layer),
+    Layer.provide(AgentContributions.layer)
   )
 }

@@ -19,6 +19,7 @@
  * @module
  */
 import { Clock, Context, Effect, Layer } from "effect"
+import type { Tool } from "effect/ai"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { Approvals } from "../approvals/Approvals.ts"
 import { Memory } from "../memory/Memory.ts"
@@ -27,16 +28,16 @@ import { isoTime } from "../shared/time.ts"
 import { Work } from "../work/Work.ts"
 import type { WorkflowStep } from "../workflow/runs/schema.ts"
 import { Workflow } from "../workflow/Workflow.ts"
+import { AgentContributions, type ContributedTool, type ToolContext, type ToolFailure } from "./contributions.ts"
 import { ToolCallsRepo } from "./ToolCallsRepo.ts"
 import { AGENT_TOOLS, type AgentToolName, capResult, matchTargetOf } from "./tools.ts"
 
-/** Whose call it is: the agent, its workspace and the session. */
-export interface ToolContext {
-  readonly agentId: string
-  readonly workspaceId: string
-  readonly sessionId: string
-  /** The session's key (`agent:<agent>:<channel>:<thread>`): where work items say they came from. */
-  readonly sessionKey: string
+export type { ToolContext, ToolFailure } from "./contributions.ts"
+
+/** A tool offered to a turn's model: the tool and its policy tool id (built-in or contributed). */
+export interface OfferedTool {
+  readonly tool: Tool.Any
+  readonly toolId: string
 }
 
 /** One call a turn made, for its context report. */
@@ -52,12 +53,6 @@ export interface TurnToolState {
   readonly calls: Array<ToolCallRecord>
   readonly waiting: Array<{ readonly approval_id: number; readonly tool: string; readonly match_target: string }>
   memoryWritten: boolean
-}
-
-/** A tool failure as the model sees it. */
-export interface ToolFailure {
-  readonly error: string
-  readonly message: string
 }
 
 /** The result of an approved call run by a later turn, or why it did not run. */
@@ -85,11 +80,14 @@ const asToolFailure = (error: unknown): ToolFailure => {
 
 /** The agent's tools: which are offered, their handlers for one turn, and settling approved calls. */
 export class AgentTools extends Context.Service<AgentTools, {
-  /** The tools offered to the model for this agent (those its bundle does not deny outright). */
-  readonly offered: (agentId: string, workspaceId: string) => Effect.Effect<ReadonlyArray<(typeof AGENT_TOOLS)[number]>>
-  /** Calls tool `name` for `context` through the policy gate, recording into `state`. */
+  /**
+   * The tools offered to the model for this agent (those its bundle does not deny outright): the built-in ones, then
+   * those contributed by other subsystems (`AgentContributions`: plugins, MCP servers, paired nodes).
+   */
+  readonly offered: (agentId: string, workspaceId: string) => Effect.Effect<ReadonlyArray<OfferedTool>>
+  /** Calls tool `name` (built-in or contributed) for `context` through the policy gate, recording into `state`. */
   readonly call: (
-    name: AgentToolName,
+    name: string,
     args: Record<string, unknown>,
     context: ToolContext,
     state: TurnToolState
@@ -97,7 +95,7 @@ export class AgentTools extends Context.Service<AgentTools, {
   /** Runs the session's approved waiting calls and reports the others (once each). */
   readonly settle: (context: ToolContext, state: TurnToolState) => Effect.Effect<ReadonlyArray<SettledCall>>
 }>()("svc-gateway/agent/AgentTools") {
-  /** Needs `PolicyBundle`, `Approvals`, `Memory`, `Work`, `Workflow` and {@link ToolCallsRepo}. */
+  /** Needs `PolicyBundle`, `Approvals`, `Memory`, `Work`, `Workflow`, {@link AgentContributions} and {@link ToolCallsRepo}. */
   static readonly layerNoDeps = Layer.effect(
     AgentTools,
     Effect.gen(function*() {
@@ -108,9 +106,21 @@ export class AgentTools extends Context.Service<AgentTools, {
       const workflow = yield* Workflow
       const calls = yield* ToolCallsRepo
       const rawHttp = yield* HttpClient.HttpClient
+      const contributions = yield* AgentContributions
+      const contributed = (name: string): ContributedTool | undefined => contributions.tools().find((entry) => entry.tool.name === name)
+      const builtin = (name: string) => AGENT_TOOLS.find((entry) => entry.tool.name === name)
 
-      /** Runs a tool (the policy already said yes). */
-      const run = (name: AgentToolName, args: Record<string, unknown>, context: ToolContext, state: TurnToolState): Effect.Effect<unknown, ToolFailure> => {
+      /** Runs a tool, built-in or contributed (the policy already said yes). */
+      const run = (name: string, args: Record<string, unknown>, context: ToolContext, state: TurnToolState): Effect.Effect<unknown, ToolFailure> => {
+        if (builtin(name) === undefined) {
+          const entry = contributed(name)
+          return entry === undefined
+            ? Effect.fail(failure("tool_unavailable", `tool ${name} is no longer available (its source was removed or is down)`))
+            : entry.run(args, context)
+        }
+        return runBuiltin(name as AgentToolName, args, context, state)
+      }
+      const runBuiltin = (name: AgentToolName, args: Record<string, unknown>, context: ToolContext, state: TurnToolState): Effect.Effect<unknown, ToolFailure> => {
         const scope = { tenant_id: AGENT_TENANT_ID, agent_id: context.agentId, workspace_id: context.workspaceId }
         switch (name) {
           case "memory_search":
@@ -174,18 +184,22 @@ export class AgentTools extends Context.Service<AgentTools, {
       }
 
       const offered = Effect.fn("AgentTools.offered")(function*(agentId: string, workspaceId: string) {
-        const kept: Array<(typeof AGENT_TOOLS)[number]> = []
-        for (const entry of AGENT_TOOLS) {
+        const kept: Array<OfferedTool> = []
+        for (const entry of [...AGENT_TOOLS, ...contributions.tools()]) {
           const evaluation = yield* policy.evaluateToolCall({ agent_id: agentId, workspace_id: workspaceId, tool_id: entry.toolId, tool_match_target: "" })
           if (evaluation.decision !== "deny" || evaluation.rules.some((r) => r.outcome !== "deny")) kept.push(entry)
         }
         return kept
       })
 
-      const call = (name: AgentToolName, args: Record<string, unknown>, context: ToolContext, state: TurnToolState) =>
+      const call = (name: string, args: Record<string, unknown>, context: ToolContext, state: TurnToolState) =>
         Effect.gen(function*() {
-          const toolId = AGENT_TOOLS.find((t) => t.tool.name === name)!.toolId
-          const target = matchTargetOf(name, args)
+          const external = builtin(name) === undefined ? contributed(name) : undefined
+          if (builtin(name) === undefined && external === undefined) {
+            return yield* Effect.fail(failure("tool_unavailable", `tool ${name} is not available to this agent`))
+          }
+          const toolId = external?.toolId ?? builtin(name)!.toolId
+          const target = external !== undefined ? external.matchTarget(args) : matchTargetOf(name, args)
           const evaluation = yield* policy.evaluateToolCall({
             agent_id: context.agentId,
             workspace_id: context.workspaceId,
@@ -245,7 +259,7 @@ export class AgentTools extends Context.Service<AgentTools, {
             state.calls.push({ tool: row.tool, tool_id: row.tool_id, decision: "require_approval", outcome: status })
             continue
           }
-          const result = yield* Effect.result(run(row.tool as AgentToolName, row.arguments, context, state))
+          const result = yield* Effect.result(run(row.tool, row.arguments, context, state))
           const value = result._tag === "Success" ? capResult(result.success) : { error: result.failure }
           state.calls.push({ tool: row.tool, tool_id: row.tool_id, decision: "approved", outcome: result._tag === "Success" ? "ok" : result.failure.error })
           settled.push({ approval_id: row.approval_id, tool: row.tool, outcome: "approved", result: value })

@@ -28,6 +28,7 @@ import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
 import { isoTime } from "../shared/time.ts"
 import { Presence } from "../ws-sessions/Presence.ts"
 import { AgentRepo, type AgentSessionRow } from "./AgentRepo.ts"
+import { AgentContributions } from "./contributions.ts"
 import { AgentRuntime, NEW_SESSION_REPLY, type SessionKey } from "./AgentRuntime.ts"
 import { InvalidRequest } from "./errors.ts"
 import {
@@ -121,7 +122,7 @@ export class AgentCommands extends Context.Service<AgentCommands, {
 }>()("svc-gateway/agent/AgentCommands") {
   /**
    * Needs {@link AgentRuntime}, {@link AgentRepo}, {@link SessionSettingsRepo}, `Presence`, `Approvals`,
-   * `Pairings`, `PolicyBundle`, `Diagnostics` and `GatewayConfig`.
+   * `Pairings`, `PolicyBundle`, `Diagnostics`, `AgentContributions` (contributed commands) and `GatewayConfig`.
    */
   static readonly layerNoDeps = Layer.effect(
     AgentCommands,
@@ -135,6 +136,16 @@ export class AgentCommands extends Context.Service<AgentCommands, {
       const policy = yield* PolicyBundle
       const diagnostics = yield* Diagnostics
       const settings = yield* GatewayConfig
+      const contributions = yield* AgentContributions
+      const builtinNames = new Set(KNOWN)
+      /** Contributed commands (plugins) that do not shadow a built-in one, as `/help` lists them. */
+      const contributed = () =>
+        contributions.commands().filter((command) => !builtinNames.has(`/${command.name}`))
+      const known = () => [...KNOWN, ...contributed().map((command) => `/${command.name}`)]
+      const helpRows = (): ReadonlyArray<CommandHelp> => [
+        ...COMMANDS,
+        ...contributed().map((command) => ({ name: `/${command.name}`, aliases: [], usage: `/${command.name}`, help: command.help }))
+      ]
 
       /** The session a command acts on: read-only commands do not create it. */
       const existing = (key: SessionKey) => repo.findSession(key.agentId, key.channel, key.threadId)
@@ -170,10 +181,11 @@ export class AgentCommands extends Context.Service<AgentCommands, {
           case "/help":
           case "/?": {
             yield* noArgs
-            const width = Math.max(...COMMANDS.map((c) => c.usage.length))
+            const rows = helpRows()
+            const width = Math.max(...rows.map((c) => c.usage.length))
             return {
-              output: COMMANDS.map((c) => `${c.usage.padEnd(width)}  ${c.help}`).join("\n"),
-              data: { commands: COMMANDS }
+              output: rows.map((c) => `${c.usage.padEnd(width)}  ${c.help}`).join("\n"),
+              data: { commands: rows }
             }
           }
           case "/new":
@@ -344,15 +356,22 @@ export class AgentCommands extends Context.Service<AgentCommands, {
             const { session, row } = yield* setting(key, { send_policy: policyName as SendPolicyType })
             return { output: `Send policy set to ${policyName}.`, data: { send_policy: row.send_policy, session: sessionData(key, session) } }
           }
-          default:
-            return yield* Effect.fail(invalid(`unknown command "${name}": known commands are ${KNOWN.join(", ")}`))
+          default: {
+            const command = contributed().find((candidate) => `/${candidate.name}` === name)
+            if (command === undefined) {
+              return yield* Effect.fail(invalid(`unknown command "${name}": known commands are ${known().join(", ")}`))
+            }
+            return yield* command.run(args, { agentId: key.agentId, channel: key.channel, threadId: key.threadId }).pipe(
+              Effect.mapError((failure) => invalid(`${name} failed: ${failure.message}`))
+            )
+          }
         }
       })
 
       const execute = Effect.fn("AgentCommands.execute")(function*(request: CommandExecuteRequest) {
         const parsed = parseCommand(request.command)
         if (parsed === undefined || parsed.name === "/") {
-          return yield* Effect.fail(invalid(`a command starts with "/" (try /help): known commands are ${KNOWN.join(", ")}`))
+          return yield* Effect.fail(invalid(`a command starts with "/" (try /help): known commands are ${known().join(", ")}`))
         }
         const key: SessionKey = {
           agentId: request.agent_id ?? DEFAULT_AGENT_ID,
@@ -380,7 +399,8 @@ export class AgentCommands extends Context.Service<AgentCommands, {
       Approvals.layer,
       Pairings.layer,
       PolicyBundle.layer,
-      Diagnostics.layer
+      Diagnostics.layer,
+      AgentContributions.layer
     ))
   )
 }

@@ -42,6 +42,16 @@ export const AgentTurnResult = Schema.Struct({
 }).annotate({ identifier: "AgentTurnResult" })
 export type AgentTurnResult = typeof AgentTurnResult.Type
 
+/** The health of a tool source (a plugin, an MCP server) as `GET /agent/status` shows it. */
+export const ToolSourceHealth = Schema.Struct({
+  source: Schema.String.annotate({ description: "`<kind>:<id>`, e.g. `mcp:files`, `plugin:echo`" }),
+  status: Schema.Literals(["ready", "starting", "failed"]),
+  tools: Schema.Int.annotate({ description: "How many tools it offers now (0 unless ready)" }),
+  last_error: Schema.optionalKey(Schema.String),
+  retry_at: Schema.optionalKey(Schema.String).annotate({ description: "ISO time of the next attempt, while failed" }),
+  ready_at: Schema.optionalKey(Schema.String).annotate({ description: "ISO time it last became ready" })
+}).annotate({ identifier: "ToolSourceHealth" })
+
 /** `GET /agent/status`: the agent's model, whether its provider can be used (never a credential), tools, sessions. */
 export const AgentStatus = Schema.Struct({
   status: Schema.Literal("ok"),
@@ -54,6 +64,9 @@ export const AgentStatus = Schema.Struct({
     reason: Schema.optionalKey(Schema.String).annotate({ description: "Why the provider is not ready (what is missing; never a value)." })
   }),
   tools: Schema.Array(Schema.String),
+  tool_sources: Schema.Array(ToolSourceHealth).annotate({
+    description: "Each contributing source (`plugin:<id>`, `mcp:<server>`) and its health: a failed source's tools are withdrawn until it is back."
+  }),
   session_count: Schema.Int,
   last_turn_at: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "AgentStatus" })
