@@ -302,7 +302,9 @@ describe("layer naming (docs/architecture.md \"Conventions\")", () => {
     // a subsystem's composite layer, on its descriptor (services/provider-oauth/index.ts)
     "ProviderOAuthLive",
     // deprecated aliases of a static layer
-    "PlaybooksLive", "WorkflowRunsLive"
+    "PlaybooksLive", "WorkflowRunsLive",
+    // contributors registered with AgentContributions (services/agent/contributions.ts): a layer that only registers
+    "NodeToolsLive"
   ])
 
   it("no module constant named …Live outside the allow-list (a service's layer is static on its class)", () => {

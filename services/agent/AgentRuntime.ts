@@ -40,6 +40,7 @@ import { trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
 import { AgentTools, type ToolContext, type TurnToolState } from "./AgentTools.ts"
 import { AgentContributions } from "./contributions.ts"
+import { NODE_TOOL_POLICY_ID } from "./nodeTools.ts"
 import { toolIdOf } from "./tools.ts"
 import { providerFor } from "./providers/resolve.ts"
 import type {
@@ -288,7 +289,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           const entry = offered.find((candidate) => candidate.tool.name === call.name)
           const answer = (isFailure: boolean, result: unknown) => ({ type: "tool-result" as const, id: call.id, name: call.name, isFailure, result })
           if (entry === undefined) {
-            const toolId = toolIdOf(call.name) ?? contributions.tools().find((tool) => tool.tool.name === call.name)?.toolId ?? "unknown"
+            const toolId = toolIdOf(call.name) ?? contributions.tools().find((tool) => tool.tool.name === call.name)?.toolId ??
+              (call.name.startsWith("node_") ? NODE_TOOL_POLICY_ID : "unknown")
             toolState.calls.push({ tool: call.name, tool_id: toolId, decision: "deny", outcome: "not_offered" })
             return Effect.succeed(answer(true, { error: "policy_denied", message: `tool ${call.name} is not available to this agent` }))
           }
@@ -309,9 +311,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         /** One model call: its text (streamed out as `message.delta`) and its response parts. */
         const step = (prompt: Prompt.Prompt) => {
           const parts: Array<Response.AnyPart> = []
-          const stream = offered.length === 0
-            ? languageModel.streamText({ prompt })
-            : languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true, toolCallValidation: "deferred" })
+          // The toolkit even when empty: a model that calls a tool it was not offered gets `not_offered`, not a decode failure.
+          const stream = languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true, toolCallValidation: "deferred" })
           return (stream as Stream.Stream<Response.AnyPart, unknown>).pipe(
             Stream.interruptWhen(Deferred.await(stop)),
             Stream.runFoldEffect(() => "", (text, part): Effect.Effect<string> => {

@@ -92,6 +92,12 @@ export interface SourceHealth {
 export class AgentContributions extends Context.Service<AgentContributions, {
   /** Replaces source `source`'s tools (an empty list withdraws them). */
   readonly setTools: (source: string, tools: ReadonlyArray<ContributedTool>) => Effect.Effect<void>
+  /**
+   * Registers source `source` as a live provider: its tools are whatever `current()` answers when a turn asks (for
+   * sets that change with the world, e.g. the ready capabilities of connected nodes). `current()` must be cheap and
+   * keep answering the same tool objects while nothing changed.
+   */
+  readonly setProvider: (source: string, current: () => ReadonlyArray<ContributedTool>) => Effect.Effect<void>
   /** Replaces source `source`'s commands. */
   readonly setCommands: (source: string, commands: ReadonlyArray<ContributedCommand>) => Effect.Effect<void>
   /** Withdraws everything source `source` contributed, its health included. */
@@ -110,6 +116,7 @@ export class AgentContributions extends Context.Service<AgentContributions, {
   /** The in-process registry. */
   static readonly layer = Layer.sync(AgentContributions, () => {
     const toolsBySource = new Map<string, ReadonlyArray<ContributedTool>>()
+    const providers = new Map<string, () => ReadonlyArray<ContributedTool>>()
     const commandsBySource = new Map<string, ReadonlyArray<ContributedCommand>>()
     const healthBySource = new Map<string, SourceHealth>()
     let version = 0
@@ -124,6 +131,11 @@ export class AgentContributions extends Context.Service<AgentContributions, {
           toolsCache = undefined
           version++
         }),
+      setProvider: (source, current) =>
+        Effect.sync(() => {
+          providers.set(source, current)
+          version++
+        }),
       setCommands: (source, commands) =>
         Effect.sync(() => {
           if (commands.length === 0) commandsBySource.delete(source)
@@ -131,7 +143,7 @@ export class AgentContributions extends Context.Service<AgentContributions, {
         }),
       remove: (source) =>
         Effect.sync(() => {
-          if (toolsBySource.delete(source)) {
+          if (toolsBySource.delete(source) || providers.delete(source)) {
             toolsCache = undefined
             version++
           }
@@ -139,7 +151,11 @@ export class AgentContributions extends Context.Service<AgentContributions, {
           healthBySource.delete(source)
         }),
       reportHealth: (health) => Effect.sync(() => void healthBySource.set(health.source, health)),
-      tools: () => (toolsCache ??= sorted(toolsBySource)),
+      tools: () => {
+        const fixed = (toolsCache ??= sorted(toolsBySource))
+        if (providers.size === 0) return fixed
+        return [...fixed, ...[...providers.keys()].sort().flatMap((key) => providers.get(key)!())]
+      },
       commands: () => sorted(commandsBySource),
       health: () => [...healthBySource.keys()].sort().map((key) => healthBySource.get(key)!),
       version: () => version

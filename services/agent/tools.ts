@@ -13,6 +13,9 @@
  * | `http_fetch` | `tool.http.fetch` (the workflow Http step's) | the URL (also checked against `network_egress`) |
  * | `workflow_run` | `tool.workflow.run` | the steps' types, comma-separated (each step is checked again by the engine) |
  *
+ * Beyond these built-ins, tools contributed through `AgentContributions` (contributions.ts): `node_<capability>`
+ * (nodeTools.ts), plugin and MCP tools.
+ *
  * Names follow the providers' rules (letters, digits, `_`, `-`). A tool's
  * result larger than {@link TOOL_RESULT_CAP} characters is cut with a note.
  *
