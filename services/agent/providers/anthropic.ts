@@ -36,20 +36,17 @@
  *
  * @module
  */
-import { Duration, Effect, Layer, Redacted, Result, Schema, Stream } from "effect"
+import { Effect, Layer, Result, Schema, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
 import { Base64 } from "effect/encoding"
 import { HttpClient } from "effect/http"
 import { makeDecoder } from "../../shared/decode.ts"
 import {
-  DEFAULT_PROVIDER_TIMEOUT,
-  endpoint,
+  type HttpProvider,
   type HttpProviderConfig,
+  makeHttpLanguageModel,
   malformed,
   noUsage,
-  postJson,
-  postSse,
-  type ProviderWire,
   type SseMessage,
   toolResultText
 } from "./http.ts"
@@ -449,34 +446,24 @@ const streamResponse = (events: Stream.Stream<SseMessage, AiError.AiError>) => {
 // The LanguageModel
 // ---------------------------------------------------------------------------
 
-const wireOf = (config: AnthropicConfig, client: HttpClient.HttpClient): ProviderWire => ({
-  client,
+/** The Anthropic messages wire (the shared machinery is `http.ts`'s). */
+const provider: HttpProvider<AnthropicConfig> = {
   module: MODULE,
-  url: endpoint(config.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL, "messages"),
-  headers: { "x-api-key": Redacted.value(config.apiKey), "anthropic-version": ANTHROPIC_VERSION, accept: "application/json" },
-  apiKey: config.apiKey,
-  timeout: config.timeout === undefined ? DEFAULT_PROVIDER_TIMEOUT : Duration.fromInputUnsafe(config.timeout),
-  errorMessage
-})
+  defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
+  path: "messages",
+  headers: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, accept: "application/json" }),
+  errorMessage,
+  request: messagesRequest,
+  streamBody: (body) => ({ ...body, stream: true }),
+  response: (options) => makeResponse(options.responseFormat.type === "json" ? options.responseFormat.objectName : undefined),
+  stream: streamResponse
+}
 
 /**
  * An Anthropic messages `LanguageModel` for `config` (see the module
  * documentation for the mapping). Needs an `HttpClient` (captured here).
  */
-export const make = Effect.fnUntraced(function*(config: AnthropicConfig) {
-  const wire = wireOf(config, yield* HttpClient.HttpClient)
-  return yield* LanguageModel.make({
-    generateText: (options) =>
-      Effect.fromResult(messagesRequest(config, options, "generateText")).pipe(
-        Effect.flatMap((body) => postJson(wire, "generateText", body)),
-        Effect.flatMap(makeResponse(options.responseFormat.type === "json" ? options.responseFormat.objectName : undefined))
-      ),
-    streamText: (options) =>
-      Stream.fromEffect(Effect.fromResult(messagesRequest(config, options, "streamText"))).pipe(
-        Stream.flatMap((body) => streamResponse(postSse(wire, "streamText", { ...body, stream: true })))
-      )
-  })
-})
+export const make = (config: AnthropicConfig) => makeHttpLanguageModel(provider, config)
 
 /** The `LanguageModel` layer of {@link make}. */
 export const layer = (config: AnthropicConfig): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>

@@ -21,10 +21,10 @@
  *
  * @module
  */
-import { Duration, Effect, Redacted, Stream } from "effect"
-import { AiError } from "effect/ai"
+import { Duration, Effect, Redacted, type Result, Stream } from "effect"
+import { AiError, LanguageModel, type Response } from "effect/ai"
 import { Sse } from "effect/encoding"
-import { type HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 
 /**
  * Configuration of an HTTP provider layer.
@@ -226,3 +226,61 @@ export const toolResultText = (part: {
   if (texts !== undefined && texts.length > 0) return texts.join("\n")
   return typeof part.result === "string" ? part.result : JSON.stringify(part.result ?? null)
 }
+
+/**
+ * One HTTP provider's wire: what `openai.ts` and `anthropic.ts` each declare, the rest (the request with its
+ * timeout, the streamed request, the `LanguageModel`) being {@link makeHttpLanguageModel}'s.
+ *
+ * - `module`: `AiError.module` of its failures; `defaultBaseUrl` and `path`: the endpoint `<baseUrl>/<path>`;
+ * - `headers(apiKey)`: the request headers, credential included;
+ * - `errorMessage`: the provider's own message in an error body;
+ * - `request`: the JSON body for the options (without `stream`); `streamBody`: that body as the streamed request
+ *   sends it;
+ * - `response`: the parts of a whole answer; `stream`: the parts of a streamed one.
+ */
+export interface HttpProvider<Config extends HttpProviderConfig> {
+  readonly module: string
+  readonly defaultBaseUrl: string
+  readonly path: string
+  readonly headers: (apiKey: string) => Readonly<Record<string, string>>
+  readonly errorMessage: (body: unknown) => string | undefined
+  readonly request: (
+    config: Config,
+    options: LanguageModel.ProviderOptions,
+    method: "generateText" | "streamText"
+  ) => Result.Result<Record<string, unknown>, AiError.AiError>
+  readonly streamBody: (body: Record<string, unknown>) => Record<string, unknown>
+  readonly response: (
+    options: LanguageModel.ProviderOptions
+  ) => (json: unknown) => Effect.Effect<Array<Response.PartEncoded>, AiError.AiError>
+  readonly stream: (events: Stream.Stream<SseMessage, AiError.AiError>) => Stream.Stream<Response.StreamPartEncoded, AiError.AiError>
+}
+
+/**
+ * The `LanguageModel` of `provider` for `config`: whole answers through {@link postJson}, streamed ones through
+ * {@link postSse}, both with `config.timeout` (default {@link DEFAULT_PROVIDER_TIMEOUT}). Needs an `HttpClient`
+ * (captured here; the model's calls need nothing else).
+ */
+export const makeHttpLanguageModel = <Config extends HttpProviderConfig>(provider: HttpProvider<Config>, config: Config) =>
+  Effect.gen(function*() {
+    const wire: ProviderWire = {
+      client: yield* HttpClient.HttpClient,
+      module: provider.module,
+      url: endpoint(config.baseUrl ?? provider.defaultBaseUrl, provider.path),
+      headers: provider.headers(Redacted.value(config.apiKey)),
+      apiKey: config.apiKey,
+      timeout: config.timeout === undefined ? DEFAULT_PROVIDER_TIMEOUT : Duration.fromInputUnsafe(config.timeout),
+      errorMessage: provider.errorMessage
+    }
+    return yield* LanguageModel.make({
+      generateText: (options) =>
+        Effect.fromResult(provider.request(config, options, "generateText")).pipe(
+          Effect.flatMap((body) => postJson(wire, "generateText", body)),
+          Effect.flatMap(provider.response(options))
+        ),
+      streamText: (options) =>
+        Stream.fromEffect(Effect.fromResult(provider.request(config, options, "streamText"))).pipe(
+          Stream.flatMap((body) => provider.stream(postSse(wire, "streamText", provider.streamBody(body))))
+        )
+    })
+  })

@@ -39,20 +39,17 @@
  *
  * @module
  */
-import { Duration, Effect, Layer, Redacted, Result, Schema, Stream } from "effect"
+import { Effect, Layer, Result, Schema, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
 import { Base64 } from "effect/encoding"
 import { HttpClient } from "effect/http"
 import { makeDecoder } from "../../shared/decode.ts"
 import {
-  DEFAULT_PROVIDER_TIMEOUT,
-  endpoint,
+  type HttpProvider,
   type HttpProviderConfig,
+  makeHttpLanguageModel,
   malformed,
   noUsage,
-  postJson,
-  postSse,
-  type ProviderWire,
   toolResultText
 } from "./http.ts"
 
@@ -391,38 +388,25 @@ const streamResponse = (events: Stream.Stream<{ readonly data: unknown; readonly
 // The LanguageModel
 // ---------------------------------------------------------------------------
 
-/** The wire specifics of one configured OpenAI-compatible endpoint. */
-const wireOf = (config: HttpProviderConfig, client: HttpClient.HttpClient): ProviderWire => ({
-  client,
+/** The OpenAI chat completions wire (the shared machinery is `http.ts`'s). */
+const provider: HttpProvider<HttpProviderConfig> = {
   module: MODULE,
-  url: endpoint(config.baseUrl ?? OPENAI_DEFAULT_BASE_URL, "chat/completions"),
-  headers: { authorization: `Bearer ${Redacted.value(config.apiKey)}`, accept: "application/json" },
-  apiKey: config.apiKey,
-  timeout: config.timeout === undefined ? DEFAULT_PROVIDER_TIMEOUT : Duration.fromInputUnsafe(config.timeout),
-  errorMessage
-})
+  defaultBaseUrl: OPENAI_DEFAULT_BASE_URL,
+  path: "chat/completions",
+  headers: (apiKey) => ({ authorization: `Bearer ${apiKey}`, accept: "application/json" }),
+  errorMessage,
+  request: (config, options, method) => chatCompletionsRequest(config.model, options, method),
+  streamBody: (body) => ({ ...body, stream: true, stream_options: { include_usage: true } }),
+  response: () => makeResponse,
+  stream: streamResponse
+}
 
 /**
  * An OpenAI-compatible `LanguageModel` for `config` (see the module
  * documentation for the mapping). Needs an `HttpClient` (captured here; the
  * model's calls need nothing else).
  */
-export const make = Effect.fnUntraced(function*(config: HttpProviderConfig) {
-  const wire = wireOf(config, yield* HttpClient.HttpClient)
-  return yield* LanguageModel.make({
-    generateText: (options) =>
-      Effect.fromResult(chatCompletionsRequest(config.model, options, "generateText")).pipe(
-        Effect.flatMap((body) => postJson(wire, "generateText", body)),
-        Effect.flatMap(makeResponse)
-      ),
-    streamText: (options) =>
-      Stream.fromEffect(Effect.fromResult(chatCompletionsRequest(config.model, options, "streamText"))).pipe(
-        Stream.flatMap((body) =>
-          streamResponse(postSse(wire, "streamText", { ...body, stream: true, stream_options: { include_usage: true } }))
-        )
-      )
-  })
-})
+export const make = (config: HttpProviderConfig) => makeHttpLanguageModel(provider, config)
 
 /** The `LanguageModel` layer of {@link make}. */
 export const layer = (config: HttpProviderConfig): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>

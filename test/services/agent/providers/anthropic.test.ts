@@ -7,12 +7,10 @@
  * `AgentRuntimeError` without the key, and a timeout.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response } from "effect/ai"
-import { FetchHttpClient } from "effect/http"
 import * as Anthropic from "../../../../services/agent/providers/anthropic.ts"
-import { AgentRuntimeError } from "../../../../services/agent/providers/errors.ts"
-import { type Answer, API_KEY, weatherHandlers, WeatherToolkit, wireServer } from "./support.ts"
+import { API_KEY, runtimeErrorOf as runtimeErrorOfProvider, weatherHandlers, WeatherToolkit, withModelOf } from "./support.ts"
 
 const message = (content: ReadonlyArray<unknown>, stop_reason = "end_turn") => ({
   json: {
@@ -26,19 +24,8 @@ const message = (content: ReadonlyArray<unknown>, stop_reason = "end_turn") => (
   }
 })
 
-const withModel = <A, E, R>(
-  answers: ReadonlyArray<Answer>,
-  body: (server: { readonly seen: ReadonlyArray<any> }) => Effect.Effect<A, E, R>,
-  timeout: number = 5_000
-) =>
-  Effect.scoped(Effect.gen(function*() {
-    const server = yield* wireServer(answers)
-    const model = Anthropic.layer({ baseUrl: server.url, apiKey: Redacted.make(API_KEY), model: "claude-sonnet-4-5", timeout })
-    return yield* body(server).pipe(Effect.provide(Layer.provide(model, FetchHttpClient.layer)))
-  }))
-
-const runtimeErrorOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.flip, Effect.map((error) => AgentRuntimeError.fromAiError("anthropic", error)))
+const withModel = withModelOf(Anthropic.layer, "claude-sonnet-4-5")
+const runtimeErrorOf = runtimeErrorOfProvider("anthropic")
 
 describe("Anthropic provider", () => {
   it.live("a plain text turn: <base>/messages, x-api-key, anthropic-version, system field, usage", () =>

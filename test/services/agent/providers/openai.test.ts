@@ -7,12 +7,11 @@
  * body) mapped to `AgentRuntimeError` without the key, and a timeout.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response } from "effect/ai"
-import { FetchHttpClient } from "effect/http"
 import { AgentRuntimeError } from "../../../../services/agent/providers/errors.ts"
 import * as OpenAi from "../../../../services/agent/providers/openai.ts"
-import { type Answer, API_KEY, weatherHandlers, WeatherToolkit, wireServer } from "./support.ts"
+import { API_KEY, runtimeErrorOf as runtimeErrorOfProvider, weatherHandlers, WeatherToolkit, withModelOf } from "./support.ts"
 
 const completion = (message: Record<string, unknown>, finish_reason = "stop") => ({
   json: {
@@ -25,20 +24,8 @@ const completion = (message: Record<string, unknown>, finish_reason = "stop") =>
   }
 })
 
-/** Runs `body` with an OpenAI model pointed at a server giving `answers`. */
-const withModel = <A, E, R>(
-  answers: ReadonlyArray<Answer>,
-  body: (server: { readonly seen: ReadonlyArray<any> }) => Effect.Effect<A, E, R>,
-  timeout: number = 5_000
-) =>
-  Effect.scoped(Effect.gen(function*() {
-    const server = yield* wireServer(answers)
-    const model = OpenAi.layer({ baseUrl: server.url, apiKey: Redacted.make(API_KEY), model: "gpt-4.1-mini", timeout })
-    return yield* body(server).pipe(Effect.provide(Layer.provide(model, FetchHttpClient.layer)))
-  }))
-
-const runtimeErrorOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.flip, Effect.map((error) => AgentRuntimeError.fromAiError("openai", error)))
+const withModel = withModelOf(OpenAi.layer, "gpt-4.1-mini")
+const runtimeErrorOf = runtimeErrorOfProvider("openai")
 
 describe("OpenAI-compatible provider", () => {
   it.live("a plain text turn: request to <base>/chat/completions, text, finish reason and usage", () =>

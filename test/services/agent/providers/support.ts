@@ -1,8 +1,10 @@
 /** Helpers of the provider tests: a local server speaking a provider's wire shape, recording each request. */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect, Schema } from "effect"
-import { Tool, Toolkit } from "effect/ai"
+import { Effect, Layer, Redacted, Schema } from "effect"
+import { type LanguageModel, Tool, Toolkit } from "effect/ai"
+import { FetchHttpClient, type HttpClient } from "effect/http"
+import { AgentRuntimeError } from "../../../../services/agent/providers/errors.ts"
 
 /** One request the server received: path, headers and parsed JSON body. */
 export interface SeenRequest {
@@ -86,3 +88,31 @@ export const weatherHandlers = () => {
 
 /** The API key the tests configure; asserted absent from every error. */
 export const API_KEY = "sk-test-SECRET-0123456789"
+
+/** A provider layer factory (`OpenAi.layer`, `Anthropic.layer`). */
+type ProviderLayer = (config: {
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted<string>
+  readonly model: string
+  readonly timeout: number
+}) => Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient>
+
+/**
+ * `withModel(answers, body, timeout?)` for one provider: runs `body` with the provider's model (`model`, the test key,
+ * `timeout` ms, default 5 s) pointed at a {@link wireServer} giving `answers`.
+ */
+export const withModelOf = (layerOf: ProviderLayer, model: string) =>
+<A, E, R>(
+  answers: ReadonlyArray<Answer>,
+  body: (server: { readonly seen: ReadonlyArray<any> }) => Effect.Effect<A, E, R>,
+  timeout: number = 5_000
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    const server = yield* wireServer(answers)
+    const layer = layerOf({ baseUrl: server.url, apiKey: Redacted.make(API_KEY), model, timeout })
+    return yield* body(server).pipe(Effect.provide(Layer.provide(layer, FetchHttpClient.layer)))
+  }))
+
+/** The `AgentRuntimeError` a failure of `effect` becomes for provider `provider`. */
+export const runtimeErrorOf = (provider: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.flip, Effect.map((error) => AgentRuntimeError.fromAiError(provider, error)))
