@@ -16,7 +16,7 @@ import { GatewayConfig } from "../../layers/config.ts"
 import { transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 import { Decision } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
-import { cursorCodec } from "../shared/cursor.ts"
+import { clampLimit, cursorCodec, pageOf } from "../shared/cursor.ts"
 import { sha256Hex } from "../shared/sha256.ts"
 import { isoTime } from "../shared/time.ts"
 import { CanvasRepo } from "./CanvasRepo.ts"
@@ -117,15 +117,12 @@ export class Canvas extends Context.Service<Canvas, {
       })
 
       const list = Effect.fn("Canvas.list")(function*(options: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) {
-        const limit = Math.min(Math.max(options.limit ?? DEFAULT_CANVAS_LIST_LIMIT, 1), MAX_CANVAS_LIST_LIMIT)
+        const limit = clampLimit(options.limit, DEFAULT_CANVAS_LIST_LIMIT, MAX_CANVAS_LIST_LIMIT)
         const after = options.cursor === undefined ? undefined : cursors.decode(options.cursor)
         if (options.cursor !== undefined && after === undefined) return yield* new InvalidRequest({ message: "invalid cursor" })
         const pages = yield* repo.list(limit + 1, after)
-        const shown = pages.slice(0, limit)
-        const last = shown.at(-1)
-        return pages.length > limit && last !== undefined
-          ? { pages: shown, next_cursor: cursors.encode(last.created_at, last.id) }
-          : { pages: shown }
+        const { rows: shown, next_cursor } = pageOf(cursors, pages, limit, (page) => [page.created_at, page.id])
+        return next_cursor === undefined ? { pages: shown } : { pages: shown, next_cursor }
       })
 
       return Canvas.of({ publish, get, meta, list })

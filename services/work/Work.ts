@@ -20,6 +20,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
 import { Decision, type DecisionAction } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
+import { clampLimit, pageOf } from "../shared/cursor.ts"
 import { isoTime as iso } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
 import type { GatewayEvent } from "../ws-sessions/GatewayEvent.ts"
@@ -62,8 +63,7 @@ export const DEFAULT_PAGE = 50
 export const MAX_PAGE = 500
 
 /** `limit` clamped to 1..{@link MAX_PAGE} (default {@link DEFAULT_PAGE}). */
-export const clampLimit = (limit: number | undefined): number =>
-  limit === undefined ? DEFAULT_PAGE : Math.min(Math.max(Math.trunc(limit), 1), MAX_PAGE)
+const clampPage = (limit: number | undefined): number => clampLimit(limit, DEFAULT_PAGE, MAX_PAGE)
 
 /** The WorkScope of a request. */
 const scopeOf = (r: WorkScope): WorkScope => ({ tenant_id: r.tenant_id, agent_id: r.agent_id, workspace_id: r.workspace_id })
@@ -152,10 +152,8 @@ export class Work extends Context.Service<Work, {
         cursor === undefined ? Effect.succeed(undefined) : Effect.fromNullishOr(workCursor.decode(cursor)).pipe(
           Effect.mapError(() => new InvalidRequest({ message: "invalid cursor" }))
         )
-      const page = <A>(rows: ReadonlyArray<A>, limit: number, position: (a: A) => [string, string]) => {
-        const slice = rows.slice(0, limit)
-        return rows.length > limit ? { rows: slice, next_cursor: workCursor.encode(...position(slice[slice.length - 1])) } : { rows: slice }
-      }
+      const page = <A>(rows: ReadonlyArray<A>, limit: number, position: (a: A) => readonly [string, string]) =>
+        pageOf(workCursor, rows, limit, position)
 
       const create = Effect.fn("Work.create")(function*(request: WorkCreateRequest, sessionKey: string) {
         const scope = scopeOf(request)
@@ -191,7 +189,7 @@ export class Work extends Context.Service<Work, {
 
       const list = Effect.fn("Work.list")(function*(request: WorkListRequest) {
         const after = yield* decodeCursor(request.cursor)
-        const limit = clampLimit(request.limit)
+        const limit = clampPage(request.limit)
         const rows = yield* repo.listItems(scopeOf(request), { statuses: request.statuses, kinds: request.kinds, after, limit: limit + 1 })
         const { rows: items, next_cursor } = page(rows, limit, (i) => [i.created_at, i.work_item_id])
         return next_cursor === undefined ? { items } : { items, next_cursor }
@@ -377,7 +375,7 @@ export class Work extends Context.Service<Work, {
         }),
         artifactList: Effect.fn("Work.artifactList")(function*(request) {
           const after = yield* decodeCursor(request.cursor)
-          const limit = clampLimit(request.limit)
+          const limit = clampPage(request.limit)
           const rows = yield* repo.listArtifacts(scopeOf(request), request.work_item_id, after, limit + 1)
           const { rows: artifacts, next_cursor } = page(rows, limit, (a) => [a.created_at, a.artifact_id])
           return next_cursor === undefined ? { artifacts } : { artifacts, next_cursor }
