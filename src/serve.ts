@@ -45,7 +45,7 @@ export const OPTIONAL_FEATURES: ReadonlyArray<{ readonly name: string; readonly 
   { name: "engine_api", state: ({ settings }) => onOff(settings.engineApiEnabled) },
   { name: "cli_steps", state: ({ status }) => onOff(status.cli) },
   { name: "automation", state: ({ settings }) => onOff(settings.automationEnabled) },
-  { name: "agent", state: () => "not available" },
+  { name: "agent", state: ({ settings }) => onOff(settings.agentEnabled) },
   { name: "plugins", state: () => "not available" },
   { name: "snapshot_import", state: ({ settings }) => onOff(settings.snapshotImportEnabled) },
   { name: "metrics", state: ({ settings }) => onOff(settings.metricsEnabled) },

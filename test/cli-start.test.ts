@@ -54,7 +54,7 @@ describe("svc-gateway serve: start and stop log", () => {
         engine_api: "on",
         cli_steps: "off",
         automation: "off",
-        agent: "not available",
+        agent: "off",
         plugins: "not available",
         snapshot_import: "off",
         metrics: "off",
