@@ -179,7 +179,7 @@ export class InboxWorker extends Context.Service<InboxWorker, {
           Effect.suspend(() => {
             if (draining.has(lane)) {
               dirty.add(lane)
-              return interruptIfAsked(lane).pipe(Effect.catchCause(() => Effect.void))
+              return Effect.void
             }
             draining.add(lane)
             return Effect.asVoid(FiberSet.run(fibers, drain(lane)))
@@ -199,7 +199,11 @@ export class InboxWorker extends Context.Service<InboxWorker, {
 
       const enqueue = Effect.fn("InboxWorker.enqueue")(function*(item: NewInboxItem) {
         const result = yield* repo.enqueue(item)
-        if (!result.deduped) yield* Queue.offer(wakeups, item.session_key)
+        if (!result.deduped) {
+          // Before answering: a turn of the lane stopped under `interrupt` is stopped when the ingress answers.
+          yield* interruptIfAsked(item.session_key).pipe(Effect.catchCause(() => Effect.void))
+          yield* Queue.offer(wakeups, item.session_key)
+        }
         return result
       })
 
