@@ -192,7 +192,8 @@ export class InboxRepo extends Context.Service<InboxRepo, {
             ? items(sql`SELECT * FROM messenger_inbox ORDER BY inbox_id DESC LIMIT ${filter.limit}`)
             : items(sql`SELECT * FROM messenger_inbox WHERE status = ${filter.status} ORDER BY inbox_id DESC LIMIT ${filter.limit}`),
         counts: Effect.map(
-          findRows(Count)(sql`SELECT status, COUNT(*) AS n, SUM(duplicates) AS d FROM messenger_inbox GROUP BY status`),
+          findRows(Count)(sql`SELECT status, CAST(COUNT(*) AS INTEGER) AS n, CAST(SUM(duplicates) AS INTEGER) AS d FROM messenger_inbox GROUP BY status`),
+          // Counts cast to plain numbers (PostgreSQL's COUNT and SUM are bigint).
           (rows) => {
             const counts: InboxCounts = { queued: 0, running: 0, processed: 0, interrupted: 0, failed: 0, deduplicated: 0 }
             for (const row of rows) {
