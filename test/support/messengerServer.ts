@@ -12,6 +12,8 @@ export interface BotCall {
   readonly token: string
   readonly method: string
   readonly body: any
+  /** The `message_id` a `sendMessage` was answered with. */
+  messageId?: number
 }
 
 /** A running {@link startMessengerServer}. */
@@ -49,10 +51,12 @@ export const startMessengerServer = async (): Promise<MessengerServer> => {
       } catch {
         return answer(400, { ok: false, error_code: 400, description: "Bad Request: invalid JSON" })
       }
-      calls.push({ token: match[1], method: match[2], body })
+      const call: BotCall = { token: match[1], method: match[2], body }
+      calls.push(call)
       switch (match[2]) {
         case "sendMessage":
-          return answer(200, { ok: true, result: { message_id: ++nextMessageId, chat: { id: Number(body.chat_id) }, text: body.text } })
+          call.messageId = ++nextMessageId
+          return answer(200, { ok: true, result: { message_id: call.messageId, chat: { id: Number(body.chat_id) }, text: body.text } })
         case "editMessageText":
           return answer(200, { ok: true, result: { message_id: body.message_id, text: body.text } })
         default:
