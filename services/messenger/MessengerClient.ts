@@ -9,7 +9,8 @@
  * the answer is 429 or 5xx, or it does not arrive within {@link CALL_TIMEOUT};
  * any other refusal is final. A failure names the method and the status or
  * the messenger's `description`, never the URL (it holds the token) and never
- * the token.
+ * the token; the HTTP client's own span (whose attributes would hold the URL)
+ * is switched off for these calls, the method's span stays.
  *
  * @module
  */
@@ -81,6 +82,8 @@ export class MessengerClient extends Context.Service<MessengerClient, {
             const failed = (message: string, retryable: boolean) => new MessengerCallFailed({ method, attempts: n, message: `${method}: ${message}`, retryable })
             const url = `${settings.messengerApiUrl}/bot${Redacted.value(token)}/${method}`
             const response = yield* http.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyJsonUnsafe(body))).pipe(
+              // No client span: its attributes would carry the URL, and the URL carries the token.
+              Effect.provideService(HttpClient.TracerDisabledWhen, () => true),
               Effect.timeoutOrElse({ duration: CALL_TIMEOUT, orElse: () => Effect.fail(failed("no answer in time", true)) }),
               Effect.catchTag("HttpClientError", () => Effect.fail(failed("the messenger API could not be reached", true)))
             )

@@ -115,7 +115,7 @@ describe("messenger ingress with the bot token", () => {
       messengerWebhookSecret: Redacted.make(SECRET)
     })
     try {
-      for (const headers of [{}, { [HEADER]: "wrong" }, { [HEADER]: `${SECRET}x` }]) {
+      for (const headers of [{}, { [HEADER]: "wrong" }, { [HEADER]: `${SECRET}x` }] as Array<Record<string, string>>) {
         const res = await ingress(gw, textUpdate(1, 1, "x"), headers)
         expect(res.status).toBe(401)
         expect(await readJson(res)).toEqual({ error: "unauthorized", message: "invalid messenger webhook secret" })
