@@ -13,7 +13,7 @@
 import { Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { eventually } from "../support/eventually.ts"
-import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { postJson, readJson, startGateway, type StructuredLog, type TestGateway } from "../support/gateway.ts"
 import { type MessengerServer, startMessengerServer, textUpdate } from "../support/messengerServer.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
@@ -133,15 +133,17 @@ describe("messenger ingress with the bot token", () => {
 describe("messenger ingress with the agent runtime (builtin/echo)", () => {
   let gw: TestGateway
   let bot: MessengerServer
+  const logs: Array<StructuredLog> = []
   beforeAll(async () => {
     bot = await startMessengerServer()
     gw = await startGateway({
       rateLimitMax: 10_000,
+      logLevel: "Debug",
       agentEnabled: true,
       messengerBotToken: Redacted.make(TOKEN),
       messengerWebhookSecret: Redacted.make(SECRET),
       messengerApiUrl: bot.url
-    })
+    }, undefined, { logs })
   })
   afterAll(async () => {
     await gw.close()
@@ -218,6 +220,10 @@ describe("messenger ingress with the agent runtime (builtin/echo)", () => {
       expect(payload).toMatchObject({ status: "failed", attempts: 4, error: "sendMessage: HTTP 500 (Bad Gateway)" })
       expect(JSON.stringify(payload)).not.toContain("bot-token-value")
       bot.failNext(0, 500)
+      // The failure is logged, without the token or the webhook secret.
+      expect(logs.some((entry) => String(entry.message).includes("messenger delivery failed"))).toBe(true)
+      expect(JSON.stringify(logs)).not.toContain("bot-token-value")
+      expect(JSON.stringify(logs)).not.toContain(SECRET)
     } finally {
       peer.ws.close()
     }
