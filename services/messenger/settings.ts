@@ -5,8 +5,16 @@
  *
  * @module
  */
-import { Result } from "effect"
+import { Option, Redacted, Result } from "effect"
 import { Setting } from "../../layers/settings.ts"
+
+/** A secret that is either unset or not blank (blank is a mistake to name, not "unset"). */
+const nonBlank = (name: string) => (raw: Option.Option<Redacted.Redacted<string>>): Result.Result<Redacted.Redacted<string> | undefined, string> => {
+  const value = Option.getOrUndefined(raw)
+  if (value === undefined) return Result.succeed(undefined)
+  const trimmed = Redacted.value(value).trim()
+  return trimmed.length === 0 ? Result.fail(`${name} is set but empty`) : Result.succeed(Redacted.make(trimmed))
+}
 
 /** `MESSENGER_BOT_TOKEN`, `MESSENGER_WEBHOOK_SECRET`, `MESSENGER_API_URL`. */
 export const MessengerSettings = Setting.group("messenger", {
@@ -17,7 +25,8 @@ export const MessengerSettings = Setting.group("messenger", {
     summary: "The messenger bot's token; set, it switches the messenger integration on (MESSENGER_BOT_TOKEN)",
     doc: "The bot token of the messenger's Bot API (`<bot id>:<secret>`; never logged). Set, `POST /ingress/messenger` " +
       "requires `MESSENGER_WEBHOOK_SECRET` in the `x-messenger-bot-api-secret-token` header, queues updates as agent " +
-      "turns (with `SVC_AGENT_ENABLED=1`) and delivers the replies. The part before `:` is the delivery account."
+      "turns (with `SVC_AGENT_ENABLED=1`) and delivers the replies. The part before `:` is the delivery account.",
+    resolve: nonBlank("MESSENGER_BOT_TOKEN / --messenger-bot-token")
   }),
   messengerWebhookSecret: Setting.secret({
     env: "MESSENGER_WEBHOOK_SECRET",
@@ -25,7 +34,8 @@ export const MessengerSettings = Setting.group("messenger", {
     unset: "unset: with MESSENGER_BOT_TOKEN set, the ingress answers 503 misconfigured",
     summary: "The secret every messenger update carries in x-messenger-bot-api-secret-token (MESSENGER_WEBHOOK_SECRET)",
     doc: "The secret the messenger sends in `x-messenger-bot-api-secret-token` with each update (compared in constant " +
-      "time; never logged). It also keys the signatures of the approve/deny buttons sent to chats."
+      "time; never logged). It also keys the signatures of the approve/deny buttons sent to chats.",
+    resolve: nonBlank("MESSENGER_WEBHOOK_SECRET / --messenger-webhook-secret")
   }),
   messengerApiUrl: Setting.text({
     env: "MESSENGER_API_URL",
@@ -37,7 +47,7 @@ export const MessengerSettings = Setting.group("messenger", {
       const text = raw.trim().replace(/\/+$/, "")
       return /^https?:\/\/\S+$/i.test(text) && URL.canParse(text)
         ? Result.succeed(text)
-        : Result.fail(`MESSENGER_API_URL must be an http(s) URL, got "${raw}"`)
+        : Result.fail(`MESSENGER_API_URL / --messenger-api-url must be an http(s) URL, got "${raw}"`)
     }
   })
 })
