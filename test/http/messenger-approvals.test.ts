@@ -7,13 +7,16 @@
  * `messenger.operators` is refused, the first valid press resolves the
  * approval exactly once (a second press is answered politely), the prompt is
  * edited to show the outcome, and the session's next turn runs the approved
- * call and its reply reaches the chat.
+ * call and its reply reaches the chat. On SQLite and, when
+ * SVC_TEST_DATABASE_URL is set, PostgreSQL.
  */
 import { Redacted } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { StorageMemoryTest } from "../../src/app/gateway.ts"
 import { agentHome } from "../support/agentHome.ts"
+import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { type MessengerServer, startMessengerServer, textUpdate } from "../support/messengerServer.ts"
@@ -21,74 +24,80 @@ import { type MessengerServer, startMessengerServer, textUpdate } from "../suppo
 const SECRET = "approvals-secret"
 const HEADER = { "x-messenger-bot-api-secret-token": SECRET }
 
-let gw: TestGateway
-let bot: MessengerServer
-let target: Server
-let targetUrl: string
-const fetched: Array<string> = []
+const databases = [
+  { name: "sqlite", storage: () => StorageMemoryTest },
+  ...(postgres === undefined ? [] : [{ name: "postgresql", storage: () => postgres!.make() }])
+]
 
-beforeAll(async () => {
-  target = createServer((req, res) => {
-    fetched.push(req.url ?? "")
-    res.writeHead(200, { "content-type": "text/plain" }).end("all green")
-  })
-  await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve))
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/status`
-  bot = await startMessengerServer()
-  const home = agentHome([
-    "v: 1",
-    "tools:",
-    "  default: require_approval",
-    "  require_approval: [tool.http.fetch]",
-    "network_egress:",
-    "  default: allow"
-  ], {
-    scout: [
-      "turns:",
-      `  - tool_calls: [{name: http_fetch, arguments: {url: "${targetUrl}"}}]`,
-      "    reply: Fetching.",
-      "  - reply: The page is green."
-    ]
-  })
-  gw = await startGateway({
-    rateLimitMax: 10_000,
-    agentEnabled: true,
-    agentModel: "builtin/scripted",
-    home,
-    messengerBotToken: Redacted.make("99:approvals"),
-    messengerWebhookSecret: Redacted.make(SECRET),
-    messengerApiUrl: bot.url
-  })
-  const put = await gw.fetch("/routing/config", {
-    method: "PUT",
-    headers: { authorization: `Bearer ${gw.adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ config: { v: 1, messenger: { default_agent_id: "scout", operators: ["701"] } } })
-  })
-  expect(put.status).toBe(201)
-})
-afterAll(async () => {
-  await gw.close()
-  await bot.close()
-  await new Promise<void>((resolve) => target.close(() => resolve()))
-})
+for (const database of databases) describe(`approvals in the messenger chat (${database.name})`, () => {
+  let gw: TestGateway
+  let bot: MessengerServer
+  let target: Server
+  let targetUrl: string
+  const fetched: Array<string> = []
 
-const ingress = (body: unknown) => postJson(gw, "/ingress/messenger", body, gw.adminToken, HEADER).then(readJson)
-const press = (chat: number, data: string, queryId: string, messageId = 1) =>
-  ingress({
-    update_id: 1,
-    callback_query: {
-      id: queryId,
-      from: { id: chat, is_bot: false, first_name: "Op", username: `user${chat}` },
-      message: { message_id: messageId, date: 1767225600, chat: { id: chat, type: "private" } },
-      data
-    }
+  beforeAll(async () => {
+    target = createServer((req, res) => {
+      fetched.push(req.url ?? "")
+      res.writeHead(200, { "content-type": "text/plain" }).end("all green")
+    })
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve))
+    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/status`
+    bot = await startMessengerServer()
+    const home = agentHome([
+      "v: 1",
+      "tools:",
+      "  default: require_approval",
+      "  require_approval: [tool.http.fetch]",
+      "network_egress:",
+      "  default: allow"
+    ], {
+      scout: [
+        "turns:",
+        `  - tool_calls: [{name: http_fetch, arguments: {url: "${targetUrl}"}}]`,
+        "    reply: Fetching.",
+        "  - reply: The page is green."
+      ],
+      racer: ["turns:", `  - tool_calls: [{name: http_fetch, arguments: {url: "${targetUrl}"}}]`, "    reply: Fetching.", "  - reply: Done."]
+    })
+    gw = await startGateway({
+      rateLimitMax: 10_000,
+      agentEnabled: true,
+      agentModel: "builtin/scripted",
+      home,
+      messengerBotToken: Redacted.make("99:approvals"),
+      messengerWebhookSecret: Redacted.make(SECRET),
+      messengerApiUrl: bot.url
+    }, database.storage())
+    const put = await gw.fetch("/routing/config", {
+      method: "PUT",
+      headers: { authorization: `Bearer ${gw.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ config: { v: 1, messenger: { default_agent_id: "scout", threads: { "703": "racer" }, operators: ["701", "703"] } } })
+    })
+    expect(put.status).toBe(201)
   })
-const promptTo = (chat: number) => bot.callsOf("sendMessage").find((c) => c.body.chat_id === String(chat) && c.body.reply_markup !== undefined)
-const answerTo = (queryId: string) => bot.callsOf("answerCallbackQuery").find((c) => c.body.callback_query_id === queryId)?.body.text
-const approval = async (id: number) =>
-  (await readJson(await gw.fetch(`/approvals/${id}`, { headers: { authorization: `Bearer ${gw.adminToken}` } }))).approval
+  afterAll(async () => {
+    await gw.close()
+    await bot.close()
+    await new Promise<void>((resolve) => target.close(() => resolve()))
+  })
 
-describe("approvals in the messenger chat", () => {
+  const ingress = (body: unknown) => postJson(gw, "/ingress/messenger", body, gw.adminToken, HEADER).then(readJson)
+  const press = (chat: number, data: string, queryId: string, messageId = 1) =>
+    ingress({
+      update_id: 1,
+      callback_query: {
+        id: queryId,
+        from: { id: chat, is_bot: false, first_name: "Op", username: `user${chat}` },
+        message: { message_id: messageId, date: 1767225600, chat: { id: chat, type: "private" } },
+        data
+      }
+    })
+  const promptTo = (chat: number) => bot.callsOf("sendMessage").find((c) => c.body.chat_id === String(chat) && c.body.reply_markup !== undefined)
+  const answerTo = (queryId: string) => bot.callsOf("answerCallbackQuery").find((c) => c.body.callback_query_id === queryId)?.body.text
+  const approval = async (id: number) =>
+    (await readJson(await gw.fetch(`/approvals/${id}`, { headers: { authorization: `Bearer ${gw.adminToken}` } }))).approval
+
   it("sends signed buttons, refuses forged and non-operator presses, resolves once and continues the turn", async () => {
     await ingress(textUpdate(701, 1, "Check the status page"))
     await eventually(() => promptTo(701) !== undefined, "the approval prompt")
@@ -142,5 +151,22 @@ describe("approvals in the messenger chat", () => {
     expect(fetched).toEqual(["/status"])
     const inbox = await readJson(await gw.fetch("/ingress/messenger/inbox", { headers: { authorization: `Bearer ${gw.adminToken}` } }))
     expect(inbox.items.find((i: any) => i.message_id === `approval:${approvalId}`)).toMatchObject({ chat_id: "701", status: "processed", text: `Approval ${approvalId} was approved.` })
+  })
+
+  it("resolves once when approve and deny are pressed at the same moment", async () => {
+    await ingress(textUpdate(703, 1, "Check it"))
+    await eventually(() => promptTo(703) !== undefined, "the approval prompt")
+    const [[approve, deny]] = promptTo(703)!.body.reply_markup.inline_keyboard
+    const approvalId = Number(approve.callback_data.split(":")[1])
+    const answers = await Promise.all([
+      press(703, approve.callback_data, "race-a"),
+      press(703, deny.callback_data, "race-d"),
+      press(703, approve.callback_data, "race-a2")
+    ])
+    const outcomes = answers.map((a: any) => a.callback.outcome)
+    expect(outcomes.filter((o: string) => o === "approved" || o === "denied")).toHaveLength(1)
+    expect(outcomes.filter((o: string) => o === "already_resolved")).toHaveLength(2)
+    const status = (await approval(approvalId)).status
+    expect(outcomes).toContain(status)
   })
 })

@@ -8,10 +8,13 @@
  * once, deduplicated by (account, chat, message id), one turn and one
  * delivered reply per distinct update, routed by `agent_id` or the routing
  * configuration, retried deliveries with their receipts (`delivery.receipt`
- * events), and the inbox read.
+ * events), and the inbox read; those on SQLite and, when SVC_TEST_DATABASE_URL
+ * is set, PostgreSQL.
  */
 import { Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { StorageMemoryTest } from "../../src/app/gateway.ts"
+import { postgres } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { postJson, readJson, startGateway, type StructuredLog, type TestGateway } from "../support/gateway.ts"
 import { type MessengerServer, startMessengerServer, textUpdate } from "../support/messengerServer.ts"
@@ -130,7 +133,12 @@ describe("messenger ingress with the bot token", () => {
   })
 })
 
-describe("messenger ingress with the agent runtime (builtin/echo)", () => {
+const databases = [
+  { name: "sqlite", storage: () => StorageMemoryTest },
+  ...(postgres === undefined ? [] : [{ name: "postgresql", storage: () => postgres!.make() }])
+]
+
+for (const database of databases) describe(`messenger ingress with the agent runtime (builtin/echo; ${database.name})`, () => {
   let gw: TestGateway
   let bot: MessengerServer
   const logs: Array<StructuredLog> = []
@@ -143,7 +151,7 @@ describe("messenger ingress with the agent runtime (builtin/echo)", () => {
       messengerBotToken: Redacted.make(TOKEN),
       messengerWebhookSecret: Redacted.make(SECRET),
       messengerApiUrl: bot.url
-    }, undefined, { logs })
+    }, database.storage(), { logs })
   })
   afterAll(async () => {
     await gw.close()
