@@ -200,7 +200,7 @@ export class InboxWorker extends Context.Service<InboxWorker, {
       const enqueue = Effect.fn("InboxWorker.enqueue")(function*(item: NewInboxItem) {
         const result = yield* repo.enqueue(item)
         if (!result.deduped) {
-          // Before answering: a turn of the lane stopped under `interrupt` is stopped when the ingress answers.
+          // Under `interrupt`, the lane's running turn is stopped before the ingress answers.
           yield* interruptIfAsked(item.session_key).pipe(Effect.catchCause(() => Effect.void))
           yield* Queue.offer(wakeups, item.session_key)
         }
