@@ -294,7 +294,7 @@ describe("layer naming (docs/architecture.md \"Conventions\")", () => {
     // infrastructure and transports
     "StorageLive", "NodeServerDrainLive", "WsServerLive",
     // composites of one subsystem
-    "NodesLive", "WsSessionsLive", "WorkflowLive", "PlanExecutionLive",
+    "NodesLive", "WsSessionsLive", "WorkflowLive", "PlanExecutionLive", "MessengerLive",
     // implementations of a service declared elsewhere (RunHooks, StepExecutor, Effect's WorkflowEngine, SecretReferences)
     "RunRecorderLive", "StepExecutorLive", "WorkflowEngineLive", "AuthProfileReferencesLive",
     // the HttpApiMiddleware implementations of src/http/api/security.ts (Authentication, RequestErrors)

@@ -106,7 +106,7 @@ describe("settings declarations (issue 21 §1)", () => {
       "artifactStore", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
       "cliUnsandboxed", "databaseUrl", "embeddingsApiKey", "embeddingsBaseUrl", "embeddingsModel", "engineApiEnabled",
       "execConcurrency", "headersTimeoutMs", "home", "host", "isExposed", "logLevel", "maxBodyBytes",
-      "maxConnections", "memorySemantic", "memorySemanticMinSimilarity", "metricsEnabled", "modelsDevDisableFetch",
+      "maxConnections", "memorySemantic", "memorySemanticMinSimilarity", "messengerApiUrl", "messengerBotToken", "messengerWebhookSecret", "metricsEnabled", "modelsDevDisableFetch",
       "modelsDevUrl", "oauthProvidersConfig", "openaiBaseUrl", "otlpEndpoint", "policyBundlePath", "port",
       "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "s3AccessKeyId", "s3Bucket", "s3Endpoint",
       "s3ForcePathStyle", "s3Region", "s3SecretAccessKey", "secretProvider", "secretsMasterKeyPath",

@@ -12,9 +12,9 @@
  * transition (`approval.approved|denied|expired|cancelled`) publish a
  * `Decision` for the approval's plan chain (its `plan_id`) in the
  * transaction of the write, with the ids of the overrides an "approve
- * always" created. Every transition is then published as the
- * `ApprovalResolved` domain event (domainEvents.ts) for the subsystems that
- * react to it.
+ * always" created. Every creation is then published as the `ApprovalCreated`
+ * domain event, and every transition as `ApprovalResolved` (domainEvents.ts),
+ * for the subsystems that react to them.
  *
  * @module
  */
@@ -253,6 +253,8 @@ export class Approvals extends Context.Service<Approvals, {
           yield* events.publish(ApprovalRequested, { approval }, eventScope(approval))
           yield* Effect.forkIn(fanout.ask(approval), scope)
         }))
+        // Its reactions run after the creator's commit too (DomainEvents defers them; none when it rolls back).
+        yield* domainEvents.publish(ApprovalDomainEvents.ApprovalCreated, approval)
         return approval
       }, Effect.orDie)
 

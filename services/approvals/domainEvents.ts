@@ -15,3 +15,10 @@ import type { Approval } from "./schema.ts"
  * the workflow continues or ends a paused run).
  */
 export const ApprovalResolved = DomainEvent.make<Approval>("approval.resolved")
+
+/**
+ * `approval.created`: a pending approval was stored, published once its
+ * creation committed (after the `approval.requested` WebSocket event is
+ * queued); e.g. the messenger sends a tool call's approval to its chat.
+ */
+export const ApprovalCreated = DomainEvent.make<Approval>("approval.created")

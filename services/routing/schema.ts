@@ -43,16 +43,28 @@ export const ThreadAgents = Schema.Record(Schema.String, AgentId).check(
   Schema.isMaxProperties(MAX_THREADS, { expected: `at most ${MAX_THREADS} threads` })
 )
 
-/** Where messenger updates go: a default agent and per-thread agents. */
+/** Most entries in `messenger.operators`. */
+export const MAX_OPERATORS = 1_000
+
+/** Messenger chat ids whose members may resolve approvals with the chat's buttons (at most {@link MAX_OPERATORS}). */
+export const OperatorChats = Schema.Array(
+  Schema.String.check(Schema.makeFilter((id: string) =>
+    isThreadId(id) || `expected a chat id of 1 to ${MAX_THREAD_ID_LENGTH} characters without control characters, got ${describeInput(id)}`
+  ))
+).check(Schema.isMaxLength(MAX_OPERATORS, { expected: `at most ${MAX_OPERATORS} operator chats` }))
+
+/** Where messenger updates go: a default agent and per-thread agents; and which chats are operators. */
 export const MessengerRouting = StrictStruct({
   /** The agent of threads without their own entry (absent: `default`). */
   default_agent_id: Schema.optionalKey(AgentId),
   /** thread id → agent id. */
-  threads: Schema.optionalKey(ThreadAgents)
+  threads: Schema.optionalKey(ThreadAgents),
+  /** Chat ids allowed to approve or deny with the approval buttons sent to a chat (absent: none). */
+  operators: Schema.optionalKey(OperatorChats)
 })
 
 /**
- * `RoutingConfig {v: 1, messenger?: {default_agent_id?, threads?}}`, strict
+ * `RoutingConfig {v: 1, messenger?: {default_agent_id?, threads?, operators?}}`, strict
  * (unknown keys are errors).
  */
 export const RoutingConfig = StrictStruct({

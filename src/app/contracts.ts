@@ -25,6 +25,7 @@ import { AuthContract } from "../../services/auth/contract.ts"
 import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
 import { McpContract } from "../../services/mcp/contract.ts"
+import { MessengerContract } from "../../services/messenger/contract.ts"
 import { MemoryContract } from "../../services/memory/contract.ts"
 import { ModelsContract } from "../../services/models/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
@@ -79,7 +80,8 @@ export const Contracts: readonly [
   typeof ArtifactsContract,
   typeof AgentContract,
   typeof McpContract,
-  typeof ModelsContract
+  typeof ModelsContract,
+  typeof MessengerContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -107,7 +109,8 @@ export const Contracts: readonly [
   ArtifactsContract,
   AgentContract,
   McpContract,
-  ModelsContract
+  ModelsContract,
+  MessengerContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

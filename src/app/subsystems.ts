@@ -21,6 +21,7 @@ import { AuthSubsystem } from "../../services/auth/index.ts"
 import { CanvasSubsystem } from "../../services/canvas/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
 import { McpSubsystem } from "../../services/mcp/index.ts"
+import { MessengerSubsystem } from "../../services/messenger/index.ts"
 import { MemorySubsystem } from "../../services/memory/index.ts"
 import { ModelsSubsystem } from "../../services/models/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
@@ -67,7 +68,8 @@ export const Subsystems: readonly [
   typeof ArtifactsSubsystem,
   typeof AgentSubsystem,
   typeof McpSubsystem,
-  typeof ModelsSubsystem
+  typeof ModelsSubsystem,
+  typeof MessengerSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -95,5 +97,6 @@ export const Subsystems: readonly [
   ArtifactsSubsystem,
   AgentSubsystem,
   McpSubsystem,
-  ModelsSubsystem
+  ModelsSubsystem,
+  MessengerSubsystem
 ] as const

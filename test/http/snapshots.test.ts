@@ -20,7 +20,7 @@ import { isExcludedTable, SNAPSHOT_TABLES } from "../../src/app/tables.ts"
 import { postgres } from "../support/databases.ts"
 import { type HttpTarget, startHttpTarget } from "../support/httpTarget.ts"
 import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
-import { HTTP_POLICY, type Populated, populate } from "../support/populate.ts"
+import { HTTP_POLICY, messengerSettings, type Populated, populate } from "../support/populate.ts"
 import { connectPeer, makeIdentity } from "../support/wsPeer.ts"
 
 /** Tables a gateway creates that a snapshot leaves out on purpose: the declared exclusions (src/app/tables.ts). */
@@ -66,7 +66,7 @@ beforeAll(async () => {
   http = await startHttpTarget()
   target = http.url
   home = homeWithPolicy()
-  a = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, agentEnabled: true, agentModel: "builtin/scripted", home })
+  a = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true, agentEnabled: true, agentModel: "builtin/scripted", home, ...messengerSettings(target) })
   filled = await populate(a, target)
   bundleA = await exportOf(a)
 }, 60_000)

@@ -6,9 +6,9 @@
  * plans (with their events and approvals) and workflow runs that succeeded,
  * are paused (approval and resume token) and are queued behind the paused
  * one, memory items (one kept, one deleted with its tombstone), the work board, one agent turn (its tool
- * call waiting on an approval), a session's `/queue` setting and a subagent with an answered message. The gateway
- * needs `engineApiEnabled`, `agentEnabled` with `builtin/scripted`, and a policy allowing Http steps
- * to `target`.
+ * call waiting on an approval), a session's `/queue` setting, a subagent with an answered message, and a messenger
+ * update (its inbox item, delivery receipts and approval prompt). The gateway needs `engineApiEnabled`,
+ * `agentEnabled` with `builtin/scripted`, {@link messengerSettings} and a policy allowing Http steps to `target`.
  */
 import { Clock, Effect, Redacted } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -30,6 +30,16 @@ tools:
 network_egress:
   allow: ["http://127.0.0.1:*"]
 `
+
+/** The messenger webhook secret of {@link messengerSettings}. */
+const MESSENGER_SECRET = "snapshot-webhook-secret"
+
+/** Messenger settings whose Bot API is `target` (it answers every call `{ok: true}`). */
+export const messengerSettings = (target: string) => ({
+  messengerBotToken: Redacted.make("4711:snapshot-bot-token"),
+  messengerWebhookSecret: Redacted.make(MESSENGER_SECRET),
+  messengerApiUrl: target.replace(/\/+$/, "")
+})
 
 /** What {@link populate} created, to look it up again after an import. */
 export interface Populated {
@@ -129,6 +139,7 @@ export const populate = async (gw: TestGateway, target: string): Promise<Populat
   const command = await operator.request("command.execute", { command: "/queue followup", channel: "operator", thread_id: "snapshot" })
   if (command.ok !== true) throw new Error(`command.execute: ${JSON.stringify(command)}`)
   await populateSubagents(operator)
+  await populateMessenger(gw, operator)
   operator.ws.close()
 
   const approvals = (await get("/approvals")).approvals as ReadonlyArray<{ id: number }>
@@ -171,4 +182,22 @@ const populateSubagents = async (operator: Awaited<ReturnType<typeof connectPeer
 
 const expect_ = (actual: unknown, expected: unknown) => {
   if (actual !== expected) throw new Error(`expected ${String(expected)}, got ${String(actual)}`)
+}
+
+/**
+ * Fills the messenger's tables: one update from a chat, whose turn (the default agent's script: a memory_search
+ * waiting on an approval) is answered and whose approval is sent to the chat (`messenger_inbox`,
+ * `messenger_deliveries`, `messenger_approval_prompts`).
+ */
+const populateMessenger = async (gw: TestGateway, operator: Awaited<ReturnType<typeof connectPeer>>["peer"]) => {
+  const receipts = (kind: string) => operator.next((m: any) => m?.type === "delivery.receipt" && m.payload?.kind === kind, 30_000)
+  const reply = receipts("reply")
+  const prompt = receipts("approval")
+  const res = await gw.fetch("/ingress/messenger", {
+    method: "POST",
+    headers: { authorization: `Bearer ${gw.adminToken}`, "x-messenger-bot-api-secret-token": MESSENGER_SECRET },
+    body: JSON.stringify({ update_id: 1, message: { message_id: 1, date: 1767225600, chat: { id: 5151, type: "private" }, from: { id: 5151 }, text: "Snapshot chat" } })
+  })
+  expect_(res.status, 200)
+  await Promise.all([reply, prompt])
 }

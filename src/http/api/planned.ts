@@ -7,7 +7,7 @@
  * They are not part of the OpenAPI document or the typed client.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { Access, AUTHENTICATED, OPERATOR, type RouteAccess, scope } from "./access.ts"
+import { Access, AUTHENTICATED, type RouteAccess, scope } from "./access.ts"
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
@@ -31,4 +31,3 @@ export const PlannedApi = HttpApi.make("svc-gateway-planned")
     ["PATCH", "/plugins/:id/rpc/*"],
     ["DELETE", "/plugins/:id/rpc/*"]
   ]))
-  .add(group("ingress", OPERATOR, [["POST", "/ingress/messenger"]]))

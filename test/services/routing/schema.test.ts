@@ -43,6 +43,13 @@ describe("RoutingConfig decoding (strict)", () => {
     else expect(problem).toMatch(message)
   })
 
+  it("accepts messenger.operators (chat ids) and rejects a bad one", () => {
+    const config = { v: 1, messenger: { operators: ["-1001234", "42"] } }
+    expect(decodeConfig(config)).toEqual(Result.succeed(config))
+    expect(failure(decodeConfig({ v: 1, messenger: { operators: ["ok", ""] } }))).toMatch(/^config\.messenger\.operators\[1\]: expected a chat id of 1 to 256 characters/)
+    expect(failure(decodeConfig({ v: 1, messenger: { operators: "42" } }))).toMatch(/^config\.messenger\.operators: /)
+  })
+
   it("rejects __proto__ as a thread id (parsed JSON has it as an own key)", () => {
     expect(failure(decodeConfig(JSON.parse("{\"v\":1,\"messenger\":{\"threads\":{\"__proto__\":\"a\"}}}")))).toMatch(/__proto__/)
   })

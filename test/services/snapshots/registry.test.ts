@@ -71,7 +71,10 @@ const PINNED: ReadonlyArray<readonly [string, ReadonlyArray<string>, string, str
   ["agent_session_settings", ["session_id"], "agent", "session_id queue_mode send_policy updated_at:time"],
   ["agent_tool_calls", ["approval_id"], "agent", "approval_id:int session_id agent_id tool tool_id arguments:json match_target status outcome created_at:time consumed_at:time"],
   ["agent_subagents", ["subagent_id"], "agent", "subagent_id tenant_id agent_id workspace_id work_item_id work_item_task_id execution_profile session_key lane status created_at:time last_heartbeat_at:time updated_at:time closed_at:time"],
-  ["agent_subagent_messages", ["message_id"], "agent", "message_id:serial subagent_id content status attempts:int reply error created_at:time started_at:time finished_at:time"]
+  ["agent_subagent_messages", ["message_id"], "agent", "message_id:serial subagent_id content status attempts:int reply error created_at:time started_at:time finished_at:time"],
+  ["messenger_inbox", ["inbox_id"], "messenger", "inbox_id:serial account chat_id message_id agent_id session_key text envelope:json status attempts:int duplicates:int reply error received_at:time queued_at:time started_at:time finished_at:time"],
+  ["messenger_deliveries", ["delivery_id"], "messenger", "delivery_id:serial account chat_id kind status attempts:int inbox_id:int approval_id:int platform_message_id error created_at:time"],
+  ["messenger_approval_prompts", ["approval_id"], "messenger", "approval_id:int account chat_id nonce platform_message_id created_at:time used_at:time used_by"]
 ]
 
 /** The registry's short names of the kinds. */
@@ -102,7 +105,9 @@ describe("the derived snapshot set", () => {
       "node_pairings.pairing_id",
       "workflow_runs.seq",
       "watchers.id",
-      "agent_subagent_messages.message_id"
+      "agent_subagent_messages.message_id",
+      "messenger_inbox.inbox_id",
+      "messenger_deliveries.delivery_id"
     ])
   })
 
@@ -219,7 +224,7 @@ describe("the import order", () => {
     expect(SNAPSHOT_TABLES.map((x) => x.name).slice(0, v2.length)).toEqual(SNAPSHOT_V2_ORDER)
     // After the v2 tables: the tables of the subsystems added since (issue 24), in the subsystem list's order.
     const added = SNAPSHOT_TABLES.map((x) => x.name).slice(SNAPSHOT_V2_ORDER.length)
-    expect(added).toEqual(["canvas_artifacts", "memory_items", "memory_tombstones", "work_items", "work_links", "work_artifacts", "work_decisions", "work_signals", "work_state_kv", "artifacts", "agent_sessions", "agent_messages", "agent_context_reports", "agent_session_settings", "agent_tool_calls", "agent_subagents", "agent_subagent_messages"])
+    expect(added).toEqual(["canvas_artifacts", "memory_items", "memory_tombstones", "work_items", "work_links", "work_artifacts", "work_decisions", "work_signals", "work_state_kv", "artifacts", "agent_sessions", "agent_messages", "agent_context_reports", "agent_session_settings", "agent_tool_calls", "agent_subagents", "agent_subagent_messages", "messenger_inbox", "messenger_deliveries", "messenger_approval_prompts"])
     const notes = [t("note_items", ["note_spaces", "plans"]), t("note_spaces")]
     const set = tableSet([...TABLE_DECLARATIONS, notes])
     expect(set.tables.map((x) => x.name)).toEqual([...SNAPSHOT_V2_ORDER, ...added, "note_spaces", "note_items"])

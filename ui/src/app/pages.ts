@@ -28,6 +28,7 @@ export const pages: ReadonlyArray<PageEntry> = [
   { path: "/pairings", title: "Pairings", section: "Operate", scope: "operator.pairing", load: () => import("../pages/pairings/index.tsx") },
   { path: "/work", title: "Work board", section: "Operate", scope: "operator.read", load: () => import("../pages/work/index.tsx") },
   { path: "/memory", title: "Memory", section: "Operate", scope: "operator.read", load: () => import("../pages/memory/index.tsx") },
+  { path: "/messenger", title: "Messenger inbox", section: "Operate", scope: "operator.read", load: () => import("../pages/messenger/index.tsx") },
   { path: "/agent", title: "Agent chat", section: "Operate", scope: "operator.read", load: () => import("../pages/agent/index.tsx") },
   { path: "/nodes", title: "Nodes", section: "Operate", scope: "operator.read", load: () => import("../pages/nodes/index.tsx") },
   { path: "/policy", title: "Policy", section: "Admin", scope: "operator.admin", load: () => import("../pages/policy/index.tsx") },
