@@ -1,0 +1,71 @@
+/**
+ * One connection to an MCP server with `effect/ai`'s `McpClient` (protocol revision 2025-11-25): a stdio server is a
+ * child process started through the platform's `ChildProcessSpawner` (its environment is only `PATH`, `HOME` and the
+ * spec's `env`: the gateway's own variables, its tokens among them, are never passed on); an HTTP server is reached
+ * with the `HttpClient` (streamable HTTP, the spec's headers on every request).
+ *
+ * The connection lives in the caller's scope: closing it ends the process (stdin closed, then SIGTERM and SIGKILL) or
+ * the HTTP session.
+ *
+ * @module
+ */
+import { Deferred, Duration, Effect } from "effect"
+import { McpClient, McpProtocol } from "effect/ai"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import { GATEWAY_VERSION } from "../../layers/config.ts"
+import { isStdio, type McpServerSpec } from "./config.ts"
+
+/** How long connecting and listing tools may take (30 s). */
+export const MCP_CONNECT_TIMEOUT = Duration.seconds(30)
+
+/** A connected server. */
+export interface Connection {
+  readonly client: McpClient.McpClient
+  /** Completes, with why, when the server is gone on its own (a stdio server's process exited); never for HTTP. */
+  readonly exited: Effect.Effect<string>
+}
+
+/** The child's environment: `PATH` and `HOME` of the gateway, then the spec's own variables. */
+const childEnv = (env: Readonly<Record<string, string>> | undefined): Record<string, string | undefined> => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  ...env
+})
+
+/**
+ * Connects to `spec` (initialization included) in the current scope. Needs `ChildProcessSpawner` for a stdio server
+ * and `HttpClient` for an HTTP one.
+ */
+export const connect = Effect.fnUntraced(function*(spec: McpServerSpec) {
+  const clientOptions = { name: "svc-gateway", version: GATEWAY_VERSION, timeout: MCP_CONNECT_TIMEOUT }
+  if (isStdio(spec)) {
+    const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+    // The transport keeps the process handle to itself; a spawner that hands it over too lets the supervisor see
+    // the process exit at once instead of at the next call.
+    const spawned = yield* Deferred.make<ChildProcessSpawner.ChildProcessHandle>()
+    const watching = ChildProcessSpawner.make((command) =>
+      Effect.tap(spawner.spawn(command), (handle) => Deferred.succeed(spawned, handle))
+    )
+    const command = ChildProcess.make(spec.command, [...(spec.args ?? [])], {
+      env: childEnv(spec.env),
+      extendEnv: false,
+      ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {})
+    })
+    const transport = yield* McpClient.stdio({ command, protocol: McpProtocol.v2025_11_25 }).pipe(
+      Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, watching)
+    )
+    const handle = yield* Deferred.await(spawned)
+    const client = yield* McpClient.make(clientOptions).pipe(Effect.provideService(McpClient.Transport, transport))
+    const exited = handle.exitCode.pipe(
+      Effect.match({ onFailure: () => "its process ended", onSuccess: (code) => `its process exited with code ${code}` })
+    )
+    return { client, exited } satisfies Connection
+  }
+  const transport = yield* McpClient.http({
+    url: spec.url,
+    protocol: McpProtocol.v2025_11_25,
+    ...(spec.headers !== undefined ? { headers: spec.headers } : {})
+  })
+  const client = yield* McpClient.make(clientOptions).pipe(Effect.provideService(McpClient.Transport, transport))
+  return { client, exited: Effect.never } satisfies Connection
+})
