@@ -63,16 +63,24 @@ const targetOf = (spec: McpServerSpec): string => {
   return `${url.origin}${url.pathname}`
 }
 
-/** A failure as one line for `last_error` (never a header or an environment value: neither is in a client error). */
+/**
+ * A failure as one line for `last_error`: its message and those of its causes (an MCP client error wraps a transport
+ * error wrapping, say, the refused connection). Never a header or an environment value: neither is in a client error.
+ */
 const describe = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  if (error instanceof Error) {
-    const inner = (error as { readonly cause?: unknown }).cause
-    const detail = inner instanceof Error && inner.message !== error.message ? `: ${inner.message}` : ""
-    return `${error.message}${detail}`.split("\n")[0]!.slice(0, 500)
+  const messages: Array<string> = []
+  let error: unknown = Cause.squash(cause)
+  for (let depth = 0; depth < 4 && error !== undefined && error !== null; depth++) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (message !== "" && !messages.includes(message)) messages.push(message)
+    error = error instanceof Error ? (error as { readonly cause?: unknown }).cause : undefined
   }
-  return String(error).split("\n")[0]!.slice(0, 500)
+  return messages.join(": ").split("\n")[0]!.slice(0, 500)
 }
+
+/** `message` without an HTTP server's full URL (an HTTP client error may quote it, query and all): its target instead. */
+const redact = (spec: McpServerSpec, message: string): string =>
+  isStdio(spec) ? message : [spec.url, new URL(spec.url).href].reduce((text, url) => text.split(url).join(targetOf(spec)), message)
 
 /** The MCP servers the agent uses as tool sources. */
 export class McpClients extends Context.Service<McpClients, {
@@ -169,7 +177,7 @@ export class McpClients extends Context.Service<McpClients, {
             const [, delay] = yield* Effect.orDie(step(now, undefined))
             entry.status = "failed"
             entry.failures++
-            entry.last_error = Exit.isFailure(exit) ? describe(exit.cause) : "the connection ended"
+            entry.last_error = redact(entry.spec, Exit.isFailure(exit) ? describe(exit.cause) : "the connection ended")
             entry.retry_at = isoTime(now + Duration.toMillis(delay))
             yield* report(entry)
             yield* Effect.logWarning("mcp server failed; retrying").pipe(

@@ -133,6 +133,17 @@ describe("McpClients", () => {
       expect(contributions.tools()).toEqual([])
     })), 30_000)
 
+  it.effect("an HTTP server that cannot be reached fails without its URL's query or its headers in the health", () =>
+    withClients(mkdtempSync(join(work, "home-")), Effect.gen(function*() {
+      const clients = yield* McpClients
+      yield* clients.attach("remote", { url: "http://127.0.0.1:9/mcp?token=sekrit", headers: { authorization: "Bearer sekrit" } }, "test")
+      yield* settle("remote failed", () => Effect.runSync(clients.servers()).servers[0]?.status === "failed")
+      const server = (yield* clients.servers()).servers[0]!
+      expect(server).toMatchObject({ transport: "http", target: "http://127.0.0.1:9/mcp", status: "failed", retry_at: new Date(1_000).toISOString() })
+      expect(JSON.stringify(server)).not.toContain("sekrit")
+      expect(JSON.stringify((yield* AgentContributions).health())).not.toContain("sekrit")
+    })), 30_000)
+
   it.effect("reads mcp.yml at start: its servers attached (owner mcp.yml), its problems reported with their line", () => {
     const home = mkdtempSync(join(work, "home-"))
     writeFileSync(join(home, "mcp.yml"), [
