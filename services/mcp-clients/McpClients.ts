@@ -25,7 +25,7 @@ import { isoTime } from "../shared/time.ts"
 import { isStdio, loadMcpConfig, type McpConfigError, type McpServerSpec, SERVER_NAME_PATTERN } from "./config.ts"
 import { connect } from "./connection.ts"
 import type { McpServerInfo, McpServersResponse } from "./schema.ts"
-import { isConnectionLost, serverTools } from "./tools.ts"
+import { serverTools } from "./tools.ts"
 
 /** The owner of the servers of `mcp.yml`. */
 export const CONFIG_OWNER = "mcp.yml"
@@ -148,7 +148,8 @@ export class McpClients extends Context.Service<McpClients, {
           const refresh = Effect.sleep(REFRESH_INTERVAL).pipe(
             Effect.andThen(Effect.result(discover)),
             Effect.flatMap((result) => {
-              if (result._tag === "Failure") return isConnectionLost(result.failure) ? onLost(result.failure.message) : Effect.void
+              // A ready server whose tool list cannot be read any more is treated as gone, whatever the failure.
+              if (result._tag === "Failure") return onLost(`tools/list failed: ${result.failure.message}`)
               const names = (tools: ReadonlyArray<ContributedTool>) => tools.map((t) => `${t.tool.name}:${t.tool.description ?? ""}`).join("\n")
               if (names(result.success.tools) === names(entry.tools)) return Effect.void
               entry.skipped = result.success.skipped

@@ -5,20 +5,24 @@
  *   `mcp_<server>_<tool>` / `mcp.<server>.<tool>`, and a call reaches it; a tool error is `tool_failed`;
  * - killed: `failed` with `last_error` and `retry_at` one second on, its tools withdrawn; one second later it is back;
  * - a server that never starts is retried after 1 s, 2 s, 4 s (the backoff), each attempt reported;
+ * - an HTTP server (served in process) that stops is noticed at the next tool-list refresh;
  * - detach stops it and withdraws its health; a name held by another owner is refused;
  * - `mcp.yml` is read at start: its servers attached, its problems reported with their line.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { NodeServices } from "@effect/platform-node"
-import { Duration, Effect, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { NodeHttpServer, NodeServices } from "@effect/platform-node"
+import { Duration, Effect, Layer, ManagedRuntime } from "effect"
+import { McpProtocol, McpServer } from "effect/ai"
+import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { GatewayConfig } from "../../../layers/config.ts"
 import { AgentContributions } from "../../../services/agent/contributions.ts"
-import { McpClients } from "../../../services/mcp-clients/McpClients.ts"
+import { McpClients, REFRESH_INTERVAL } from "../../../services/mcp-clients/McpClients.ts"
+import { FixtureRegistrations } from "../../fixtures/mcp/tools.ts"
 import { testSettings } from "../../support/gateway.ts"
 import { bundleMcpFixture } from "../../support/mcpFixture.ts"
 
@@ -131,6 +135,27 @@ describe("McpClients", () => {
       yield* poll(3)
       expect((yield* health("mcp:broken"))?.retry_at).toBe(new Date(7_000).toISOString())
       expect(contributions.tools()).toEqual([])
+    })), 30_000)
+
+  it.effect("notices a stopped HTTP server at the next tool-list refresh (1 min) and withdraws its tools", () =>
+    withClients(mkdtempSync(join(work, "home-")), Effect.gen(function*() {
+      const clients = yield* McpClients
+      const contributions = yield* AgentContributions
+      const web = ManagedRuntime.make(
+        HttpRouter.serve(
+          McpServer.layerHttp({ name: "web", version: "1.0.0", path: "/mcp", protocols: [McpProtocol.v2025_11_25], registrations: FixtureRegistrations }),
+          { disableLogger: true, disableListenLog: true }
+        ).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+      )
+      const address = (yield* Effect.promise(() => web.runPromise(Effect.service(HttpServer.HttpServer)))).address
+      yield* clients.attach("web", { url: `${HttpServer.formatAddress(address)}/mcp` }, "test")
+      yield* settle("web ready", () => contributions.health().some((h) => h.source === "mcp:web" && h.status === "ready"))
+      expect(contributions.tools().map((t) => t.tool.name)).toEqual(["mcp_web_echo", "mcp_web_fail"])
+      yield* Effect.promise(() => web.dispose())
+      yield* TestClock.adjust(REFRESH_INTERVAL)
+      yield* settle("web failed", () => contributions.health().some((h) => h.source === "mcp:web" && h.status === "failed"))
+      expect(contributions.tools()).toEqual([])
+      expect((yield* health("mcp:web"))?.last_error).toMatch(/^tools\/list failed: /)
     })), 30_000)
 
   it.effect("an HTTP server that cannot be reached fails without its URL's query or its headers in the health", () =>
