@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Deferred, Duration, Effect } from "effect"
+import { Deferred, Duration, Effect, Option } from "effect"
 import { McpClient, McpProtocol } from "effect/ai"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
@@ -17,6 +17,9 @@ import { isStdio, type McpServerSpec } from "./config.ts"
 
 /** How long connecting and listing tools may take (30 s). */
 export const MCP_CONNECT_TIMEOUT = Duration.seconds(30)
+
+/** How long a server whose initialization failed is given to exit, so its exit code can be reported (250 ms). */
+export const EXIT_GRACE = Duration.millis(250)
 
 /** A connected server. */
 export interface Connection {
@@ -55,9 +58,22 @@ export const connect = Effect.fnUntraced(function*(spec: McpServerSpec) {
       Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, watching)
     )
     const handle = yield* Deferred.await(spawned)
-    const client = yield* McpClient.make(clientOptions).pipe(Effect.provideService(McpClient.Transport, transport))
     const exited = handle.exitCode.pipe(
       Effect.match({ onFailure: () => "its process ended", onSuccess: (code) => `its process exited with code ${code}` })
+    )
+    const client = yield* McpClient.make(clientOptions).pipe(
+      Effect.provideService(McpClient.Transport, transport),
+      // A server that exits at start is better described by its exit code than by the closed pipe the client saw
+      // first: the exit follows within moments ({@link EXIT_GRACE}; a server still running keeps the client's error).
+      Effect.catch((error) =>
+        handle.exitCode.pipe(
+          Effect.timeoutOption(EXIT_GRACE),
+          Effect.orElseSucceed(() => Option.none()),
+          Effect.flatMap((code) =>
+            Effect.fail(Option.isSome(code) ? new Error(`its process exited with code ${code.value} before it was ready (${error.message})`) : error)
+          )
+        )
+      )
     )
     return { client, exited } satisfies Connection
   }

@@ -127,7 +127,7 @@ describe("McpClients", () => {
         })
       yield* poll(1)
       expect((yield* health("mcp:broken"))?.retry_at).toBe(new Date(1_000).toISOString())
-      expect((yield* health("mcp:broken"))?.last_error).toMatch(/exited \(3\)|code 3|closed/)
+      expect((yield* health("mcp:broken"))?.last_error).toBe("its process exited with code 3 before it was ready (MCP server closed stdout)")
       yield* TestClock.adjust(Duration.seconds(1))
       yield* poll(2)
       expect((yield* health("mcp:broken"))?.retry_at).toBe(new Date(3_000).toISOString())
