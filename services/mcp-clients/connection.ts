@@ -59,7 +59,19 @@ export const connect = Effect.fnUntraced(function*(spec: McpServerSpec) {
     )
     const handle = yield* Deferred.await(spawned)
     const exited = handle.exitCode.pipe(
-      Effect.match({ onFailure: () => "its process ended", onSuccess: (code) => `its process exited with code ${code}` })
+      Effect.match({
+        // A process ended by a signal has no exit code: the platform's error names the signal.
+        onFailure: (error) => {
+          let cause: unknown = error
+          let signal: string | undefined
+          for (let depth = 0; depth < 4 && signal === undefined && cause instanceof Error; depth++) {
+            signal = /signal: '(\w+)'/.exec(cause.message)?.[1]
+            cause = (cause as { readonly cause?: unknown }).cause ?? (cause as { readonly reason?: unknown }).reason
+          }
+          return signal === undefined ? "its process ended" : `its process ended on ${signal}`
+        },
+        onSuccess: (code) => `its process exited with code ${code}`
+      })
     )
     const client = yield* McpClient.make(clientOptions).pipe(
       Effect.provideService(McpClient.Transport, transport),
