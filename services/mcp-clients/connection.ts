@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Deferred, Duration, Effect, Option } from "effect"
+import { Deferred, Duration, Effect, Option, Redacted } from "effect"
 import { McpClient, McpProtocol } from "effect/ai"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
@@ -29,10 +29,10 @@ export interface Connection {
 }
 
 /** The child's environment: `PATH` and `HOME` of the gateway, then the spec's own variables. */
-const childEnv = (env: Readonly<Record<string, string>> | undefined): Record<string, string | undefined> => ({
+const childEnv = (env: Readonly<Record<string, string>> | undefined): Record<string, string | Redacted.Redacted<string> | undefined> => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
-  ...env
+  ...Object.fromEntries(Object.entries(env ?? {}).map(([name, value]) => [name, Redacted.make(value)]))
 })
 
 /**
@@ -49,7 +49,8 @@ export const connect = Effect.fnUntraced(function*(spec: McpServerSpec) {
     const watching = ChildProcessSpawner.make((command) =>
       Effect.tap(spawner.spawn(command), (handle) => Deferred.succeed(spawned, handle))
     )
-    const command = ChildProcess.make(spec.command, [...(spec.args ?? [])], {
+    // Arguments and the spec's variables are `Redacted`: passed to the child as they are, never shown in an error.
+    const command = ChildProcess.make(spec.command, (spec.args ?? []).map((arg) => Redacted.make(arg)), {
       env: childEnv(spec.env),
       extendEnv: false,
       ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {})

@@ -169,6 +169,16 @@ describe("McpClients", () => {
       expect(JSON.stringify((yield* AgentContributions).health())).not.toContain("sekrit")
     })), 30_000)
 
+  it.effect("a command that cannot start fails without its arguments in the health", () =>
+    withClients(mkdtempSync(join(work, "home-")), Effect.gen(function*() {
+      const clients = yield* McpClients
+      yield* clients.attach("missing", { command: "/nonexistent/mcp-server", args: ["--token", "sekrit"], env: { API_KEY: "sekrit" } }, "test")
+      yield* settle("missing failed", () => Effect.runSync(clients.servers()).servers[0]?.status === "failed")
+      const server = (yield* clients.servers()).servers[0]!
+      expect(server.last_error).toMatch(/^Cannot spawn MCP server: .*ENOENT/)
+      expect(JSON.stringify(server)).not.toContain("sekrit")
+    })), 30_000)
+
   it.effect("reads mcp.yml at start: its servers attached (owner mcp.yml), its problems reported with their line", () => {
     const home = mkdtempSync(join(work, "home-"))
     writeFileSync(join(home, "mcp.yml"), [
