@@ -223,7 +223,12 @@ export class McpClients extends Context.Service<McpClients, {
           Effect.annotateLogs({ file: error.file, ...(error.line !== undefined ? { line: error.line } : {}), problem: error.message })
         )
       }
-      for (const server of config.servers) yield* attach(server.name, server.spec, CONFIG_OWNER)
+      for (const server of config.servers) {
+        // The file's names are checked and unique already: nothing here can be refused, but never fail the start.
+        yield* attach(server.name, server.spec, CONFIG_OWNER).pipe(
+          Effect.catch((error) => Effect.logWarning("mcp.yml server not attached").pipe(Effect.annotateLogs({ server: server.name, problem: error.message })))
+        )
+      }
 
       const servers = Effect.fn("McpClients.servers")(function*() {
         const list = [...entries.values()].sort((a, b) => a.name.localeCompare(b.name)).map((entry): McpServerInfo => ({
