@@ -171,3 +171,28 @@ describe("MCP servers as tool sources", () => {
     expect((await get("/agent/status?agent_id=scout")).tools).toContain("mcp_fx_echo")
   })
 })
+
+describe("GET /mcp/servers access", () => {
+  it("needs operator.read, and answers 404 with the agent runtime off (mcp.yml not read)", async () => {
+    const issue = async (target: TestGateway, scopes: ReadonlyArray<string>) =>
+      (await readJson(await postJson(target, "/auth/device-tokens/issue", { device_id: `mcp-${scopes.join("-") || "none"}`, role: "client", scopes }, target.adminToken))).token as string
+    const reader = await issue(gw, ["operator.read"])
+    const writer = await issue(gw, ["operator.write"])
+    const as = (token: string) => gw.fetch("/mcp/servers", { headers: { authorization: `Bearer ${token}` } })
+    expect((await as(reader)).status).toBe(200)
+    expect((await as(writer)).status).toBe(403)
+    expect((await gw.fetch("/mcp/servers")).status).toBe(401)
+
+    const home = mkdtempSync(join(tmpdir(), "svc-mcp-off-"))
+    writeFileSync(join(home, "mcp.yml"), "servers:\n  fx: {command: node}\n")
+    const off = await startGateway({ home })
+    try {
+      const res = await off.fetch("/mcp/servers", { headers: { authorization: `Bearer ${off.adminToken}` } })
+      expect(res.status).toBe(404)
+      expect((await readJson(res)).error).toBe("not_found")
+    } finally {
+      await off.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})
