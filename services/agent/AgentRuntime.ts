@@ -180,9 +180,15 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       /** The stop signal of each session's running turn. */
       const stops = new Map<string, Deferred.Deferred<void>>()
       /** The toolkit of each offered set (by its tools' names, in offered order): built once, not per turn. */
+      // Only the current contributions' toolkits are kept (a source going down and up must not grow it), at most 256.
       const toolkits = new Map<string, Toolkit.Toolkit<Record<string, OfferedTool>>>()
+      let toolkitsVersion = -1
       const toolkitOf = (offered: ReadonlyArray<{ readonly tool: OfferedTool }>) => {
-        const key = `${contributions.version()}:${offered.map((entry) => entry.tool.name).join(",")}`
+        if (toolkitsVersion !== contributions.version() || toolkits.size >= 256) {
+          toolkits.clear()
+          toolkitsVersion = contributions.version()
+        }
+        const key = offered.map((entry) => entry.tool.name).join(",")
         let toolkit = toolkits.get(key)
         if (toolkit === undefined) {
           toolkit = Toolkit.make(...offered.map((entry) => entry.tool)) as unknown as Toolkit.Toolkit<Record<string, OfferedTool>>

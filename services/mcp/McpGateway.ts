@@ -17,6 +17,10 @@
  *   If the event never reaches this instance, the approval is read once
  *   {@link RESOLUTION_GRACE} after the timeout.
  * - `memorySearch` / `memoryWrite`: `Memory.search` / `Memory.create`.
+ * - `listApprovals` / `listRuns` / `listNodes` (read-only, for an operator's
+ *   assistant, issue 26 §2): what `GET /approvals` (pending by default),
+ *   `GET /workflow/runs` (a `NotFound` while the engine API is off, like the
+ *   route) and `GET /nodes` answer.
  * - `auditAppend`: the agent's own action record as a `Decision` on its
  *   plan's chain (`plan_id`, a plan `POST /plan` stored); a `gateway.*`
  *   chain or a type of the gateway's own ({@link RESERVED_ACTION_PREFIXES})
@@ -25,18 +29,23 @@
  * @module
  */
 import { Context, Deferred, Duration, Effect, Layer, Option } from "effect"
+import { GatewayConfig } from "../../layers/config.ts"
 import { Approvals } from "../approvals/Approvals.ts"
 import { ApprovalResolved } from "../approvals/domainEvents.ts"
-import type { Approval } from "../approvals/schema.ts"
+import type { Approval, ApprovalListResponse, ApprovalStatus } from "../approvals/schema.ts"
 import { Decision, GATEWAY_CHAIN_PREFIX, isGatewayChain } from "../domain-events/decisions.ts"
 import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { Memory } from "../memory/Memory.ts"
 import type { MemoryItemInput, MemoryItemResult, MemorySearchResult } from "../memory/schema.ts"
+import { Nodes } from "../nodes/Nodes.ts"
+import type { NodeListResponse } from "../nodes/schema.ts"
 import { PlansRepo } from "../planner/PlansRepo.ts"
 import { PolicyService } from "../policy/PolicyService.ts"
 import type { PolicyCheckRequest, PolicyDecision } from "../policy/schema.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import type { Actor } from "../shared/principal.ts"
+import type { WorkflowRunListRequest, WorkflowRunListResponse } from "../workflow/runs/schema.ts"
+import { Workflow, WorkflowLive } from "../workflow/Workflow.ts"
 import type {
   McpApprovalDecision,
   McpApprovalRequest,
@@ -94,10 +103,20 @@ export class McpGateway extends Context.Service<McpGateway, {
    * reserved action type, `NotFound` for a plan the planner does not know.
    */
   readonly auditAppend: (request: McpAuditAppendRequest, actor: Actor) => Effect.Effect<McpAuditAppendResult, InvalidRequest | NotFound>
+  /** `list_approvals`: the approvals with `status` (default `pending`), oldest first, as `GET /approvals`. */
+  readonly listApprovals: (status: ApprovalStatus | undefined) => Effect.Effect<ApprovalListResponse>
+  /**
+   * `list_runs`: one page of workflow runs, newest first, as `GET /workflow/runs`; `NotFound` while the engine API
+   * is off (`SVC_ENGINE_API_ENABLED=0`), `InvalidRequest` for a cursor this gateway did not issue.
+   */
+  readonly listRuns: (request: WorkflowRunListRequest) => Effect.Effect<WorkflowRunListResponse, InvalidRequest | NotFound>
+  /** `list_nodes`: every paired node with its connection state, as `GET /nodes`. */
+  readonly listNodes: () => Effect.Effect<NodeListResponse>
 }>()("svc-gateway/mcp/McpGateway") {
   /**
-   * Needs `PolicyService`, `Approvals`, `Memory`, `PlansRepo` and
-   * `DomainEvents` (reacts to `ApprovalResolved` after commit; publishes `Decision`).
+   * Needs `PolicyService`, `Approvals`, `Memory`, `PlansRepo`, `Workflow`,
+   * `Nodes`, `GatewayConfig` and `DomainEvents` (reacts to
+   * `ApprovalResolved` after commit; publishes `Decision`).
    */
   static readonly layerNoDeps = Layer.effect(
     McpGateway,
@@ -107,6 +126,9 @@ export class McpGateway extends Context.Service<McpGateway, {
       const memory = yield* Memory
       const plans = yield* PlansRepo
       const domainEvents = yield* DomainEvents
+      const workflow = yield* Workflow
+      const nodes = yield* Nodes
+      const { engineApiEnabled } = yield* GatewayConfig
 
       // The approvals this instance waits for, by id: completed by the approvals service's resolution event.
       const waiting = new Map<number, Deferred.Deferred<Approval>>()
@@ -168,17 +190,26 @@ export class McpGateway extends Context.Service<McpGateway, {
             ...(request.limit !== undefined ? { limit: request.limit } : {})
           })),
         memoryWrite: Effect.fn("McpGateway.memoryWrite")((item) => memory.create(item)),
-        auditAppend
+        auditAppend,
+        listApprovals: Effect.fn("McpGateway.listApprovals")((status) =>
+          Effect.map(approvals.listByStatus(status ?? "pending"), (list) => ({ approvals: list }))),
+        listRuns: Effect.fn("McpGateway.listRuns")(function*(request: WorkflowRunListRequest) {
+          if (!engineApiEnabled) {
+            return yield* new NotFound({ message: "the workflow engine API is disabled (SVC_ENGINE_API_ENABLED=1 enables it)" })
+          }
+          return yield* workflow.list(request)
+        }),
+        listNodes: Effect.fn("McpGateway.listNodes")(() => nodes.list)
       })
     })
   )
 
   /**
-   * Wired: the policy, approvals, memory and plan storage layers (shared
-   * with their own subsystems: layers are built once). Needs
+   * Wired: the policy, approvals, memory, plan storage, workflow and nodes
+   * layers (shared with their own subsystems: layers are built once). Needs
    * `GatewayConfig`, a `SqlClient` and `DomainEvents`.
    */
   static readonly layer = McpGateway.layerNoDeps.pipe(
-    Layer.provide(Layer.mergeAll(PolicyService.layer, Approvals.layer, Memory.layer, PlansRepo.layer))
+    Layer.provide(Layer.mergeAll(PolicyService.layer, Approvals.layer, Memory.layer, PlansRepo.layer, WorkflowLive, Nodes.layer))
   )
 }

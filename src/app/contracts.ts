@@ -24,6 +24,7 @@ import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
 import { AuthContract } from "../../services/auth/contract.ts"
 import { CanvasContract } from "../../services/canvas/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
+import { McpClientsContract } from "../../services/mcp-clients/contract.ts"
 import { McpContract } from "../../services/mcp/contract.ts"
 import { MessengerContract } from "../../services/messenger/contract.ts"
 import { MemoryContract } from "../../services/memory/contract.ts"
@@ -80,6 +81,7 @@ export const Contracts: readonly [
   typeof ArtifactsContract,
   typeof AgentContract,
   typeof McpContract,
+  typeof McpClientsContract,
   typeof ModelsContract,
   typeof MessengerContract
 ] = [
@@ -109,6 +111,7 @@ export const Contracts: readonly [
   ArtifactsContract,
   AgentContract,
   McpContract,
+  McpClientsContract,
   ModelsContract,
   MessengerContract
 ] as const

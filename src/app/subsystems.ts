@@ -20,6 +20,7 @@ import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
 import { AuthSubsystem } from "../../services/auth/index.ts"
 import { CanvasSubsystem } from "../../services/canvas/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
+import { McpClientsSubsystem } from "../../services/mcp-clients/index.ts"
 import { McpSubsystem } from "../../services/mcp/index.ts"
 import { MessengerSubsystem } from "../../services/messenger/index.ts"
 import { MemorySubsystem } from "../../services/memory/index.ts"
@@ -68,6 +69,7 @@ export const Subsystems: readonly [
   typeof ArtifactsSubsystem,
   typeof AgentSubsystem,
   typeof McpSubsystem,
+  typeof McpClientsSubsystem,
   typeof ModelsSubsystem,
   typeof MessengerSubsystem
 ] = [
@@ -97,6 +99,7 @@ export const Subsystems: readonly [
   ArtifactsSubsystem,
   AgentSubsystem,
   McpSubsystem,
+  McpClientsSubsystem,
   ModelsSubsystem,
   MessengerSubsystem
 ] as const

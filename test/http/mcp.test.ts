@@ -6,7 +6,9 @@
  * and answers approved / denied once an operator decides over HTTP, expired
  * at its timeout (test clock); memory round trip; audit_append joins its
  * plan's chain (valid), refused for gateway chains and unknown plans;
- * 401 without a token; `forbidden` tool errors for missing scopes.
+ * 401 without a token; `forbidden` tool errors for missing scopes; the
+ * read-only list_approvals / list_runs / list_nodes answer what their HTTP
+ * routes answer, with the routes' scopes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -87,10 +89,19 @@ const waitForApproval = async (target: TestGateway, prompt: string) => {
 }
 
 describe("MCP at /mcp", () => {
-  it("lists the five tools with their JSON Schemas (2025-11-25 and the sessionless 2026-07-28)", async () => {
+  it("lists the eight tools with their JSON Schemas (2025-11-25 and the sessionless 2026-07-28)", async () => {
     for (const protocol of [McpProtocol.v2025_11_25, McpProtocol.v2026_07_28] as const) {
       const tools = await withClient(gw, gw.adminToken, (client) => client.listTools(), protocol)
-      expect(tools.map((t) => t.name).sort()).toEqual(["audit_append", "memory_search", "memory_write", "policy_check", "request_approval"])
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        "audit_append",
+        "list_approvals",
+        "list_nodes",
+        "list_runs",
+        "memory_search",
+        "memory_write",
+        "policy_check",
+        "request_approval"
+      ])
       const approval = tools.find((t) => t.name === "request_approval")!
       expect(Object.keys((approval.inputSchema as any).properties).sort()).toEqual(["context", "prompt", "timeout_ms"])
     }
@@ -208,6 +219,41 @@ describe("MCP at /mcp", () => {
       .toBe("invalid_request")
     expect(toolError(await call(gw, gw.adminToken, "audit_append", { plan_id: "no-such-plan", action: { type: "x" } })).error)
       .toBe("not_found")
+  })
+
+  it("list_approvals, list_runs and list_nodes answer what their HTTP routes answer, with the routes' scopes", async () => {
+    const auth = { headers: { authorization: `Bearer ${gw.adminToken}` } }
+    const approvals = await call(gw, gw.adminToken, "list_approvals", {})
+    expect(approvals.isError).toBeFalsy()
+    expect(approvals.structuredContent).toEqual(await readJson(await gw.fetch("/approvals?status=pending", auth)))
+    const expired = await call(gw, gw.adminToken, "list_approvals", { status: "expired" })
+    expect(expired.structuredContent).toEqual(await readJson(await gw.fetch("/approvals?status=expired", auth)))
+    const nodes = await call(gw, gw.adminToken, "list_nodes", {})
+    expect(nodes.structuredContent).toEqual(await readJson(await gw.fetch("/nodes", auth)))
+    // This gateway runs without SVC_ENGINE_API_ENABLED: GET /workflow/runs is 404, list_runs not_found.
+    expect(toolError(await call(gw, gw.adminToken, "list_runs", {}))).toEqual({
+      error: "not_found",
+      message: "the workflow engine API is disabled (SVC_ENGINE_API_ENABLED=1 enables it)"
+    })
+    const reader = await deviceToken(gw, ["operator.read"])
+    expect((await call(gw, reader, "list_nodes", {})).isError).toBeFalsy()
+    expect(toolError(await call(gw, reader, "list_approvals", {}))).toEqual({
+      error: "forbidden",
+      message: "insufficient scope: list_approvals requires operator.approvals"
+    })
+  })
+
+  it("list_runs answers GET /workflow/runs's page when the engine API is on", async () => {
+    const engine = await startGateway({ rateLimitMax: 10_000, engineApiEnabled: true })
+    try {
+      const result = await call(engine, engine.adminToken, "list_runs", { limit: 5 })
+      expect(result.isError).toBeFalsy()
+      const http = await readJson(await engine.fetch("/workflow/runs?limit=5", { headers: { authorization: `Bearer ${engine.adminToken}` } }))
+      expect(result.structuredContent).toEqual(http)
+      expect(toolError(await call(engine, engine.adminToken, "list_runs", { cursor: "not-a-cursor" })).error).toBe("invalid_request")
+    } finally {
+      await engine.close()
+    }
   })
 
   it("a tool the token's scopes do not allow answers the tool error forbidden", async () => {

@@ -19,6 +19,9 @@
  * | `memory_search` | operator.read | `memory.search` |
  * | `memory_write` | operator.write | `memory.create` |
  * | `audit_append` | operator.write | a write to a plan's chain |
+ * | `list_approvals` | operator.approvals | `GET /approvals` (read-only) |
+ * | `list_runs` | operator.read | `GET /workflow/runs` (read-only) |
+ * | `list_nodes` | operator.read | `GET /nodes` (read-only) |
  *
  * Protocol revisions: 2025-11-25, 2025-06-18, 2025-03-26 (sessions through
  * `Mcp-Session-Id`, DELETE ends one) and 2026-07-28 (sessionless, without
@@ -37,7 +40,10 @@ import { authzDenied } from "../../audit/authEvents.ts"
 import { actorOf, CurrentPrincipal, hasScope } from "../../auth/principal.ts"
 import { AuditChains, Decision } from "../../domain-events/decisions.ts"
 import { DomainEvents } from "../../domain-events/DomainEvents.ts"
+import { ApprovalListResponse, ApprovalStatusFilter } from "../../approvals/schema.ts"
 import { MemoryItemInput, MemoryItemResult, MemorySearchResult } from "../../memory/schema.ts"
+import { NodeListResponse } from "../../nodes/schema.ts"
+import { WorkflowRunListRequest, WorkflowRunListResponse } from "../../workflow/runs/schema.ts"
 import { PolicyCheckRequest, PolicyDecision } from "../../policy/schema.ts"
 import { McpGateway } from "../McpGateway.ts"
 import {
@@ -97,13 +103,42 @@ export const AuditAppendTool = Tool.make("audit_append", {
   failure: McpToolError
 })
 
+/** `list_approvals`: the approvals with a status (pending by default), read-only. */
+export const ListApprovalsTool = Tool.make("list_approvals", {
+  description: "Lists the gateway's approvals with `status` (pending, approved, denied, expired, cancelled; default " +
+    "pending), oldest first, as GET /approvals: what waits for an operator and why.",
+  parameters: Schema.Struct({ status: Schema.optionalKey(ApprovalStatusFilter) }),
+  success: ApprovalListResponse,
+  failure: McpToolError
+}).annotate(Tool.Readonly, true)
+
+/** `list_runs`: one page of workflow runs, read-only. */
+export const ListRunsTool = Tool.make("list_runs", {
+  description: "Lists workflow runs newest first, as GET /workflow/runs: filter by `status` and `key`, pages of " +
+    "`limit` (1 to 500, default 100) with `next_cursor`. not_found while the workflow engine API is disabled.",
+  parameters: WorkflowRunListRequest,
+  success: WorkflowRunListResponse,
+  failure: McpToolError
+}).annotate(Tool.Readonly, true)
+
+/** `list_nodes`: the paired nodes and whether they are connected, read-only. */
+export const ListNodesTool = Tool.make("list_nodes", {
+  description: "Lists the paired nodes with their status, capabilities and connections, as GET /nodes.",
+  parameters: Tool.EmptyParams,
+  success: NodeListResponse,
+  failure: McpToolError
+}).annotate(Tool.Readonly, true)
+
 /** The gateway's MCP toolkit. */
 export const McpGatewayToolkit = Toolkit.make(
   PolicyCheckTool,
   RequestApprovalTool,
   MemorySearchTool,
   MemoryWriteTool,
-  AuditAppendTool
+  AuditAppendTool,
+  ListApprovalsTool,
+  ListRunsTool,
+  ListNodesTool
 )
 
 /** The scope a device token needs for each tool (the admin token needs none). */
@@ -112,7 +147,10 @@ export const TOOL_SCOPES = {
   request_approval: "operator.write",
   memory_search: "operator.read",
   memory_write: "operator.write",
-  audit_append: "operator.write"
+  audit_append: "operator.write",
+  list_approvals: "operator.approvals",
+  list_runs: "operator.read",
+  list_nodes: "operator.read"
 } as const satisfies Record<keyof typeof McpGatewayToolkit.tools, string>
 
 /** A gateway error (`InvalidRequest`, `NotFound`) as the tool error the client sees. */
@@ -155,7 +193,10 @@ export const McpGatewayHandlers = McpGatewayToolkit.toLayer(Effect.gen(function*
       Effect.andThen(authorize("memory_search"), Effect.mapError(gateway.memorySearch(request), asToolError)),
     memory_write: ({ item }) => Effect.andThen(authorize("memory_write"), gateway.memoryWrite(item)),
     audit_append: (request) =>
-      Effect.flatMap(authorize("audit_append"), (actor) => Effect.mapError(gateway.auditAppend(request, actor), asToolError))
+      Effect.flatMap(authorize("audit_append"), (actor) => Effect.mapError(gateway.auditAppend(request, actor), asToolError)),
+    list_approvals: ({ status }) => Effect.andThen(authorize("list_approvals"), gateway.listApprovals(status)),
+    list_runs: (request) => Effect.andThen(authorize("list_runs"), Effect.mapError(gateway.listRuns(request), asToolError)),
+    list_nodes: () => Effect.andThen(authorize("list_nodes"), gateway.listNodes())
   })
 }))
 
@@ -168,7 +209,8 @@ export const McpHttp = McpServer.layerHttp({
   version: GATEWAY_VERSION,
   instructions: "The svc-gateway's guardrails: check an action with policy_check before acting, ask the operator " +
     "with request_approval when the policy requires it, record what you did with audit_append, and use " +
-    "memory_search / memory_write for the agent's memory.",
+    "memory_search / memory_write for the agent's memory. To inspect the gateway (read-only): list_approvals, " +
+    "list_runs, list_nodes.",
   path: MCP_PATH,
   protocols: [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26, McpProtocol.v2026_07_28],
   allowSessionTermination: true,

@@ -12,8 +12,10 @@ import { TestClock } from "effect/testing"
 import { Approvals } from "../../../services/approvals/Approvals.ts"
 import { Memory } from "../../../services/memory/Memory.ts"
 import { MCP_CHAIN, McpGateway } from "../../../services/mcp/McpGateway.ts"
+import { Nodes } from "../../../services/nodes/Nodes.ts"
 import { PlansRepo } from "../../../services/planner/PlansRepo.ts"
 import { PolicyService } from "../../../services/policy/PolicyService.ts"
+import { Workflow } from "../../../services/workflow/Workflow.ts"
 import { GatewayConfigLive } from "../../../src/app/gateway.ts"
 import { testDatabases } from "../../support/databases.ts"
 import { testSettings } from "../../support/gateway.ts"
@@ -45,8 +47,11 @@ for (const db of testDatabases) {
         Effect.provide(McpGateway.layerNoDeps.pipe(
           // Memory reads its semantic-search setting (off) from the gateway's settings.
           Layer.provideMerge(Layer.mergeAll(PolicyService.layer, Memory.layer, PlansRepo.layer).pipe(
-            Layer.provide(GatewayConfigLive(testSettings()))
+            Layer.provideMerge(GatewayConfigLive(testSettings()))
           )),
+          // The read-only listings are pass-throughs (test/http/mcp.test.ts compares them with the HTTP routes).
+          Layer.provideMerge(Layer.mock(Workflow)({})),
+          Layer.provideMerge(Layer.mock(Nodes)({ list: Effect.succeed({ status: "ok" as const, nodes: [] }) })),
           Layer.provideMerge(approvalsLayer(db))
         ))
       ) as Effect.Effect<A, E>
@@ -91,6 +96,18 @@ for (const db of testDatabases) {
         expect(forged).toMatchObject({ _tag: "InvalidRequest", message: "action.type: approval.* types are the gateway's own decisions" })
         const unknown = yield* Effect.flip(mcp.auditAppend({ plan_id: "plan-nope", action: { type: "x" } }, ADMIN))
         expect(unknown).toMatchObject({ _tag: "NotFound", message: "plan plan-nope not found" })
+      })))
+
+    it.effect("the read-only listings: approvals pending by default, runs not found while the engine API is off, nodes", () =>
+      provide(Effect.gen(function*() {
+        const mcp = yield* McpGateway
+        const waiting = yield* Effect.forkChild(mcp.requestApproval({ prompt: "listed?", timeout_ms: 60_000 }, ADMIN))
+        const approval = yield* pending("listed?")
+        expect((yield* mcp.listApprovals(undefined)).approvals.map((a) => a.id)).toContain(approval.id)
+        expect((yield* mcp.listApprovals("approved")).approvals.map((a) => a.id)).not.toContain(approval.id)
+        expect(yield* Effect.flip(mcp.listRuns({}))).toMatchObject({ _tag: "NotFound", message: expect.stringContaining("SVC_ENGINE_API_ENABLED") })
+        expect(yield* mcp.listNodes()).toEqual({ status: "ok", nodes: [] })
+        yield* Fiber.interrupt(waiting)
       })))
   })
 }

@@ -6,7 +6,7 @@
  * calls wait for (inline, with Approve and Deny: ToolApproval.tsx) and its
  * context report (ReportView.tsx); a line starting with `/` runs as
  * `command.execute` and its output is shown. Beside the chat: the agent's
- * status (StatusPanel.tsx), its subagents (SubagentsPanel.tsx) and the model
+ * status (StatusPanel.tsx), its MCP servers (McpPanel.tsx), its subagents (SubagentsPanel.tsx) and the model
  * catalog (ModelsPanel.tsx).
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
@@ -16,6 +16,7 @@ import { useResource } from "../../app/useResource.ts"
 import { AgentField, DEFAULT_AGENT_ID } from "../../components/AgentField.tsx"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Composer } from "./Composer.tsx"
+import { McpPanel } from "./McpPanel.tsx"
 import { ModelsPanel } from "./ModelsPanel.tsx"
 import { StatusPanel } from "./StatusPanel.tsx"
 import { SubagentsPanel } from "./SubagentsPanel.tsx"
@@ -71,6 +72,7 @@ export default function AgentChatPage() {
         </div>
         <div>
           <StatusPanel agent={agent} />
+          <McpPanel />
           <SubagentsPanel agent={agent} />
           <ModelsPanel />
         </div>
