@@ -39,6 +39,21 @@ export const AgentMessageRow = Schema.Struct({
 })
 export type AgentMessageRow = typeof AgentMessageRow.Type
 
+/** The newest messages of a session within a token budget ({@link AgentRepo} `recentHistory`). */
+export interface RecentHistory {
+  /** The newest messages whose estimated tokens sum to at most the budget, oldest first. */
+  readonly rows: ReadonlyArray<AgentMessageRow>
+  /** How many older messages the session has (before `rows`). */
+  readonly older: number
+}
+
+/** A history row with its place: the running token estimate from the newest, and how many messages are older. */
+const RecentMessageRow = Schema.Struct({
+  ...AgentMessageRow.fields,
+  tokens: Schema.Int,
+  older: Schema.Int
+})
+
 /** A context report row (`report` as JSON text; usage as columns). */
 export const AgentContextReportRow = Schema.Struct({
   context_report_id: Schema.String,
@@ -80,7 +95,14 @@ export class AgentRepo extends Context.Service<AgentRepo, {
   readonly dropOldest: (sessionId: string, count: number) => Effect.Effect<void>
   /** A session's history, oldest first. */
   readonly history: (sessionId: string) => Effect.Effect<ReadonlyArray<AgentMessageRow>>
-  /** Appends messages after the session's last `seq`. */
+  /**
+   * The newest messages of a session whose token estimates (`ceil(chars / 4)`) sum to at most `budgetTokens`, and
+   * how many are older: what a turn's prompt can keep, without reading the rest (history.ts).
+   */
+  readonly recentHistory: (sessionId: string, budgetTokens: number) => Effect.Effect<RecentHistory>
+  /** The newest `limit` user messages of a session before `seq`, newest first (the summary of dropped history). */
+  readonly userMessagesBefore: (sessionId: string, seq: number, limit: number) => Effect.Effect<ReadonlyArray<AgentMessageRow>>
+  /** Appends messages after the session's last `seq` (one statement). */
   readonly append: (sessionId: string, messages: ReadonlyArray<Omit<AgentMessageRow, "session_id" | "seq">>) => Effect.Effect<void>
   /** How many sessions an agent has and its last turn time. */
   readonly agentFigures: (agentId: string) => Effect.Effect<{ readonly sessions: number; readonly last_turn_at: string | null }>
@@ -104,6 +126,7 @@ export class AgentRepo extends Context.Service<AgentRepo, {
       const sessions = findRows(AgentSessionRow)
       const messages = findRows(AgentMessageRow)
       const reports = findRows(AgentContextReportRow)
+      const recent = findRows(RecentMessageRow)
       const encodeReport = Schema.encodeEffect(AgentContextReportRow)
       const Figures = Schema.Struct({
         sessions: Schema.Union([Schema.Int, Schema.NumberFromString]),
@@ -116,22 +139,44 @@ export class AgentRepo extends Context.Service<AgentRepo, {
           (rows) => rows[0]
         )
 
+      // The new row when this insert won; another writer's (read back) when it raced this one.
       const insertSession = (row: AgentSessionRow) =>
         Effect.gen(function*() {
-          yield* sql`INSERT INTO agent_sessions ${sql.insert({ ...row })} ON CONFLICT (agent_id, channel, thread_id) DO NOTHING`
+          const [inserted] = yield* sessions(
+            sql`INSERT INTO agent_sessions ${sql.insert({ ...row })} ON CONFLICT (agent_id, channel, thread_id) DO NOTHING RETURNING *`
+          )
+          if (inserted !== undefined) return inserted
           const stored = yield* findSession(row.agent_id, row.channel, row.thread_id)
           return stored ?? row
         })
 
+      // The next seq is read in the insert itself: one statement, numbered after the session's last message.
       const append = (sessionId: string, rows: ReadonlyArray<Omit<AgentMessageRow, "session_id" | "seq">>) =>
-        Effect.gen(function*() {
-          if (rows.length === 0) return
-          const [{ next }] = yield* findRows(Schema.Struct({ next: Schema.Union([Schema.Int, Schema.NumberFromString]) }))(
-            sql`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM agent_messages WHERE session_id = ${sessionId}`
-          )
-          const values = rows.map((row, i) => ({ ...row, session_id: sessionId, seq: next + i }))
-          yield* sql`INSERT INTO agent_messages ${sql.insert(values as unknown as [Record<string, unknown>, ...Array<Record<string, unknown>>])}`
-        })
+        rows.length === 0 ? Effect.void : Effect.asVoid(sql`INSERT INTO agent_messages (session_id, seq, role, message, chars, created_at)
+          SELECT ${sessionId}, last.seq + v.column1, v.column2, v.column3, v.column4, v.column5
+          FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_messages WHERE session_id = ${sessionId}) AS last,
+            (VALUES ${
+          sql.csv(rows.map((row, i) => sql`(${i + 1}, ${row.role}, ${row.message}, CAST(${row.chars} AS INTEGER), ${row.created_at})`))
+        }) AS v`)
+
+      // The running token estimate from the newest message down and each message's count of older ones, over the
+      // light columns; then only the messages within the budget are read whole (and always the newest, so `older`
+      // is known even when nothing fits: it is dropped here).
+      const recentHistory = (sessionId: string, budgetTokens: number) =>
+        Effect.map(
+          recent(sql`SELECT m.session_id, m.seq, m.role, m.message, m.chars, m.created_at, w.tokens, w.older
+            FROM (SELECT seq, CAST(SUM((chars + 3) / 4) OVER (ORDER BY seq DESC) AS INTEGER) AS tokens,
+                CAST(ROW_NUMBER() OVER (ORDER BY seq) - 1 AS INTEGER) AS older, ROW_NUMBER() OVER (ORDER BY seq DESC) AS newer
+              FROM agent_messages WHERE session_id = ${sessionId}) AS w
+            JOIN agent_messages m ON m.session_id = ${sessionId} AND m.seq = w.seq
+            WHERE w.tokens <= ${budgetTokens} OR w.newer = 1
+            ORDER BY m.seq`),
+          (found): RecentHistory => {
+            const fitting = found.filter((row) => row.tokens <= budgetTokens)
+            const older = fitting.length > 0 ? fitting[0]!.older : found.length > 0 ? found[found.length - 1]!.older + 1 : 0
+            return { rows: fitting.map(({ older: _older, tokens: _tokens, ...row }) => row), older }
+          }
+        )
 
       return AgentRepo.of(repositoryEdge("AgentRepo", {
         findSession,
@@ -152,6 +197,10 @@ export class AgentRepo extends Context.Service<AgentRepo, {
           count <= 0 ? Effect.void : Effect.asVoid(sql`DELETE FROM agent_messages WHERE session_id = ${sessionId} AND seq IN (
             SELECT seq FROM agent_messages WHERE session_id = ${sessionId} ORDER BY seq LIMIT ${count})`),
         history: (sessionId) => messages(sql`SELECT * FROM agent_messages WHERE session_id = ${sessionId} ORDER BY seq`),
+        recentHistory,
+        userMessagesBefore: (sessionId, seq, limit) =>
+          messages(sql`SELECT * FROM agent_messages WHERE session_id = ${sessionId} AND role = 'user' AND seq < ${seq}
+            ORDER BY seq DESC LIMIT ${limit}`),
         append,
         agentFigures: (agentId) =>
           Effect.map(

@@ -36,7 +36,7 @@ import { EventBus } from "../ws-sessions/EventBus.ts"
 import { type AgentContextReportRow, AgentRepo, type AgentSessionRow } from "./AgentRepo.ts"
 import { AgentRuntimeError, InvalidRequest, NotFound } from "./errors.ts"
 import { ContextReportCreated, MessageDelta, MessageFinal, TypingStarted, TypingStopped } from "./events.ts"
-import { trimHistory } from "./history.ts"
+import { loadHistory, trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
 import { AgentTools, type ToolContext, type TurnToolState } from "./AgentTools.ts"
 import { AgentContributions } from "./contributions.ts"
@@ -238,7 +238,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           return { reply: NEW_SESSION_REPLY, session_id: session.session_id, used_tools: [], memory_written: false }
         }
         const modelRef = session.model ?? settings.agentModel
-        const history = trimHistory(yield* repo.history(session.session_id), settings.agentHistoryTokens)
+        const history = yield* loadHistory(repo, session.session_id, settings.agentHistoryTokens)
         const { hits, stats } = yield* memoryHits(input.agentId, input.message)
         const sections: Array<{ readonly id: string; readonly text: string }> = [
           {
@@ -362,7 +362,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const used_tools = [...new Set(toolState.calls.map((call) => call.tool))]
 
         const generated_at = yield* now
-        const price = yield* catalog.price(modelRef)
+        // The built-in models cost nothing (the catalog's `builtin/*` price is 0): no catalog read for them.
+        const price = provider.provider === "builtin" ? undefined : yield* catalog.price(modelRef)
         usage.usd_micros = price === undefined ? 0 : usdMicros(price, usage)
         const schemaSizes = offered
           .map((entry) => ({ id: entry.tool.name, chars: schemaCharsOf(entry.tool) }))
