@@ -47,13 +47,6 @@ export interface RecentHistory {
   readonly older: number
 }
 
-/** A history row with its place: the running token estimate from the newest, and how many messages are older. */
-const RecentMessageRow = Schema.Struct({
-  ...AgentMessageRow.fields,
-  tokens: Schema.Int,
-  older: Schema.Int
-})
-
 /** A context report row (`report` as JSON text; usage as columns). */
 export const AgentContextReportRow = Schema.Struct({
   context_report_id: Schema.String,
@@ -126,7 +119,10 @@ export class AgentRepo extends Context.Service<AgentRepo, {
       const sessions = findRows(AgentSessionRow)
       const messages = findRows(AgentMessageRow)
       const reports = findRows(AgentContextReportRow)
-      const recent = findRows(RecentMessageRow)
+      const historyCut = findRows(Schema.Struct({
+        cut: Schema.NullOr(Schema.Union([Schema.Int, Schema.NumberFromString])),
+        total: Schema.Union([Schema.Int, Schema.NumberFromString])
+      }))
       const encodeReport = Schema.encodeEffect(AgentContextReportRow)
       const Figures = Schema.Struct({
         sessions: Schema.Union([Schema.Int, Schema.NumberFromString]),
@@ -159,24 +155,18 @@ export class AgentRepo extends Context.Service<AgentRepo, {
           sql.csv(rows.map((row, i) => sql`(${i + 1}, ${row.role}, ${row.message}, CAST(${row.chars} AS INTEGER), ${row.created_at})`))
         }) AS v`)
 
-      // The running token estimate from the newest message down and each message's count of older ones, over the
-      // light columns; then only the messages within the budget are read whole (and always the newest, so `older`
-      // is known even when nothing fits: it is dropped here).
+      // Where the budget cuts the session (the running token estimate from the newest message down, summed in the
+      // database over the light columns) and how many messages it has; then only the messages after the cut are read.
       const recentHistory = (sessionId: string, budgetTokens: number) =>
-        Effect.map(
-          recent(sql`SELECT m.session_id, m.seq, m.role, m.message, m.chars, m.created_at, w.tokens, w.older
-            FROM (SELECT seq, CAST(SUM((chars + 3) / 4) OVER (ORDER BY seq DESC) AS INTEGER) AS tokens,
-                CAST(ROW_NUMBER() OVER (ORDER BY seq) - 1 AS INTEGER) AS older, ROW_NUMBER() OVER (ORDER BY seq DESC) AS newer
-              FROM agent_messages WHERE session_id = ${sessionId}) AS w
-            JOIN agent_messages m ON m.session_id = ${sessionId} AND m.seq = w.seq
-            WHERE w.tokens <= ${budgetTokens} OR w.newer = 1
-            ORDER BY m.seq`),
-          (found): RecentHistory => {
-            const fitting = found.filter((row) => row.tokens <= budgetTokens)
-            const older = fitting.length > 0 ? fitting[0]!.older : found.length > 0 ? found[found.length - 1]!.older + 1 : 0
-            return { rows: fitting.map(({ older: _older, tokens: _tokens, ...row }) => row), older }
-          }
-        )
+        Effect.gen(function*() {
+          const [place] = yield* historyCut(sql`SELECT MIN(CASE WHEN tokens <= ${budgetTokens} THEN seq END) AS cut, CAST(COUNT(*) AS INTEGER) AS total
+            FROM (SELECT seq, SUM((chars + 3) / 4) OVER (ORDER BY seq DESC) AS tokens
+              FROM agent_messages WHERE session_id = ${sessionId}) AS w`)
+          const total = place?.total ?? 0
+          if (place?.cut == null) return { rows: [], older: total } satisfies RecentHistory as RecentHistory
+          const rows = yield* messages(sql`SELECT * FROM agent_messages WHERE session_id = ${sessionId} AND seq >= ${place.cut} ORDER BY seq`)
+          return { rows, older: Math.max(0, total - rows.length) } satisfies RecentHistory as RecentHistory
+        })
 
       return AgentRepo.of(repositoryEdge("AgentRepo", {
         findSession,
