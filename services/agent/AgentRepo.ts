@@ -78,6 +78,8 @@ export class AgentRepo extends Context.Service<AgentRepo, {
   readonly getSession: (sessionId: string) => Effect.Effect<AgentSessionRow | undefined>
   /** Stores a new session; answers the stored one (another writer's when it raced this one). */
   readonly insertSession: (row: AgentSessionRow) => Effect.Effect<AgentSessionRow>
+  /** Stores a new session unless its thread has one: the stored row, or `undefined` when the thread had one. */
+  readonly createSession: (row: AgentSessionRow) => Effect.Effect<AgentSessionRow | undefined>
   /** Sets a session's model override (`null`: back to the default) . */
   readonly setModel: (sessionId: string, model: string | null) => Effect.Effect<void>
   /** Sets a session's summary of trimmed history and its last turn time. */
@@ -135,12 +137,16 @@ export class AgentRepo extends Context.Service<AgentRepo, {
           (rows) => rows[0]
         )
 
+      const createSession = (row: AgentSessionRow) =>
+        Effect.map(
+          sessions(sql`INSERT INTO agent_sessions ${sql.insert({ ...row })} ON CONFLICT (agent_id, channel, thread_id) DO NOTHING RETURNING *`),
+          (rows) => rows[0]
+        )
+
       // The new row when this insert won; another writer's (read back) when it raced this one.
       const insertSession = (row: AgentSessionRow) =>
         Effect.gen(function*() {
-          const [inserted] = yield* sessions(
-            sql`INSERT INTO agent_sessions ${sql.insert({ ...row })} ON CONFLICT (agent_id, channel, thread_id) DO NOTHING RETURNING *`
-          )
+          const inserted = yield* createSession(row)
           if (inserted !== undefined) return inserted
           const stored = yield* findSession(row.agent_id, row.channel, row.thread_id)
           return stored ?? row
@@ -173,6 +179,7 @@ export class AgentRepo extends Context.Service<AgentRepo, {
         getSession: (sessionId) =>
           Effect.map(sessions(sql`SELECT * FROM agent_sessions WHERE session_id = ${sessionId}`), (rows) => rows[0]),
         insertSession,
+        createSession,
         setModel: (sessionId, model) => Effect.asVoid(sql`UPDATE agent_sessions SET model = ${model} WHERE session_id = ${sessionId}`),
         touch: (sessionId, fields) =>
           Object.keys(fields).length === 0

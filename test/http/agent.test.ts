@@ -197,6 +197,22 @@ describe("the agent runtime", () => {
     expect(lastKey()).toBe(`Bearer ${API_KEY}-2`)
   })
 
+  it("stores a new thread's session with its first exchange: concurrent first turns share it, a failed one keeps it", async () => {
+    const first = (message: string) =>
+      postJson(gw, "/agent/turn", { agent_id: "fresh", channel: "operator", thread_id: "together", message }, gw.adminToken).then(readJson)
+    const [a, b] = await Promise.all([first("one"), first("two")])
+    expect(new Set([a.reply, b.reply])).toEqual(new Set(["one", "two"]))
+    expect(a.session_id).toBe(b.session_id)
+    const reports = (await readJson(await get(gw, `/context/list?session_id=${a.session_id}`))).reports
+    expect(reports.map((r: any) => r.history.messages).sort()).toEqual([0, 2])
+    expect((await readJson(await get(gw, "/agent/status?agent_id=fresh"))).session_count).toBe(1)
+
+    // No credential: the first turn fails (502), its session stays as it would have before the turn.
+    const failed = await postJson(oa, "/agent/turn", { agent_id: "nokey", channel: "operator", thread_id: "n", message: "hi" }, oa.adminToken)
+    expect(failed.status).toBe(502)
+    expect((await readJson(await get(oa, "/agent/status?agent_id=nokey"))).session_count).toBe(1)
+  })
+
   it("streams typing and message events over session.send", async () => {
     const { peer } = await connectPeer(gw.url, gw.adminToken)
     const sent = await peer.request("session.send", { channel: "console", thread_id: "s1", content: "stream me please" })
