@@ -8,7 +8,7 @@
  * context report.
  *
  * While a turn runs, operator readers get `typing.started`, `message.delta`
- * (the text of each chunk the model's stream delivers), `message.final` and `typing.stopped` (also after a
+ * (each text chunk), `message.final` and `typing.stopped` (also after a
  * failure). Turns of one session run one after another (in this process).
  * `/new` and `/reset` as the whole message start the session over without
  * calling the model.
@@ -387,23 +387,19 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           const parts: Array<Response.AnyPart> = []
           // The toolkit even when empty: a model that calls a tool it was not offered gets `not_offered`, not a decode failure.
           const stream = languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true, toolCallValidation: "deferred" })
-          // One `message.delta` per chunk the stream hands over: the text deltas that arrived together (a network
-          // read; a built-in model's whole answer), so streaming stays as fine as the provider's own.
           return (stream as Stream.Stream<Response.AnyPart, unknown>).pipe(
             Stream.interruptWhen(Deferred.await(stop)),
-            Stream.chunks,
-            Stream.runFoldEffect(() => "", (text, chunk): Effect.Effect<string> => {
-              let delta = ""
-              for (const part of chunk) {
-                parts.push(part)
-                if (part.type === "text-delta") delta += part.delta
-                else if (part.type === "finish") {
-                  usage.input_tokens += part.usage.inputTokens.total ?? 0
-                  usage.output_tokens += part.usage.outputTokens.total ?? 0
-                  usage.total_tokens = usage.input_tokens + usage.output_tokens
-                }
+            Stream.runFoldEffect(() => "", (text, part): Effect.Effect<string> => {
+              parts.push(part)
+              if (part.type === "text-delta") {
+                return Effect.as(events.publish(MessageDelta, { ...audience, delta: part.delta }), text + part.delta)
               }
-              return delta.length === 0 ? Effect.succeed(text) : Effect.as(events.publish(MessageDelta, { ...audience, delta }), text + delta)
+              if (part.type === "finish") {
+                usage.input_tokens += part.usage.inputTokens.total ?? 0
+                usage.output_tokens += part.usage.outputTokens.total ?? 0
+                usage.total_tokens = usage.input_tokens + usage.output_tokens
+              }
+              return Effect.succeed(text)
             }),
             Effect.map((text) => ({ text, parts }))
           )
