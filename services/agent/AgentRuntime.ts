@@ -36,7 +36,7 @@ import { EventBus } from "../ws-sessions/EventBus.ts"
 import { type AgentContextReportRow, AgentRepo, type AgentSessionRow } from "./AgentRepo.ts"
 import { AgentRuntimeError, InvalidRequest, NotFound } from "./errors.ts"
 import { ContextReportCreated, MessageDelta, MessageFinal, TypingStarted, TypingStopped } from "./events.ts"
-import { loadHistory, trimHistory } from "./history.ts"
+import { loadHistory, makeMessageCache, trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
 import { AgentTools, type ToolContext, type TurnToolState } from "./AgentTools.ts"
 import { AgentContributions } from "./contributions.ts"
@@ -184,6 +184,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
       /** The stop signal of each session's running turn. */
       const stops = new Map<string, Deferred.Deferred<void>>()
+      /** History messages decoded once, not on every turn that puts them in its prompt. */
+      const historyMessage = makeMessageCache()
       /** The toolkit of each offered set (by its tools' names, in offered order): built once, not per turn. */
       const toolkits = new Map<string, Toolkit.Toolkit<Record<string, OfferedTool>>>()
       const toolkitOf = (offered: ReadonlyArray<{ readonly tool: OfferedTool }>) => {
@@ -341,10 +343,10 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const offered = yield* tools.offered(input.agentId, session.workspace_id)
         const system = sections.map((s) => s.text).join("\n\n")
         const userMessage = { role: "user" as const, content: [{ type: "text" as const, text: input.message }] }
-        const basePrompt = Prompt.make([
-          { role: "system", content: system },
-          ...history.kept.map((row) => JSON.parse(row.message) as Prompt.MessageEncoded),
-          userMessage
+        const basePrompt = Prompt.fromMessages([
+          Prompt.makeMessage("system", { content: system }),
+          ...history.kept.map((row) => historyMessage(row.message)),
+          Prompt.makeMessage("user", { content: [Prompt.makePart("text", { text: input.message })] })
         ])
 
         const { languageModel, provider } = yield* models.forTurn({ agentId: input.agentId, sessionId: session.session_id, modelRef })

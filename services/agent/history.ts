@@ -14,7 +14,8 @@
  *
  * @module
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { Prompt } from "effect/ai"
 import type { AgentMessageRow, AgentRepo } from "./AgentRepo.ts"
 import { estimateTokens } from "./models.ts"
 
@@ -86,3 +87,37 @@ export const loadHistory = Effect.fnUntraced(function*(repo: AgentRepo["Service"
   const asked = users.map(firstWords).filter((w) => w !== undefined).reverse()
   return { kept, dropped, summary: summaryOf(dropped, asked) } satisfies TrimmedHistory as TrimmedHistory
 })
+
+/** Characters of stored messages whose decoded form {@link makeMessageCache} keeps (8 MiB of JSON text). */
+export const MESSAGE_CACHE_CHARS = 8 * 1024 * 1024
+
+const decodeMessage = Schema.decodeUnknownSync(Prompt.Message)
+
+/**
+ * Decoded history messages by their stored JSON text, least recently used out past `maxChars` characters of it: a
+ * session's history goes into every turn's prompt, and is decoded once rather than on every turn. Stored
+ * messages never change, and a decoded message is never modified (prompts are concatenated, not edited).
+ */
+export const makeMessageCache = (maxChars: number = MESSAGE_CACHE_CHARS) => {
+  const decoded = new Map<string, Prompt.Message>()
+  let chars = 0
+  return (text: string): Prompt.Message => {
+    const found = decoded.get(text)
+    if (found !== undefined) {
+      decoded.delete(text)
+      decoded.set(text, found)
+      return found
+    }
+    const message = decodeMessage(JSON.parse(text))
+    if (text.length <= maxChars) {
+      decoded.set(text, message)
+      chars += text.length
+      for (const [oldest] of decoded) {
+        if (chars <= maxChars) break
+        decoded.delete(oldest)
+        chars -= oldest.length
+      }
+    }
+    return message
+  }
+}
