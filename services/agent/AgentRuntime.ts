@@ -5,7 +5,9 @@
  * history trimmed to `SVC_AGENT_HISTORY_TOKENS` (history.ts) and the agent's
  * top memory hits for the message (services/memory, keyword search), calls
  * the session's model (models.ts) streaming, and stores the exchange and a
- * context report.
+ * context report, in one transaction. A new thread's session is stored by
+ * that transaction too (one commit for a first turn), or earlier when the
+ * turn calls a tool (approvals and waiting calls refer to it) or fails.
  *
  * While a turn runs, operator readers get `typing.started`, `message.delta`
  * (each text chunk), `message.final` and `typing.stopped` (also after a
