@@ -15,7 +15,9 @@
  *   gateway's `synchronous`: the least a program that keeps its turns does;
  * - **runtime**: `AgentRuntime.turn` in this process (no HTTP): the whole
  *   gateway's services built here (`gatewayServices`, SQLite in a file of its
- *   own home), so HTTP's share and the runtime's share separate;
+ *   own home), so HTTP's share and the runtime's share separate; its SQL
+ *   statements per turn are counted (effect/sql's statement transformer) on
+ *   a new thread and on the one thread at its final length;
  * - **plain HTTP**: bench/agent-baseline-server.ts, a `node:http` process doing
  *   the echo turn with no session or storage: the floor of a turn over HTTP.
  *
@@ -42,6 +44,7 @@
 import "effect/schema/SchemaJITCompiler/enable"
 import { Effect, Layer, ManagedRuntime, References, Stream } from "effect"
 import type { LanguageModel, Prompt } from "effect/ai"
+import { Statement } from "effect/sql"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import Database from "libsql"
 import { Agent, request } from "node:http"
@@ -247,7 +250,19 @@ const throughput = async (name: string, run: (i: number) => Promise<string>, ser
 
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(1))
 
-const render = (results: ReadonlyArray<CaseResult>, concurrent: ReadonlyArray<ThroughputResult>, loads: ReadonlyArray<string>, profiles: string): string => {
+interface StatementCount {
+  readonly total: number
+  /** By kind: `3 SELECT, 2 INSERT`. */
+  readonly kinds: string
+}
+
+const render = (
+  results: ReadonlyArray<CaseResult>,
+  concurrent: ReadonlyArray<ThroughputResult>,
+  loads: ReadonlyArray<string>,
+  profiles: string,
+  counted: { readonly fresh: StatementCount; readonly long: StatementCount }
+): string => {
   const by = (name: CaseName) => results.find((r) => r.name === name)!
   const bare = by("bare generateText")
   const bareStream = by("bare streamText")
@@ -284,6 +299,9 @@ const render = (results: ReadonlyArray<CaseResult>, concurrent: ReadonlyArray<Th
       `${ms(by("gateway HTTP, new thread per turn").p50 - by("runtime, new thread per turn").p50)} ms; the runtime (runtime − bare): ` +
       `${ms(by("runtime, one thread").p50 - bare.p50)} / ${ms(by("runtime, new thread per turn").p50 - bare.p50)} ms; ` +
       `a plain \`node:http\` echo turn costs ${ms(by("plain HTTP").p50 - bare.p50)} ms over the bare call.`,
+    ``,
+    `SQL statements per turn (the runtime in process, besides BEGIN/COMMIT): new thread ${counted.fresh.total} ` +
+      `(${counted.fresh.kinds}); the one thread, its last turn, ${counted.long.total} (${counted.long.kinds}).`,
     ``
   )
   if (concurrent.length > 0) {
@@ -353,12 +371,29 @@ const main = async () => {
     agentModel: "builtin/echo",
     sqliteSynchronous: SYNCHRONOUS
   })
+  // Statements the in-process runtime runs, counted only while `counting`.
+  const statements: Array<string> = []
+  let counting = false
   const runtime = ManagedRuntime.make(
     gatewayServices().pipe(
       Layer.provideMerge(GatewayConfigLive(settings)),
-      Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
+      Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None")),
+      Layer.provideMerge(Layer.succeed(Statement.CurrentTransformer, (statement) => {
+        if (counting) statements.push(statement.compile()[0].replace(/\s+/g, " ").split(" ", 1)[0]!.toUpperCase())
+        return Effect.succeed(statement)
+      }))
     )
   )
+  /** The statements one turn of `threadId` runs, by kind (`SELECT`, `INSERT`, …). */
+  const countStatements = async (threadId: string) => {
+    statements.length = 0
+    counting = true
+    await turn(threadId)
+    counting = false
+    const kinds = new Map<string, number>()
+    for (const kind of statements) kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+    return { total: statements.length, kinds: [...kinds].map(([kind, n]) => `${n} ${kind}`).join(", ") }
+  }
   const agent = await runtime.runPromise(Effect.gen(function*() {
     return yield* AgentRuntime
   }))
@@ -408,6 +443,8 @@ const main = async () => {
     const results = await measure(cases)
     for (const r of results) log(`${r.name}: p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, ${Math.round(r.perSecond)} turns/s, CPU ${ms(r.cpuMs)} ms/turn`)
     loads.push(loadavg()[0]!.toFixed(1))
+    const counted = { fresh: await countStatements("count-new"), long: await countStatements("one") }
+    log(`statements per turn: new thread ${counted.fresh.total}, one thread ${counted.long.total}`)
 
     const concurrent: Array<ThroughputResult> = []
     if (THROUGHPUT_S > 0) {
@@ -444,7 +481,7 @@ const main = async () => {
       const served = (WARMUP + N) * 2 + 2 + (concurrent.find((t) => t.name === "gateway HTTP")?.turns ?? 0)
       profiles += file === undefined ? `\n(no gateway .cpuprofile was written)\n` : `\n${renderProfile(`gateway process (whole lifetime): ${file}`, summariseProfile(file, 30), served)}`
     }
-    report = render(results, concurrent, loads, profiles)
+    report = render(results, concurrent, loads, profiles, counted)
   } finally {
     await Promise.all([gateway.stop(), plain.stop()])
     await runtime.dispose()

@@ -39,6 +39,14 @@ export const AgentMessageRow = Schema.Struct({
 })
 export type AgentMessageRow = typeof AgentMessageRow.Type
 
+/** The newest messages of a session within a token budget ({@link AgentRepo} `recentHistory`). */
+export interface RecentHistory {
+  /** The newest messages whose estimated tokens sum to at most the budget, oldest first. */
+  readonly rows: ReadonlyArray<AgentMessageRow>
+  /** How many older messages the session has (before `rows`). */
+  readonly older: number
+}
+
 /** A context report row (`report` as JSON text; usage as columns). */
 export const AgentContextReportRow = Schema.Struct({
   context_report_id: Schema.String,
@@ -70,6 +78,8 @@ export class AgentRepo extends Context.Service<AgentRepo, {
   readonly getSession: (sessionId: string) => Effect.Effect<AgentSessionRow | undefined>
   /** Stores a new session; answers the stored one (another writer's when it raced this one). */
   readonly insertSession: (row: AgentSessionRow) => Effect.Effect<AgentSessionRow>
+  /** Stores a new session unless its thread has one: the stored row, or `undefined` when the thread had one. */
+  readonly createSession: (row: AgentSessionRow) => Effect.Effect<AgentSessionRow | undefined>
   /** Sets a session's model override (`null`: back to the default) . */
   readonly setModel: (sessionId: string, model: string | null) => Effect.Effect<void>
   /** Sets a session's summary of trimmed history and its last turn time. */
@@ -80,7 +90,14 @@ export class AgentRepo extends Context.Service<AgentRepo, {
   readonly dropOldest: (sessionId: string, count: number) => Effect.Effect<void>
   /** A session's history, oldest first. */
   readonly history: (sessionId: string) => Effect.Effect<ReadonlyArray<AgentMessageRow>>
-  /** Appends messages after the session's last `seq`. */
+  /**
+   * The newest messages of a session whose token estimates (`ceil(chars / 4)`) sum to at most `budgetTokens`, and
+   * how many are older: what a turn's prompt can keep, without reading the rest (history.ts).
+   */
+  readonly recentHistory: (sessionId: string, budgetTokens: number) => Effect.Effect<RecentHistory>
+  /** The newest `limit` user messages of a session before `seq`, newest first (the summary of dropped history). */
+  readonly userMessagesBefore: (sessionId: string, seq: number, limit: number) => Effect.Effect<ReadonlyArray<AgentMessageRow>>
+  /** Appends messages after the session's last `seq` (one statement). */
   readonly append: (sessionId: string, messages: ReadonlyArray<Omit<AgentMessageRow, "session_id" | "seq">>) => Effect.Effect<void>
   /** How many sessions an agent has and its last turn time. */
   readonly agentFigures: (agentId: string) => Effect.Effect<{ readonly sessions: number; readonly last_turn_at: string | null }>
@@ -104,6 +121,10 @@ export class AgentRepo extends Context.Service<AgentRepo, {
       const sessions = findRows(AgentSessionRow)
       const messages = findRows(AgentMessageRow)
       const reports = findRows(AgentContextReportRow)
+      const historyCut = findRows(Schema.Struct({
+        cut: Schema.NullOr(Schema.Union([Schema.Int, Schema.NumberFromString])),
+        total: Schema.Union([Schema.Int, Schema.NumberFromString])
+      }))
       const encodeReport = Schema.encodeEffect(AgentContextReportRow)
       const Figures = Schema.Struct({
         sessions: Schema.Union([Schema.Int, Schema.NumberFromString]),
@@ -116,21 +137,41 @@ export class AgentRepo extends Context.Service<AgentRepo, {
           (rows) => rows[0]
         )
 
+      const createSession = (row: AgentSessionRow) =>
+        Effect.map(
+          sessions(sql`INSERT INTO agent_sessions ${sql.insert({ ...row })} ON CONFLICT (agent_id, channel, thread_id) DO NOTHING RETURNING *`),
+          (rows) => rows[0]
+        )
+
+      // The new row when this insert won; another writer's (read back) when it raced this one.
       const insertSession = (row: AgentSessionRow) =>
         Effect.gen(function*() {
-          yield* sql`INSERT INTO agent_sessions ${sql.insert({ ...row })} ON CONFLICT (agent_id, channel, thread_id) DO NOTHING`
+          const inserted = yield* createSession(row)
+          if (inserted !== undefined) return inserted
           const stored = yield* findSession(row.agent_id, row.channel, row.thread_id)
           return stored ?? row
         })
 
+      // The next seq is read in the insert itself: one statement, numbered after the session's last message.
       const append = (sessionId: string, rows: ReadonlyArray<Omit<AgentMessageRow, "session_id" | "seq">>) =>
+        rows.length === 0 ? Effect.void : Effect.asVoid(sql`INSERT INTO agent_messages (session_id, seq, role, message, chars, created_at)
+          SELECT ${sessionId}, last.seq + v.column1, v.column2, v.column3, v.column4, v.column5
+          FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM agent_messages WHERE session_id = ${sessionId}) AS last,
+            (VALUES ${
+          sql.csv(rows.map((row, i) => sql`(${i + 1}, ${row.role}, ${row.message}, CAST(${row.chars} AS INTEGER), ${row.created_at})`))
+        }) AS v`)
+
+      // Where the budget cuts the session (the running token estimate from the newest message down, summed in the
+      // database over the light columns) and how many messages it has; then only the messages after the cut are read.
+      const recentHistory = (sessionId: string, budgetTokens: number) =>
         Effect.gen(function*() {
-          if (rows.length === 0) return
-          const [{ next }] = yield* findRows(Schema.Struct({ next: Schema.Union([Schema.Int, Schema.NumberFromString]) }))(
-            sql`SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM agent_messages WHERE session_id = ${sessionId}`
-          )
-          const values = rows.map((row, i) => ({ ...row, session_id: sessionId, seq: next + i }))
-          yield* sql`INSERT INTO agent_messages ${sql.insert(values as unknown as [Record<string, unknown>, ...Array<Record<string, unknown>>])}`
+          const [place] = yield* historyCut(sql`SELECT MIN(CASE WHEN tokens <= ${budgetTokens} THEN seq END) AS cut, CAST(COUNT(*) AS INTEGER) AS total
+            FROM (SELECT seq, SUM((chars + 3) / 4) OVER (ORDER BY seq DESC) AS tokens
+              FROM agent_messages WHERE session_id = ${sessionId}) AS w`)
+          const total = place?.total ?? 0
+          if (place?.cut == null) return { rows: [], older: total } satisfies RecentHistory as RecentHistory
+          const rows = yield* messages(sql`SELECT * FROM agent_messages WHERE session_id = ${sessionId} AND seq >= ${place.cut} ORDER BY seq`)
+          return { rows, older: Math.max(0, total - rows.length) } satisfies RecentHistory as RecentHistory
         })
 
       return AgentRepo.of(repositoryEdge("AgentRepo", {
@@ -138,6 +179,7 @@ export class AgentRepo extends Context.Service<AgentRepo, {
         getSession: (sessionId) =>
           Effect.map(sessions(sql`SELECT * FROM agent_sessions WHERE session_id = ${sessionId}`), (rows) => rows[0]),
         insertSession,
+        createSession,
         setModel: (sessionId, model) => Effect.asVoid(sql`UPDATE agent_sessions SET model = ${model} WHERE session_id = ${sessionId}`),
         touch: (sessionId, fields) =>
           Object.keys(fields).length === 0
@@ -152,6 +194,10 @@ export class AgentRepo extends Context.Service<AgentRepo, {
           count <= 0 ? Effect.void : Effect.asVoid(sql`DELETE FROM agent_messages WHERE session_id = ${sessionId} AND seq IN (
             SELECT seq FROM agent_messages WHERE session_id = ${sessionId} ORDER BY seq LIMIT ${count})`),
         history: (sessionId) => messages(sql`SELECT * FROM agent_messages WHERE session_id = ${sessionId} ORDER BY seq`),
+        recentHistory,
+        userMessagesBefore: (sessionId, seq, limit) =>
+          messages(sql`SELECT * FROM agent_messages WHERE session_id = ${sessionId} AND role = 'user' AND seq < ${seq}
+            ORDER BY seq DESC LIMIT ${limit}`),
         append,
         agentFigures: (agentId) =>
           Effect.map(

@@ -5,7 +5,9 @@
  * history trimmed to `SVC_AGENT_HISTORY_TOKENS` (history.ts) and the agent's
  * top memory hits for the message (services/memory, keyword search), calls
  * the session's model (models.ts) streaming, and stores the exchange and a
- * context report.
+ * context report, in one transaction. A new thread's session is stored by
+ * that transaction too (one commit for a first turn), or earlier when the
+ * turn calls a tool (approvals and waiting calls refer to it) or fails.
  *
  * While a turn runs, operator readers get `typing.started`, `message.delta`
  * (each text chunk), `message.final` and `typing.stopped` (also after a
@@ -36,7 +38,7 @@ import { EventBus } from "../ws-sessions/EventBus.ts"
 import { type AgentContextReportRow, AgentRepo, type AgentSessionRow } from "./AgentRepo.ts"
 import { AgentRuntimeError, InvalidRequest, NotFound } from "./errors.ts"
 import { ContextReportCreated, MessageDelta, MessageFinal, TypingStarted, TypingStopped } from "./events.ts"
-import { trimHistory } from "./history.ts"
+import { loadHistory, makeMessageCache, trimHistory } from "./history.ts"
 import { AgentModels } from "./models.ts"
 import { AgentTools, type ToolContext, type TurnToolState } from "./AgentTools.ts"
 import { AgentContributions } from "./contributions.ts"
@@ -144,6 +146,11 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
   readonly status: (agentId: string) => Effect.Effect<AgentStatus>
   /** The session of (agent, channel, thread), created when absent (`session_id` stable). */
   readonly sessionFor: (key: SessionKey) => Effect.Effect<AgentSessionRow>
+  /**
+   * The session of (agent, channel, thread) without creating it: the stored one, or the one the thread's first turn
+   * is running in (stored with that turn's exchange); `undefined` when neither.
+   */
+  readonly findSession: (key: SessionKey) => Effect.Effect<AgentSessionRow | undefined>
   /** One turn of `message` in an existing session (subagents, ingress); as {@link turn} otherwise. */
   readonly turnIn: (session: AgentSessionRow, message: string, options?: { readonly runId?: string }) => Effect.Effect<AgentTurnResult, AgentRuntimeError>
   /** `/new`, `/reset`: forgets the session's history and summary. */
@@ -179,6 +186,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
       const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
       /** The stop signal of each session's running turn. */
       const stops = new Map<string, Deferred.Deferred<void>>()
+      /** History messages decoded once, not on every turn that puts them in its prompt. */
+      const historyMessage = makeMessageCache()
       /** The toolkit of each offered set (by its tools' names, in offered order): built once, not per turn. */
       // Only the current contributions' toolkits are kept (a source going down and up must not grow it), at most 256.
       const toolkits = new Map<string, Toolkit.Toolkit<Record<string, OfferedTool>>>()
@@ -212,21 +221,66 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           })))
         })
 
+      const newSession = (input: SessionKey, at: string): AgentSessionRow => ({
+        session_id: crypto.randomUUID(),
+        agent_id: input.agentId,
+        channel: input.channel,
+        thread_id: input.threadId,
+        workspace_id: input.workspaceId ?? DEFAULT_WORKSPACE_ID,
+        model: null,
+        summary: null,
+        created_at: at,
+        last_turn_at: null
+      })
+
+      /**
+       * Sessions a first turn created in memory and stores with its exchange (one commit), by thread: a second turn
+       * of the thread in this process waits for the first one (same session id) instead of creating another, and a
+       * command that needs the session stores that one.
+       */
+      const unstored = new Map<string, AgentSessionRow>()
+      const threadKey = (agentId: string, channel: string, threadId: string) => `${agentId}\u0000${channel}\u0000${threadId}`
+
       const sessionOf = Effect.fnUntraced(function*(input: SessionKey) {
         const found = yield* repo.findSession(input.agentId, input.channel, input.threadId)
         if (found !== undefined) return found
-        return yield* repo.insertSession({
-          session_id: crypto.randomUUID(),
-          agent_id: input.agentId,
-          channel: input.channel,
-          thread_id: input.threadId,
-          workspace_id: input.workspaceId ?? DEFAULT_WORKSPACE_ID,
-          model: null,
-          summary: null,
-          created_at: yield* now,
-          last_turn_at: null
-        })
+        const running = unstored.get(threadKey(input.agentId, input.channel, input.threadId))
+        return yield* repo.insertSession(running ?? newSession(input, yield* now))
       })
+
+      const findSessionOf = Effect.fnUntraced(function*(input: SessionKey) {
+        const found = yield* repo.findSession(input.agentId, input.channel, input.threadId)
+        return found ?? unstored.get(threadKey(input.agentId, input.channel, input.threadId))
+      })
+
+      /**
+       * How a turn's session gets stored. `pending`: not stored yet (a first turn's); `store` stores it now (before a
+       * tool call refers to it, or when the turn fails) and answers the stored row (another writer's when one stored
+       * the thread's session first).
+       */
+      interface SessionStore {
+        pending: boolean
+        readonly store: Effect.Effect<AgentSessionRow>
+        /** Marks it stored (by the turn's own transaction) as `row`. */
+        readonly stored: (row: AgentSessionRow) => void
+      }
+      const storeOf = (session: AgentSessionRow): SessionStore => {
+        const key = threadKey(session.agent_id, session.channel, session.thread_id)
+        const pending = unstored.get(key) === session
+        let current = session
+        const handle: SessionStore = {
+          pending,
+          stored: (row) => {
+            handle.pending = false
+            if (unstored.get(key) === session) unstored.delete(key)
+            current = row
+          },
+          store: Effect.suspend(() =>
+            handle.pending ? Effect.tap(repo.insertSession(session), (row) => Effect.sync(() => handle.stored(row))) : Effect.succeed(current)
+          )
+        }
+        return handle
+      }
 
       /** The agent's top memory hits for `message` (keyword, plus semantic when on) and how many each search found. */
       const memoryHits = (agentId: string, message: string) =>
@@ -235,16 +289,31 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           Effect.orElseSucceed(() => ({ hits: [], stats: { keyword_hits: 0, semantic_hits: 0 } }))
         )
 
-      const runTurn = Effect.fnUntraced(function*(input: TurnInput, session: AgentSessionRow) {
+      /** One turn in `session`; `sessionStore.pending` when it is a first turn's session, not stored yet. */
+      const runTurn = Effect.fnUntraced(function*(input: TurnInput, initial: AgentSessionRow, sessionStore: SessionStore) {
+        // A first turn stores its session when it fails, as it would have been before the turn.
+        return yield* Effect.onExit(
+          turnBody(input, initial, sessionStore),
+          (exit) => exit._tag === "Success" || !sessionStore.pending ? Effect.void : Effect.ignore(sessionStore.store)
+        )
+      })
+
+      const turnBody = Effect.fnUntraced(function*(input: TurnInput, initial: AgentSessionRow, sessionStore: SessionStore) {
+        let session = initial
+        const fresh = sessionStore.pending
         const audience = { session_id: session.session_id, agent_id: input.agentId, channel: input.channel, thread_id: input.threadId }
         const at = yield* now
         if (/^\/(new|reset)\s*$/.test(input.message.trim())) {
+          session = yield* sessionStore.store
           yield* repo.clearHistory(session.session_id)
           yield* repo.touch(session.session_id, { last_turn_at: at })
           return { reply: NEW_SESSION_REPLY, session_id: session.session_id, used_tools: [], memory_written: false }
         }
         const modelRef = session.model ?? settings.agentModel
-        const history = trimHistory(yield* repo.history(session.session_id), settings.agentHistoryTokens)
+        // A session this turn creates has no history and no waiting tool calls: nothing to read.
+        const history = fresh
+          ? { kept: [], dropped: 0, summary: undefined }
+          : yield* loadHistory(repo, session.session_id, settings.agentHistoryTokens)
         const { hits, stats } = yield* memoryHits(input.agentId, input.message)
         const sections: Array<{ readonly id: string; readonly text: string }> = [
           {
@@ -260,14 +329,14 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
             : []),
           ...(history.summary !== undefined ? [{ id: "history_summary", text: history.summary }] : [])
         ]
-        const toolContext: ToolContext = {
+        let toolContext: ToolContext = {
           agentId: input.agentId,
           workspaceId: session.workspace_id,
           sessionId: session.session_id,
           sessionKey: `agent:${input.agentId}:${input.channel}:${input.threadId}`
         }
         const toolState: TurnToolState = { calls: [], waiting: [], memoryWritten: false }
-        const settled = yield* tools.settle(toolContext, toolState)
+        const settled = fresh ? [] : yield* tools.settle(toolContext, toolState)
         if (settled.length > 0) {
           sections.push({
             id: "resolved_tool_calls",
@@ -282,10 +351,10 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const offered = yield* tools.offered(input.agentId, session.workspace_id)
         const system = sections.map((s) => s.text).join("\n\n")
         const userMessage = { role: "user" as const, content: [{ type: "text" as const, text: input.message }] }
-        const basePrompt = Prompt.make([
-          { role: "system", content: system },
-          ...history.kept.map((row) => JSON.parse(row.message) as Prompt.MessageEncoded),
-          userMessage
+        const basePrompt = Prompt.fromMessages([
+          Prompt.makeMessage("system", { content: system }),
+          ...history.kept.map((row) => historyMessage(row.message)),
+          Prompt.makeMessage("user", { content: [Prompt.makePart("text", { text: input.message })] })
         ])
 
         const { languageModel, provider } = yield* models.forTurn({ agentId: input.agentId, sessionId: session.session_id, modelRef })
@@ -304,12 +373,21 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
             Effect.matchEffect({
               onFailure: (error) => Effect.succeed(answer(true, { error: "invalid_request", message: `${call.name}: ${error.message}` })),
               onSuccess: (params) =>
-                tools.call(entry.tool.name, params, toolContext, toolState).pipe(
+                // A tool may refer to the session (approvals, waiting calls, memory provenance): stored first.
+                Effect.andThen(storeForTools, () => tools.call(entry.tool.name, params, toolContext, toolState)).pipe(
                   Effect.match({ onFailure: (failure) => answer(true, failure), onSuccess: (result) => answer(false, result) })
                 )
             })
           )
         }
+        const storeForTools = Effect.suspend(() =>
+          sessionStore.pending
+            ? Effect.map(sessionStore.store, (stored) => {
+              session = stored
+              toolContext = { ...toolContext, sessionId: stored.session_id }
+            })
+            : Effect.void
+        )
         yield* events.publish(TypingStarted, audience)
         const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0, usd_micros: 0 }
         const stop = yield* Deferred.make<void>()
@@ -368,7 +446,8 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         const used_tools = [...new Set(toolState.calls.map((call) => call.tool))]
 
         const generated_at = yield* now
-        const price = yield* catalog.price(modelRef)
+        // The built-in models cost nothing (the catalog's `builtin/*` price is 0): no catalog read for them.
+        const price = provider.provider === "builtin" ? undefined : yield* catalog.price(modelRef)
         usage.usd_micros = price === undefined ? 0 : usdMicros(price, usage)
         const schemaSizes = offered
           .map((entry) => ({ id: entry.tool.name, chars: schemaCharsOf(entry.tool) }))
@@ -395,28 +474,36 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
           history: { messages: history.kept.length, dropped: history.dropped },
           usage
         }
-        const row: AgentContextReportRow = {
+        const reportRow = (sessionId: string): AgentContextReportRow => ({
           context_report_id: report.context_report_id,
-          session_id: session.session_id,
+          session_id: sessionId,
           agent_id: input.agentId,
           run_id: input.runId ?? null,
           model: modelRef,
           ...usage,
-          report,
+          report: { ...report, session_id: sessionId },
           generated_at
-        }
-        yield* repo.transaction(Effect.gen(function*() {
-          yield* repo.append(session.session_id, [
+        })
+        const summary = history.summary ?? null
+        session = yield* repo.transaction(Effect.gen(function*() {
+          // A first turn's session is stored with its exchange; the thread's when another writer stored one first.
+          const created = sessionStore.pending ? yield* repo.createSession({ ...session, summary, last_turn_at: generated_at }) : undefined
+          const target = created ?? (sessionStore.pending
+            ? (yield* repo.findSession(session.agent_id, session.channel, session.thread_id)) ?? session
+            : session)
+          yield* repo.append(target.session_id, [
             { role: "user", message: JSON.stringify(userMessage), chars: input.message.length, created_at: at },
             ...added.map((message) => ({ role: message.role as "assistant" | "tool", message: JSON.stringify(message), chars: JSON.stringify(message.content).length, created_at: generated_at })),
             ...(waitingNote.length > 0
               ? [{ role: "assistant" as const, message: JSON.stringify({ role: "assistant", content: [{ type: "text", text: waitingNote.trim() }] }), chars: waitingNote.length, created_at: generated_at }]
               : [])
           ])
-          yield* repo.touch(session.session_id, { last_turn_at: generated_at, summary: history.summary ?? null })
-          yield* repo.insertReport(row)
+          if (created === undefined) yield* repo.touch(target.session_id, { last_turn_at: generated_at, summary })
+          yield* repo.insertReport(reportRow(target.session_id))
+          return target
         }))
-        yield* events.publish(MessageFinal, { ...audience, content: reply, used_tools })
+        if (sessionStore.pending) sessionStore.stored(session)
+        yield* events.publish(MessageFinal, { ...audience, session_id: session.session_id, content: reply, used_tools })
         yield* events.publish(ContextReportCreated, {
           context_report_id: report.context_report_id,
           session_id: session.session_id,
@@ -425,8 +512,20 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         return { reply, session_id: session.session_id, used_tools, memory_written: toolState.memoryWritten }
       })
 
-      const turnOf = (input: TurnInput) =>
-        Effect.flatMap(sessionOf(input), (session) => serialized(session.session_id, runTurn(input, session)))
+      const turnOf = Effect.fnUntraced(function*(input: TurnInput) {
+        const found = yield* repo.findSession(input.agentId, input.channel, input.threadId)
+        if (found !== undefined) return yield* serialized(found.session_id, runTurn(input, found, storeOf(found)))
+        // A new thread: its session is stored by the turn's own transaction (see `unstored`).
+        const key = threadKey(input.agentId, input.channel, input.threadId)
+        let session = unstored.get(key)
+        if (session === undefined) {
+          session = newSession(input, yield* now)
+          unstored.set(key, session)
+        }
+        const row = session
+        // Whether it is still unstored is decided once the turn holds the session (an earlier turn may have stored it).
+        return yield* serialized(row.session_id, Effect.suspend(() => runTurn(input, row, storeOf(row))))
+      })
 
       const turnIn = (session: AgentSessionRow, message: string, options?: { readonly runId?: string }) =>
         serialized(
@@ -438,7 +537,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
             threadId: session.thread_id,
             message,
             runId: options?.runId
-          }, session)
+          }, session, storeOf(session))
         )
 
       const compactSession = Effect.fn("AgentRuntime.compactSession")(function*(sessionId: string) {
@@ -501,6 +600,7 @@ export class AgentRuntime extends Context.Service<AgentRuntime, {
         send,
         status,
         sessionFor: sessionOf,
+        findSession: findSessionOf,
         turnIn,
         resetSession: (sessionId) => repo.clearHistory(sessionId),
         compactSession,

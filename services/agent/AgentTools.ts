@@ -3,7 +3,8 @@
  * "Tools and policy"; tools.ts has the table of tools and policy tool ids).
  *
  * - **Offered**: a tool whose policy tool id the agent's effective bundle
- *   denies outright (evaluated without a target) is not offered to the model.
+ *   denies outright (evaluated without a target) is not offered to the model
+ *   (judged in process, without reading the overrides: none can lift a deny).
  * - **Every call** goes through `PolicyBundle.evaluateToolCall` first (the
  *   agent's overrides included): `deny` → a tool failure the model sees
  *   (`policy_denied`); `require_approval` → an approval of kind `tool_call`
@@ -23,6 +24,7 @@ import type { Tool } from "effect/ai"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { Approvals } from "../approvals/Approvals.ts"
 import { Memory } from "../memory/Memory.ts"
+import { evaluateAgainstBundle } from "../policy-bundle/evaluate.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { isoTime } from "../shared/time.ts"
 import { Work } from "../work/Work.ts"
@@ -183,14 +185,17 @@ export class AgentTools extends Context.Service<AgentTools, {
         }
       }
 
-      const offered = Effect.fn("AgentTools.offered")(function*(agentId: string, workspaceId: string) {
-        const kept: Array<OfferedTool> = []
-        for (const entry of [...AGENT_TOOLS, ...contributions.tools()]) {
-          const evaluation = yield* policy.evaluateToolCall({ agent_id: agentId, workspace_id: workspaceId, tool_id: entry.toolId, tool_match_target: "" })
-          if (evaluation.decision !== "deny" || evaluation.rules.some((r) => r.outcome !== "deny")) kept.push(entry)
-        }
-        return kept
-      })
+      // Offered = not denied outright by the effective bundle's tool rule. The agent's overrides are not read: an
+      // override never lifts a deny (reference §1.4), so they cannot change which tools are offered; every call
+      // is still evaluated with them (`call`).
+      const { bundle } = yield* policy.effective
+      const offered = Effect.fn("AgentTools.offered")((agentId: string, workspaceId: string) =>
+        Effect.sync(() =>
+          [...AGENT_TOOLS, ...contributions.tools()].filter((entry) =>
+            evaluateAgainstBundle(bundle, { agent_id: agentId, workspace_id: workspaceId, tool_id: entry.toolId, tool_match_target: "" })
+              .decision !== "deny"
+          )
+        ))
 
       const call = (name: string, args: Record<string, unknown>, context: ToolContext, state: TurnToolState) =>
         Effect.gen(function*() {

@@ -27,7 +27,7 @@ import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { DEFAULT_AGENT_ID } from "../shared/agent.ts"
 import { isoTime } from "../shared/time.ts"
 import { Presence } from "../ws-sessions/Presence.ts"
-import { AgentRepo, type AgentSessionRow } from "./AgentRepo.ts"
+import type { AgentSessionRow } from "./AgentRepo.ts"
 import { AgentContributions } from "./contributions.ts"
 import { AgentRuntime, NEW_SESSION_REPLY, type SessionKey } from "./AgentRuntime.ts"
 import { InvalidRequest } from "./errors.ts"
@@ -121,14 +121,13 @@ export class AgentCommands extends Context.Service<AgentCommands, {
   readonly execute: (request: CommandExecuteRequest) => Effect.Effect<CommandExecuteResult, InvalidRequest>
 }>()("svc-gateway/agent/AgentCommands") {
   /**
-   * Needs {@link AgentRuntime}, {@link AgentRepo}, {@link SessionSettingsRepo}, `Presence`, `Approvals`,
+   * Needs {@link AgentRuntime}, {@link SessionSettingsRepo}, `Presence`, `Approvals`,
    * `Pairings`, `PolicyBundle`, `Diagnostics`, `AgentContributions` (contributed commands) and `GatewayConfig`.
    */
   static readonly layerNoDeps = Layer.effect(
     AgentCommands,
     Effect.gen(function*() {
       const runtime = yield* AgentRuntime
-      const repo = yield* AgentRepo
       const sessionSettings = yield* SessionSettingsRepo
       const presence = yield* Presence
       const approvals = yield* Approvals
@@ -147,8 +146,8 @@ export class AgentCommands extends Context.Service<AgentCommands, {
         ...contributed().map((command) => ({ name: `/${command.name}`, aliases: [], usage: `/${command.name}`, help: command.help }))
       ]
 
-      /** The session a command acts on: read-only commands do not create it. */
-      const existing = (key: SessionKey) => repo.findSession(key.agentId, key.channel, key.threadId)
+      /** The session a command acts on (a first turn's, while it runs): read-only commands do not create it. */
+      const existing = (key: SessionKey) => runtime.findSession(key)
 
       const settingsOf = Effect.fnUntraced(function*(session: AgentSessionRow | undefined) {
         const row = session === undefined ? undefined : yield* sessionSettings.get(session.session_id)
@@ -393,7 +392,6 @@ export class AgentCommands extends Context.Service<AgentCommands, {
   static readonly layer = AgentCommands.layerNoDeps.pipe(
     Layer.provide(Layer.mergeAll(
       AgentRuntime.layer,
-      AgentRepo.layer,
       SessionSettingsRepo.layer,
       Presence.layer,
       Approvals.layer,

@@ -9,9 +9,19 @@
  * settings (`SVC_OPENAI_BASE_URL`, `SVC_ANTHROPIC_BASE_URL`); requests go
  * through Effect's fetch `HttpClient` (Node and Deno alike).
  *
+ * Built models are kept ({@link MODEL_CACHE_SIZE}, least recently used out),
+ * so `effect/ai`'s per-model caches (its response decoders) serve every turn
+ * instead of being compiled again for each: keyed by the model id, the base
+ * URL, the agent (`builtin/scripted` reads the agent's script) and the auth
+ * profile chosen. The profile is still selected, and its credential
+ * resolved, on every turn: a kept model is used only while the same profile
+ * resolves to the same credential, so a disabled profile, a revoked secret
+ * or a rotated key takes effect on the next turn (the stale entry is
+ * replaced).
+ *
  * @module
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { LanguageModel } from "effect/ai"
 import { FetchHttpClient } from "effect/http"
 import { GatewayConfig } from "../../layers/config.ts"
@@ -39,6 +49,9 @@ export interface TurnModel {
   readonly provider: ResolvedProvider
 }
 
+/** How many built models {@link AgentModels} keeps. */
+export const MODEL_CACHE_SIZE = 64
+
 /** A token estimate of `chars` characters (4 characters a token). */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4)
 
@@ -62,6 +75,14 @@ export class AgentModels extends Context.Service<AgentModels, {
           ? settings.anthropicBaseUrl
           : undefined
 
+      /** Built models by what they were built from; the credential they hold is compared on every use. */
+      const built = new Map<string, { readonly credential: string | undefined; readonly languageModel: LanguageModel.LanguageModel }>()
+      const keep = (key: string, entry: { readonly credential: string | undefined; readonly languageModel: LanguageModel.LanguageModel }) => {
+        built.delete(key)
+        if (built.size >= MODEL_CACHE_SIZE) built.delete(built.keys().next().value!)
+        built.set(key, entry)
+      }
+
       const forTurn = Effect.fn("AgentModels.forTurn")(function*(request: ModelRequest) {
         const provider = yield* providerFor(request.modelRef)
         const selected = provider.needsCredential
@@ -73,6 +94,19 @@ export class AgentModels extends Context.Service<AgentModels, {
               `${request.agentId} for provider ${provider.provider} resolves (POST /auth/profiles with a secret handle)`
           })
         }
+        const key = [
+          provider.ref,
+          baseUrl(provider) ?? "",
+          provider.provider === "builtin" ? request.agentId : "",
+          selected?.profile.auth_profile_id ?? ""
+        ].join("\u0000")
+        const credential = selected === undefined ? undefined : Redacted.value(selected.credential)
+        const kept = built.get(key)
+        if (kept !== undefined && kept.credential === credential) {
+          // Most recently used last.
+          keep(key, kept)
+          return { languageModel: kept.languageModel, provider }
+        }
         const layer = provider.layer({
           apiKey: selected?.credential,
           baseUrl: baseUrl(provider),
@@ -82,6 +116,7 @@ export class AgentModels extends Context.Service<AgentModels, {
         const languageModel = yield* Effect.scoped(Layer.build(layer)).pipe(
           Effect.map((context) => Context.get(context, LanguageModel.LanguageModel))
         )
+        keep(key, { credential, languageModel })
         return { languageModel, provider }
       })
 

@@ -171,6 +171,48 @@ describe("the agent runtime", () => {
     expect(JSON.stringify(error)).not.toContain(API_KEY)
   })
 
+  it("keeps the built model only while its profile resolves to the same key: disabled, rotated, re-enabled", async () => {
+    const turn = () => postJson(oa, "/agent/turn", { agent_id: "oa2", channel: "operator", thread_id: "k", message: "again" }, oa.adminToken)
+    const lastKey = () => provider.seen[provider.seen.length - 1]!.authorization
+    const secret = await readJson(await postJson(oa, "/secrets?agent_id=oa2", { scope: "openai-key", value: `${API_KEY}-1` }, oa.adminToken))
+    const profile = await readJson(await postJson(oa, "/auth/profiles", {
+      agent_id: "oa2", provider: "openai", type: "api_key", secret_handles: { api_key: secret.handle.handle_id }
+    }, oa.adminToken))
+    const profileId = profile.profile.auth_profile_id as string
+    expect((await turn()).status).toBe(200)
+    expect((await turn()).status).toBe(200)
+    expect(lastKey()).toBe(`Bearer ${API_KEY}-1`)
+
+    // Disabled: the very next turn has no credential, though a model was built with it.
+    expect((await postJson(oa, `/auth/profiles/${profileId}/disable`, { reason: "test" }, oa.adminToken)).status).toBe(200)
+    const refused = await turn()
+    expect(refused.status).toBe(502)
+    expect((await readJson(refused)).message).toMatch(/^openai: no credential/)
+
+    // Rotated while disabled, then enabled: the next turn sends the new key, not the kept model's.
+    const rotated = await postJson(oa, `/secrets/${secret.handle.handle_id}/rotate`, { value: `${API_KEY}-2` }, oa.adminToken)
+    expect(rotated.status).toBe(201)
+    expect((await postJson(oa, `/auth/profiles/${profileId}/enable`, {}, oa.adminToken)).status).toBe(200)
+    expect((await turn()).status).toBe(200)
+    expect(lastKey()).toBe(`Bearer ${API_KEY}-2`)
+  })
+
+  it("stores a new thread's session with its first exchange: concurrent first turns share it, a failed one keeps it", async () => {
+    const first = (message: string) =>
+      postJson(gw, "/agent/turn", { agent_id: "fresh", channel: "operator", thread_id: "together", message }, gw.adminToken).then(readJson)
+    const [a, b] = await Promise.all([first("one"), first("two")])
+    expect(new Set([a.reply, b.reply])).toEqual(new Set(["one", "two"]))
+    expect(a.session_id).toBe(b.session_id)
+    const reports = (await readJson(await get(gw, `/context/list?session_id=${a.session_id}`))).reports
+    expect(reports.map((r: any) => r.history.messages).sort()).toEqual([0, 2])
+    expect((await readJson(await get(gw, "/agent/status?agent_id=fresh"))).session_count).toBe(1)
+
+    // No credential: the first turn fails (502), its session stays as it would have before the turn.
+    const failed = await postJson(oa, "/agent/turn", { agent_id: "nokey", channel: "operator", thread_id: "n", message: "hi" }, oa.adminToken)
+    expect(failed.status).toBe(502)
+    expect((await readJson(await get(oa, "/agent/status?agent_id=nokey"))).session_count).toBe(1)
+  })
+
   it("streams typing and message events over session.send", async () => {
     const { peer } = await connectPeer(gw.url, gw.adminToken)
     const sent = await peer.request("session.send", { channel: "console", thread_id: "s1", content: "stream me please" })
