@@ -36,6 +36,9 @@
  * - BENCH_MEMORY_DATABASES  "sqlite,postgres" (default: both when a URL is set)
  * - SVC_BENCH_DATABASE_URL / SVC_TEST_DATABASE_URL  the PostgreSQL server (a
  *   fresh schema, dropped afterwards); unset: SQLite only
+ * - BENCH_MEMORY_SQLITE_FILE  experiment: build SQLite's database at this path
+ *   (replaced if present) and keep it afterwards, to try statements on it
+ *   (e.g. with `libsql` in a script); default: a temporary file, removed
  * - BENCH_CPU_PROF=1         also profile the service side alone (after the
  *   measurement, N more searches per query under the inspector's profiler);
  *   the top frames are printed and the profile written to
@@ -380,8 +383,10 @@ const memoryLayer = (storage: ReturnType<typeof storageLayer>) =>
   )
 
 const runSqlite = async (data: Corpus): Promise<DatabaseResult> => {
-  const directory = mkdtempSync(join(tmpdir(), "svc-bench-memory-"))
-  const filename = join(directory, "bench.db")
+  const keep = process.env.BENCH_MEMORY_SQLITE_FILE || undefined
+  const directory = keep === undefined ? mkdtempSync(join(tmpdir(), "svc-bench-memory-")) : undefined
+  const filename = keep ?? join(directory!, "bench.db")
+  if (keep !== undefined) for (const suffix of ["", "-wal", "-shm"]) rmSync(`${keep}${suffix}`, { force: true })
   let db: Database.Database | undefined
   try {
     const statements = new Map<string, Database.Statement>()
@@ -402,7 +407,7 @@ const runSqlite = async (data: Corpus): Promise<DatabaseResult> => {
     )
   } finally {
     db?.close()
-    rmSync(directory, { recursive: true, force: true })
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true })
   }
 }
 

@@ -17,6 +17,7 @@ import { repositoryEdge, transactionAtEdge } from "../../layers/storage/reposito
 import { filterClauses, type MemoryRowFilter } from "./filters.ts"
 import { memoryMigrations } from "./migrations/index.ts"
 import { itemColumns } from "./itemColumns.ts"
+import { postgresSearch, sqliteSearch } from "./searchStatement.ts"
 import { MemoryItemRow, MemoryTombstoneRow } from "./records.ts"
 import type { MemoryDeletedBy, MemoryForgetSelector } from "./schema.ts"
 
@@ -150,24 +151,9 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
       const search = (filter: MemoryRowFilter, words: ReadonlyArray<string>, offset: number, limit: number) => {
         if (words.length === 0) return Effect.succeed([])
         const where = clauses(filter)
-        const statement = postgres
-          ? sql`WITH q AS (SELECT to_tsquery('english', ${words.join(" | ")}) AS query),
-              ranked AS (
-                SELECT m.memory_item_id, m.kind, m.provenance, m.search_title, m.search_body,
-                  ts_rank_cd(m.search_document, q.query, 0) AS score
-                FROM memory_items m, q
-                WHERE m.search_document @@ q.query AND ${sql.and(where)}
-                ORDER BY score DESC, m.memory_item_id LIMIT ${limit} OFFSET ${offset}
-              )
-              SELECT ranked.memory_item_id, ranked.kind, ranked.provenance, ranked.score,
-                ts_headline('english', ranked.search_title || ' — ' || ranked.search_body, q.query,
-                'StartSel=[, StopSel=], MaxWords=24, MinWords=6, ShortWord=2') AS snippet
-              FROM ranked, q ORDER BY ranked.score DESC, ranked.memory_item_id`
-          : sql`SELECT m.memory_item_id, m.kind, m.provenance, -bm25(memory_items_fts, 10.0, 1.0, 5.0) AS score,
-                snippet(memory_items_fts, -1, '[', ']', '…', 16) AS snippet
-              FROM memory_items_fts JOIN memory_items m ON m.rowid = memory_items_fts.rowid
-              WHERE memory_items_fts MATCH ${words.map((w) => `"${w}"`).join(" OR ")} AND ${sql.and(where)}
-              ORDER BY score DESC, m.memory_item_id LIMIT ${limit} OFFSET ${offset}`
+        // The agent's clause comes first and alone when the request filters on nothing else.
+        const input = { where, agentOnly: where.length === 1, words, offset, limit }
+        const statement = postgres ? postgresSearch(sql, input) : sqliteSearch(sql, input)
         return Effect.map(rankedRows(statement), (rows) => rows.map(toHit))
       }
 
