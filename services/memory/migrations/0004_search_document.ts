@@ -15,7 +15,9 @@
  *
  * Applying it rewrites `memory_items` once (every row's document computed)
  * and builds the new index, inside the migration's transaction: the table
- * is locked meanwhile, for seconds on a table of a hundred thousand items.
+ * is locked meanwhile. Measured on the 2-core test host under load, with
+ * 100,000 synthetic items of ~45 words: 39 s for the column, 17 s for the
+ * index (the gateway's start waits for it once).
  *
  * @since 0.1.0
  */
