@@ -31,11 +31,16 @@
  *   early once it has spent this long and has at least 30 measured searches
  *   (the report gives the count); its warm-up stops after a fifth of it
  * - BENCH_SQLITE_CACHE_MB   experiment: `PRAGMA cache_size` of both SQLite
- *   connections, in MiB (default: SQLite's, 2 MiB, what the gateway runs with)
+ *   connections, in MiB (default: the gateway's, `SQLITE_CACHE_KIB` of
+ *   layers/storage/SqliteClient.ts, 64 MiB, on both: the direct side's
+ *   connection is opened with it too, so the two read the same cache size)
  * - BENCH_MEMORY_LIMIT      `limit` of each search (default: the service's, 50)
  * - BENCH_MEMORY_DATABASES  "sqlite,postgres" (default: both when a URL is set)
  * - SVC_BENCH_DATABASE_URL / SVC_TEST_DATABASE_URL  the PostgreSQL server (a
  *   fresh schema, dropped afterwards); unset: SQLite only
+ * - BENCH_MEMORY_SQLITE_FILE  experiment: build SQLite's database at this path
+ *   (replaced if present) and keep it afterwards, to try statements on it
+ *   (e.g. with `libsql` in a script); default: a temporary file, removed
  * - BENCH_CPU_PROF=1         also profile the service side alone (after the
  *   measurement, N more searches per query under the inspector's profiler);
  *   the top frames are printed and the profile written to
@@ -52,6 +57,7 @@ import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as PgClient from "../layers/storage/PgClient.ts"
+import { SQLITE_CACHE_KIB } from "../layers/storage/SqliteClient.ts"
 import { storageLayer, type StorageTarget } from "../layers/storage/Storage.ts"
 import { AuditLog } from "../services/audit/AuditLog.ts"
 import { Memory } from "../services/memory/Memory.ts"
@@ -77,8 +83,10 @@ const WARMUP = Math.max(10, Math.floor(N / 10))
 const QUERY_BUDGET_MS = positive("BENCH_MEMORY_QUERY_S", 20) * 1000
 const MIN_SAMPLES = Math.min(N, 30)
 const SQLITE_CACHE_MB = process.env.BENCH_SQLITE_CACHE_MB ? positive("BENCH_SQLITE_CACHE_MB", 2) : undefined
-/** `PRAGMA cache_size` for {@link SQLITE_CACHE_MB} (negative: KiB). */
+/** `PRAGMA cache_size` for {@link SQLITE_CACHE_MB} (negative: KiB); the service's connection has the gateway's otherwise. */
 const cachePragma = SQLITE_CACHE_MB === undefined ? undefined : `PRAGMA cache_size = -${SQLITE_CACHE_MB * 1024}`
+/** The direct side's `PRAGMA cache_size`: the experiment's, else the gateway's (what the service's connection has). */
+const directCachePragma = cachePragma ?? `PRAGMA cache_size = -${SQLITE_CACHE_KIB}`
 const LIMIT = process.env.BENCH_MEMORY_LIMIT ? positive("BENCH_MEMORY_LIMIT", 50) : undefined
 const PROFILE = process.env.BENCH_CPU_PROF === "1"
 const OTHER_ITEMS = Math.ceil(ITEMS / 10)
@@ -380,8 +388,10 @@ const memoryLayer = (storage: ReturnType<typeof storageLayer>) =>
   )
 
 const runSqlite = async (data: Corpus): Promise<DatabaseResult> => {
-  const directory = mkdtempSync(join(tmpdir(), "svc-bench-memory-"))
-  const filename = join(directory, "bench.db")
+  const keep = process.env.BENCH_MEMORY_SQLITE_FILE || undefined
+  const directory = keep === undefined ? mkdtempSync(join(tmpdir(), "svc-bench-memory-")) : undefined
+  const filename = keep ?? join(directory!, "bench.db")
+  if (keep !== undefined) for (const suffix of ["", "-wal", "-shm"]) rmSync(`${keep}${suffix}`, { force: true })
   let db: Database.Database | undefined
   try {
     const statements = new Map<string, Database.Statement>()
@@ -390,7 +400,7 @@ const runSqlite = async (data: Corpus): Promise<DatabaseResult> => {
       Effect.sync(() => {
         if (db === undefined) {
           db = new Database(filename)
-          if (cachePragma !== undefined) db.exec(cachePragma)
+          db.exec(directCachePragma)
         }
         let statement = statements.get(text)
         if (statement === undefined) statements.set(text, statement = db.prepare(text))
@@ -402,7 +412,7 @@ const runSqlite = async (data: Corpus): Promise<DatabaseResult> => {
     )
   } finally {
     db?.close()
-    rmSync(directory, { recursive: true, force: true })
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true })
   }
 }
 
@@ -437,7 +447,7 @@ const render = (all: ReadonlyArray<DatabaseResult>): string => {
     `${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "?"} (${cpus().length} cores), Node ${process.version}. ` +
     `${ITEMS.toLocaleString("en")} items of the searched agent + ${OTHER_ITEMS.toLocaleString("en")} of another; ` +
     `up to ${N} measured searches per query and side (${QUERY_BUDGET_MS / 1000} s budget per query) after up to ${WARMUP} warm-up, ` +
-    `interleaved; limit ${LIMIT ?? "default (50)"}; SQLite page cache ${SQLITE_CACHE_MB === undefined ? "SQLite's default (2 MiB)" : `${SQLITE_CACHE_MB} MiB`}. ` +
+    `interleaved; limit ${LIMIT ?? "default (50)"}; SQLite page cache ${SQLITE_CACHE_MB === undefined ? `the gateway's (${SQLITE_CACHE_KIB / 1024} MiB)` : `${SQLITE_CACHE_MB} MiB`} on both sides. ` +
     `Service: \`Memory.search\` in process (what the WS handler calls). Direct: the same compiled SQL and parameters ` +
     `through the driver (libsql, prepared once; PostgreSQL: \`sql.unsafe\` on its own sql-pg connection).`,
     ``,
@@ -478,7 +488,7 @@ const main = async () => {
   }
   const report = render(all)
   console.log(report)
-  // The committed result is the default configuration's (100k items, SQLite's own page cache).
+  // The committed result is the default configuration's (100k items, the gateway's page cache).
   if (ITEMS === 100_000 && SQLITE_CACHE_MB === undefined) {
     mkdirSync(resultsDir, { recursive: true })
     writeFileSync(join(resultsDir, "memory-latest.md"), report)

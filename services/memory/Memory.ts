@@ -372,13 +372,15 @@ export class Memory extends Context.Service<Memory, {
 
       const searchWithStats = Effect.fn("Memory.search")(function*(request: MemorySearchRequest) {
         const agentId = agentOf(request.filter)
-        // A cursor is bound to the search, and with semantic search on to the embedder too.
-        const digest = searchDigest(
-          agentId,
-          request.query,
-          active === undefined ? request.filter : { filter: request.filter ?? null, semantic: active.modelId }
-        )
-        const offset = request.cursor === undefined ? 0 : searchCursor.decode(request.cursor, digest)
+        // A cursor is bound to the search, and with semantic search on to the embedder too. The digest is taken
+        // only when a cursor is read or written: a search of one page (most of them) needs none.
+        const digest = () =>
+          searchDigest(
+            agentId,
+            request.query,
+            active === undefined ? request.filter : { filter: request.filter ?? null, semantic: active.modelId }
+          )
+        const offset = request.cursor === undefined ? 0 : searchCursor.decode(request.cursor, digest())
         if (offset === undefined) return yield* invalidCursor()
         const limit = clampLimit(request.limit)
         const { hits, stats } = active === undefined
@@ -392,7 +394,7 @@ export class Memory extends Context.Service<Memory, {
           : yield* semanticSearch(active, request, agentId, offset, limit)
         const page = hits.slice(0, limit)
         const result: MemorySearchResult = hits.length > limit
-          ? { v: 1, hits: page, next_cursor: searchCursor.encode(digest, offset + limit) }
+          ? { v: 1, hits: page, next_cursor: searchCursor.encode(digest(), offset + limit) }
           : { v: 1, hits: page }
         return { result, stats }
       })

@@ -16,7 +16,8 @@ import { findRows } from "../../layers/storage/rows.ts"
 import { repositoryEdge, transactionAtEdge } from "../../layers/storage/repositoryEdge.ts"
 import { filterClauses, type MemoryRowFilter } from "./filters.ts"
 import { memoryMigrations } from "./migrations/index.ts"
-import { POSTGRES_DOCUMENT } from "./migrations/0001_memory.ts"
+import { itemColumns } from "./itemColumns.ts"
+import { postgresSearch, sqliteSearch } from "./searchStatement.ts"
 import { MemoryItemRow, MemoryTombstoneRow } from "./records.ts"
 import type { MemoryDeletedBy, MemoryForgetSelector } from "./schema.ts"
 
@@ -96,6 +97,7 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
       const postgres = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
       const encodeRow = Schema.encodeEffect(MemoryItemRow)
       const itemRows = findRows(MemoryItemRow)
+      const columns = itemColumns(sql, "m")
 
       const clauses = (filter: MemoryRowFilter) => filterClauses(sql, postgres, filter)
 
@@ -104,7 +106,7 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
 
       const get = (agentId: string, id: string, options?: { readonly lock?: boolean }) =>
         Effect.map(
-          itemRows(sql`SELECT * FROM memory_items m WHERE m.agent_id = ${agentId} AND m.memory_item_id = ${id}${
+          itemRows(sql`SELECT ${columns} FROM memory_items m WHERE m.agent_id = ${agentId} AND m.memory_item_id = ${id}${
             options?.lock === true && postgres ? sql` FOR UPDATE` : sql``
           }`),
           (rows) => rows[0]
@@ -114,7 +116,7 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
         Effect.gen(function*() {
           const { memory_item_id, agent_id, ...rest } = yield* encodeRow(row)
           const updated = yield* itemRows(sql`UPDATE memory_items SET ${sql.update(rest)}
-            WHERE memory_item_id = ${memory_item_id} AND agent_id = ${agent_id} RETURNING *`)
+            WHERE memory_item_id = ${memory_item_id} AND agent_id = ${agent_id} RETURNING ${itemColumns(sql)}`)
           return updated[0]
         })
 
@@ -127,7 +129,7 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
         if (after !== undefined) {
           where.push(sql`(m.created_at < ${after.createdAt} OR (m.created_at = ${after.createdAt} AND m.memory_item_id < ${after.id}))`)
         }
-        return itemRows(sql`SELECT * FROM memory_items m WHERE ${sql.and(where)}
+        return itemRows(sql`SELECT ${columns} FROM memory_items m WHERE ${sql.and(where)}
           ORDER BY m.created_at DESC, m.memory_item_id DESC LIMIT ${limit}`)
       }
 
@@ -149,24 +151,9 @@ export class MemoryRepo extends Context.Service<MemoryRepo, {
       const search = (filter: MemoryRowFilter, words: ReadonlyArray<string>, offset: number, limit: number) => {
         if (words.length === 0) return Effect.succeed([])
         const where = clauses(filter)
-        const statement = postgres
-          ? sql`WITH q AS (SELECT to_tsquery('english', ${words.join(" | ")}) AS query),
-              ranked AS (
-                SELECT m.memory_item_id, m.kind, m.provenance, m.search_title, m.search_body,
-                  ts_rank_cd(${sql.literal(POSTGRES_DOCUMENT)}, q.query, 0) AS score
-                FROM memory_items m, q
-                WHERE ${sql.literal(POSTGRES_DOCUMENT)} @@ q.query AND ${sql.and(where)}
-                ORDER BY score DESC, m.memory_item_id LIMIT ${limit} OFFSET ${offset}
-              )
-              SELECT ranked.memory_item_id, ranked.kind, ranked.provenance, ranked.score,
-                ts_headline('english', ranked.search_title || ' — ' || ranked.search_body, q.query,
-                'StartSel=[, StopSel=], MaxWords=24, MinWords=6, ShortWord=2') AS snippet
-              FROM ranked, q ORDER BY ranked.score DESC, ranked.memory_item_id`
-          : sql`SELECT m.memory_item_id, m.kind, m.provenance, -bm25(memory_items_fts, 10.0, 1.0, 5.0) AS score,
-                snippet(memory_items_fts, -1, '[', ']', '…', 16) AS snippet
-              FROM memory_items_fts JOIN memory_items m ON m.rowid = memory_items_fts.rowid
-              WHERE memory_items_fts MATCH ${words.map((w) => `"${w}"`).join(" OR ")} AND ${sql.and(where)}
-              ORDER BY score DESC, m.memory_item_id LIMIT ${limit} OFFSET ${offset}`
+        // The agent's clause comes first and alone when the request filters on nothing else.
+        const input = { where, agentOnly: where.length === 1, words, offset, limit }
+        const statement = postgres ? postgresSearch(sql, input) : sqliteSearch(sql, input)
         return Effect.map(rankedRows(statement), (rows) => rows.map(toHit))
       }
 

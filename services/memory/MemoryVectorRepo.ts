@@ -40,6 +40,7 @@ import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 import { findRows } from "../../layers/storage/rows.ts"
 import { filterClauses, type MemoryRowFilter } from "./filters.ts"
 import { memoryMigrations } from "./migrations/index.ts"
+import { itemColumns } from "./itemColumns.ts"
 import { MemoryItemRow } from "./records.ts"
 
 /** How vectors are stored: libsql native vectors, pgvector, or a plain `real[]` column (PostgreSQL without pgvector). */
@@ -231,6 +232,7 @@ export class MemoryVectorRepo extends Context.Service<MemoryVectorRepo, {
       const similarRows = findRows(Similar)
       const WithVector = Schema.Struct({ ...MemoryItemRow.fields, embedding: Schema.Unknown })
       const withVectorRows = findRows(WithVector)
+      const columns = itemColumns(sql, "m")
       const byRank = (a: VectorHit, b: VectorHit) =>
         b.similarity - a.similarity || (a.row.memory_item_id < b.row.memory_item_id ? -1 : a.row.memory_item_id > b.row.memory_item_id ? 1 : 0)
 
@@ -269,7 +271,7 @@ export class MemoryVectorRepo extends Context.Service<MemoryVectorRepo, {
                   WHERE ${sql.or(exact)}
                 )
                 SELECT * FROM (
-                  SELECT m.*, 1 - vector_distance_cos(v.embedding, vector32(${q})) AS similarity
+                  SELECT ${columns}, 1 - vector_distance_cos(v.embedding, vector32(${q})) AS similarity
                   FROM near JOIN memory_vectors v ON v.vector_id = near.vector_id
                   JOIN memory_items m ON m.memory_item_id = v.memory_item_id
                   WHERE ${sql.and(where)}
@@ -278,7 +280,7 @@ export class MemoryVectorRepo extends Context.Service<MemoryVectorRepo, {
               return rows.map(({ similarity, ...row }): VectorHit => ({ row, similarity }))
             }
             case "pgvector": {
-              const rows = yield* similarRows(sql`SELECT m.*, 1 - (v.embedding <=> ${q}::vector) AS similarity
+              const rows = yield* similarRows(sql`SELECT ${columns}, 1 - (v.embedding <=> ${q}::vector) AS similarity
                 FROM memory_vectors v JOIN memory_items m ON m.memory_item_id = v.memory_item_id
                 WHERE ${sql.and(where)}
                 ORDER BY v.embedding <=> ${q}::vector LIMIT ${options.limit}`)
@@ -293,7 +295,7 @@ export class MemoryVectorRepo extends Context.Service<MemoryVectorRepo, {
               const candidates = options.candidates.length > 0
                 ? sql`(m.memory_item_id IN (${recent}) OR ${sql.in("m.memory_item_id", options.candidates)})`
                 : sql`m.memory_item_id IN (${recent})`
-              const rows = yield* withVectorRows(sql`SELECT m.*, v.embedding
+              const rows = yield* withVectorRows(sql`SELECT ${columns}, v.embedding
                 FROM memory_vectors v JOIN memory_items m ON m.memory_item_id = v.memory_item_id
                 WHERE ${sql.and([...where, candidates])}`)
               return rows
@@ -310,9 +312,9 @@ export class MemoryVectorRepo extends Context.Service<MemoryVectorRepo, {
           const stored = yield* readSpace
           return yield* findRows(MemoryItemRow)(
             stored !== undefined && stored.model_id === modelId
-              ? sql`SELECT m.* FROM memory_items m LEFT JOIN memory_vectors v ON v.memory_item_id = m.memory_item_id
+              ? sql`SELECT ${columns} FROM memory_items m LEFT JOIN memory_vectors v ON v.memory_item_id = m.memory_item_id
                   WHERE v.memory_item_id IS NULL ORDER BY m.created_at, m.memory_item_id LIMIT ${limit}`
-              : sql`SELECT m.* FROM memory_items m ORDER BY m.created_at, m.memory_item_id LIMIT ${limit}`
+              : sql`SELECT ${columns} FROM memory_items m ORDER BY m.created_at, m.memory_item_id LIMIT ${limit}`
           )
         })
 

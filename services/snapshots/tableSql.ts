@@ -23,7 +23,13 @@ export interface ColumnInfo {
   readonly notNull: boolean
 }
 
-/** The columns of `table` in the current database (none when the table does not exist). */
+/**
+ * The columns of `table` in the current database that rows are written with (none when the table does not
+ * exist). Generated columns are left out on both dialects (SQLite's `pragma_table_info` does not list them;
+ * on PostgreSQL `is_generated`): the database computes them from the row, so a snapshot neither carries nor
+ * writes them (`memory_items.search_document`, memory migration 4), and a snapshot taken before such a column
+ * was added still imports.
+ */
 export const columnsOf = (
   sql: SqlClient,
   dialect: Dialect,
@@ -36,7 +42,8 @@ export const columnsOf = (
     )
     : Effect.map(
       sql.unsafe<{ column_name: string; is_nullable: string }>(
-        "SELECT column_name, is_nullable FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1",
+        "SELECT column_name, is_nullable FROM information_schema.columns " +
+          "WHERE table_schema = current_schema() AND table_name = $1 AND is_generated = 'NEVER'",
         [table]
       ),
       (rows) => rows.map((r) => ({ name: r.column_name, notNull: r.is_nullable === "NO" }))

@@ -48,7 +48,10 @@ CREATE TABLE memory_tombstones (
 CREATE INDEX memory_tombstones_agent_idx ON memory_tombstones (agent_id, deleted_at);
 `
 
-/** The weighted document of an item on PostgreSQL: the GIN index's expression, repeated by the search query. */
+/**
+ * The weighted document of an item on PostgreSQL: migration 1's GIN index expression; since migration 4 the
+ * expression of the stored generated column `search_document` that the index covers and the search reads.
+ */
 export const POSTGRES_DOCUMENT =
   "(setweight(to_tsvector('english', search_title), 'A') || setweight(to_tsvector('english', search_tags), 'A') || " +
   "setweight(to_tsvector('english', search_body), 'B'))"

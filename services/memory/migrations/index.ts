@@ -2,6 +2,7 @@
 import { memoryTables } from "./0001_memory.ts"
 import { memoryFtsRowid } from "./0002_fts_rowid.ts"
 import { memoryVectorSpace } from "./0003_vector_space.ts"
+import { memorySearchDocument } from "./0004_search_document.ts"
 
 /** Every memory migration. */
-export const memoryMigrations = [memoryTables, memoryFtsRowid, memoryVectorSpace] as const
+export const memoryMigrations = [memoryTables, memoryFtsRowid, memoryVectorSpace, memorySearchDocument] as const
