@@ -30,6 +30,7 @@ import { ModelsContract } from "../../services/models/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
 import { PlannerContract } from "../../services/planner/contract.ts"
+import { PluginsContract } from "../../services/plugins/contract.ts"
 import { PlaybooksContract } from "../../services/playbooks/contract.ts"
 import { PolicyBundleContract } from "../../services/policy-bundle/contract.ts"
 import { PolicyContract } from "../../services/policy/contract.ts"
@@ -79,7 +80,8 @@ export const Contracts: readonly [
   typeof ArtifactsContract,
   typeof AgentContract,
   typeof McpContract,
-  typeof ModelsContract
+  typeof ModelsContract,
+  typeof PluginsContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -107,7 +109,8 @@ export const Contracts: readonly [
   ArtifactsContract,
   AgentContract,
   McpContract,
-  ModelsContract
+  ModelsContract,
+  PluginsContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

@@ -26,6 +26,7 @@ import { ModelsSubsystem } from "../../services/models/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
 import { PairingSubsystem } from "../../services/pairing/index.ts"
 import { PlannerSubsystem } from "../../services/planner/index.ts"
+import { PluginsSubsystem } from "../../services/plugins/index.ts"
 import { PlaybooksSubsystem } from "../../services/playbooks/index.ts"
 import { PolicyBundleSubsystem } from "../../services/policy-bundle/index.ts"
 import { PolicySubsystem } from "../../services/policy/index.ts"
@@ -67,7 +68,8 @@ export const Subsystems: readonly [
   typeof ArtifactsSubsystem,
   typeof AgentSubsystem,
   typeof McpSubsystem,
-  typeof ModelsSubsystem
+  typeof ModelsSubsystem,
+  typeof PluginsSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -95,5 +97,6 @@ export const Subsystems: readonly [
   ArtifactsSubsystem,
   AgentSubsystem,
   McpSubsystem,
-  ModelsSubsystem
+  ModelsSubsystem,
+  PluginsSubsystem
 ] as const

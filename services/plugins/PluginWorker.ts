@@ -1,0 +1,129 @@
+/**
+ * A plugin's worker (issue 26 §1; docs/plugins.md "Isolation"): its entry
+ * module runs in its own `node:worker_threads` thread, reached through
+ * `effect/rpc` over Effect's worker protocol (`RpcClient.layerProtocolWorker`
+ * on `@effect/platform-node`'s `NodeWorker`; the thread runs
+ * worker/runner.ts). The thread gets an empty environment (no gateway
+ * secret leaks through `process.env`) and a heap limit.
+ *
+ * Every call has a deadline ({@link PluginWorker.call}). A call past it
+ * fails with `Timeout` and the thread is terminated, which also ends a
+ * plugin stuck in a loop; a thread that exits for any reason is reported to
+ * `onExit`, and the worker protocol starts a new one a second later (calls
+ * made meanwhile wait for it). The host (Plugins.ts) decides when to give up.
+ *
+ * @module
+ */
+import { NodeWorker } from "@effect/platform-node"
+import { Duration, Effect, Exit, FileSystem, Layer, Option, type Path, Scope } from "effect"
+import { RpcClient } from "effect/rpc"
+import type { RpcClientError } from "effect/rpc/RpcClientError"
+import { Worker } from "node:worker_threads"
+import { findPackageRoot } from "../shared/packageRoot.ts"
+import { type PluginCallError, PluginRpcs } from "./worker/protocol.ts"
+
+/** Why a call into a plugin failed: its handler failed, it took too long, or the worker is down. */
+export type PluginCallFailure =
+  | { readonly _tag: "HandlerFailed"; readonly message: string }
+  | { readonly _tag: "Timeout"; readonly message: string }
+  | { readonly _tag: "Unavailable"; readonly message: string }
+
+/** The client of one worker. */
+export type PluginClient = RpcClient.FromGroup<typeof PluginRpcs, RpcClientError>
+
+/** A running plugin worker. */
+export interface PluginWorker {
+  /** Runs one call with the deadline; past it the thread is terminated (and started again by the protocol). */
+  readonly call: <A>(
+    f: (client: PluginClient) => Effect.Effect<A, PluginCallError | RpcClientError>
+  ) => Effect.Effect<A, PluginCallFailure>
+  /** Stops the worker (asks the thread to close, terminates it after 5 s). */
+  readonly close: Effect.Effect<void>
+}
+
+/** How to start a worker. */
+export interface PluginWorkerOptions {
+  readonly pluginId: string
+  /** The entry module, as a `file:` URL. */
+  readonly entryUrl: string
+  /** The runner program ({@link runnerUrl}). */
+  readonly runner: URL
+  readonly timeoutMs: number
+  /** Told each time a thread exits other than by {@link PluginWorker.close}, with its exit code. */
+  readonly onExit: (code: number) => void
+}
+
+/** Heap limit of a plugin's thread, in MiB. */
+export const PLUGIN_HEAP_MB = 256
+
+/**
+ * The runner program the thread executes, in the first form that exists: tsc's output beside this module
+ * (`dist/services/plugins/worker/runner.js`), the bundled CLI's (`dist/cli/plugin-worker.mjs`, beside the bundle's
+ * chunks), or, when running from the sources (tests, Deno), the package's bundle (`npm run build`).
+ */
+export const runnerUrl: Effect.Effect<Option.Option<URL>, never, FileSystem.FileSystem | Path.Path> = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const root = yield* findPackageRoot(new URL(import.meta.url))
+  const candidates = [
+    new URL("./worker/runner.js", import.meta.url),
+    new URL("./plugin-worker.mjs", import.meta.url),
+    ...Option.toArray(Option.map(root, (dir) => new URL(`file://${dir}/dist/cli/plugin-worker.mjs`)))
+  ]
+  for (const candidate of candidates) {
+    if (yield* fs.exists(decodeURIComponent(candidate.pathname)).pipe(Effect.orElseSucceed(() => false))) return Option.some(candidate)
+  }
+  return Option.none()
+})
+
+const describe = (error: unknown): string =>
+  typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)
+
+/** Starts a worker for a plugin; its thread is spawned now (the first call waits for it to be ready). */
+export const startWorker = Effect.fnUntraced(function*(options: PluginWorkerOptions) {
+  const scope = yield* Scope.make()
+  let thread: Worker | undefined
+  let closing = false
+  const spawn = () => {
+    const spawned = new Worker(options.runner, {
+      workerData: { plugin_id: options.pluginId, entry_url: options.entryUrl },
+      env: {},
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: PLUGIN_HEAP_MB }
+    })
+    spawned.on("exit", (code) => {
+      if (!closing) options.onExit(code)
+    })
+    thread = spawned
+    return spawned
+  }
+  const protocol = RpcClient.layerProtocolWorker({ size: 1, concurrency: 64 }).pipe(Layer.provide(NodeWorker.layer(spawn)))
+  const context = yield* Layer.buildWithScope(protocol, scope).pipe(Effect.orDie)
+  const client: PluginClient = yield* RpcClient.make(PluginRpcs).pipe(Effect.provideContext(context), Scope.provide(scope))
+  const deadline = Duration.millis(options.timeoutMs)
+
+  const call: PluginWorker["call"] = (f) =>
+    f(client).pipe(
+      Effect.mapError((error): PluginCallFailure =>
+        error._tag === "PluginCallError"
+          ? { _tag: "HandlerFailed", message: error.message }
+          : { _tag: "Unavailable", message: `the plugin's worker is not available (${describe(error)})` }
+      ),
+      Effect.timeoutOption(deadline),
+      Effect.flatMap(Option.match({
+        onSome: Effect.succeed,
+        onNone: () =>
+          Effect.sync(() => void thread?.terminate()).pipe(
+            Effect.andThen(Effect.fail<PluginCallFailure>({
+              _tag: "Timeout",
+              message: `the plugin did not answer within ${options.timeoutMs} ms; its worker was restarted`
+            }))
+          )
+      }))
+    )
+
+  const close = Effect.suspend(() => {
+    closing = true
+    return Scope.close(scope, Exit.void)
+  })
+  return { call, close } satisfies PluginWorker
+})

@@ -1,0 +1,33 @@
+/**
+ * The plugins subsystem's descriptor (docs/architecture.md "Subsystems";
+ * docs/plugins.md): the plugin host, `GET /plugins` and `GET /plugins/:id`,
+ * and the plugins' RPC routers at `/plugins/<id>/rpc/*` on the router
+ * (authenticated by the global middleware, switched off with the group).
+ *
+ * @module
+ */
+import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
+import { PluginsContract } from "./contract.ts"
+import { Plugins } from "./Plugins.ts"
+import { PluginsSettings } from "./settings.ts"
+import { PluginsHttp, PluginsSwitch } from "./transport/http.ts"
+import { PluginRpcHttp, PluginRpcRoutes } from "./transport/rpcRoute.ts"
+
+const layer = Plugins.layer
+
+/** The plugins subsystem (src/subsystem/Subsystem.ts): what the composition root needs of it. */
+export const PluginsSubsystem: Subsystem<
+  typeof PluginsContract,
+  typeof layer,
+  typeof PluginsHttp,
+  never,
+  typeof PluginsSettings,
+  typeof PluginRpcHttp
+> = subsystem({
+  contract: PluginsContract,
+  layer,
+  http: [PluginsHttp],
+  switches: [PluginsSwitch],
+  routes: [{ layer: PluginRpcHttp, access: PluginRpcRoutes }],
+  settings: [PluginsSettings]
+})
