@@ -28,7 +28,7 @@ import { SecretsLive } from "../secrets/index.ts"
 import { NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
-import { discover, type FoundPlugin } from "./discovery.ts"
+import { discover, type FoundPlugin, pluginsDirectory } from "./discovery.ts"
 import { type PluginCallError, PluginFailed, PluginTimeout, PluginUnavailable } from "./errors.ts"
 import { PluginLifecycle, PluginToolInvoked } from "./events.ts"
 import type { ManifestMcpServer, ManifestTool } from "./manifest.ts"
@@ -39,9 +39,6 @@ import type { RpcClientError } from "effect/rpc/RpcClientError"
 
 /** Failures in a row (exits, timeouts, a failed restart) after which a plugin's worker is given up. */
 export const MAX_CONSECUTIVE_FAILURES = 3
-
-/** The plugins directory under a gateway home. */
-export const pluginsDirectory = (home: string): string => join(home, "plugins")
 
 /** An MCP server a plugin's manifest declares (for the MCP tool sources to connect; not connected here). */
 export interface PluginMcpServer {
@@ -226,7 +223,7 @@ const makePlugins = Effect.gen(function*() {
     if (plugin.worker !== undefined) yield* plugin.worker.close
     yield* contributions.remove(`plugin:${id}`)
     yield* health(plugin, "failed")
-    yield* Effect.logError("plugin failed", { plugin_id: id, reason })
+    yield* Effect.logError("plugin failed").pipe(Effect.annotateLogs({ plugin_id: id, reason }))
     yield* lifecycle(id, "failed", { reason, restarting: false })
   })
 
@@ -251,7 +248,7 @@ const makePlugins = Effect.gen(function*() {
     plugin.consecutive++
     const reason = `the worker exited with code ${code}`
     plugin.lastError = reason
-    yield* Effect.logWarning("plugin worker exited", { plugin_id: id, code, consecutive_failures: plugin.consecutive })
+    yield* Effect.logWarning("plugin worker exited").pipe(Effect.annotateLogs({ plugin_id: id, code, consecutive_failures: plugin.consecutive }))
     if (plugin.consecutive >= MAX_CONSECUTIVE_FAILURES) {
       return yield* giveUp(plugin, `${reason}; ${plugin.consecutive} failures in a row, not restarted again`)
     }
@@ -307,7 +304,7 @@ const makePlugins = Effect.gen(function*() {
     }
     loaded.set(id, plugin)
     yield* register(plugin)
-    yield* Effect.logInfo("plugin loaded", { plugin_id: id, version: found.manifest.version, integrity: found.lock ? "verified" : "unlocked" })
+    yield* Effect.logInfo("plugin loaded").pipe(Effect.annotateLogs({ plugin_id: id, version: found.manifest.version, integrity: found.lock ? "verified" : "unlocked" }))
     yield* lifecycle(id, "loaded")
     return undefined
   })
@@ -320,7 +317,7 @@ const makePlugins = Effect.gen(function*() {
     if (error !== undefined) errors.push(error)
   }
   for (const error of errors) {
-    yield* Effect.logWarning("plugin not loaded", { ...error })
+    yield* Effect.logWarning("plugin not loaded").pipe(Effect.annotateLogs({ ...error }))
     if (error.plugin_id !== undefined) yield* lifecycle(error.plugin_id, "failed", { reason: error.message, restarting: false })
   }
 

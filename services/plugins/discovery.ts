@@ -24,6 +24,9 @@ import { integrityOf, LOCK_FILE, type PluginLock, readLock } from "./integrity.t
 import { MANIFEST_FILES, MAX_MANIFEST_BYTES, parseManifest, type PluginManifest } from "./manifest.ts"
 import type { PluginLoadError } from "./schema.ts"
 
+/** The plugins directory under a gateway home. */
+export const pluginsDirectory = (home: string): string => join(home, "plugins")
+
 /** A plugin directory that passed every check: ready to start. */
 export interface FoundPlugin {
   readonly manifest: PluginManifest
@@ -52,12 +55,12 @@ export const unsafeDirectory = async (path: string): Promise<string | undefined>
   return undefined
 }
 
-/** Checks one plugin directory (module documentation, steps 1–4). */
-const checkPlugin = async (dir: string, name: string, allowUnlocked: boolean): Promise<Result.Result<FoundPlugin, PluginLoadError>> => {
+/** Finds and decodes the manifest of the plugin directory `dir` (`no_manifest`, `invalid_manifest`). */
+export const readManifest = async (
+  dir: string
+): Promise<Result.Result<{ readonly manifest: PluginManifest; readonly manifestFile: string }, PluginLoadError>> => {
   const refuse = (error: string, message: string, extra: Partial<PluginLoadError> = {}) =>
     Result.fail({ error, message, source_dir: dir, ...extra } as PluginLoadError)
-  const unsafe = await unsafeDirectory(dir)
-  if (unsafe !== undefined) return refuse("unsafe_directory", `refused: ${unsafe}`)
   let manifestFile: string | undefined
   for (const file of MANIFEST_FILES) {
     const found = await lstat(join(dir, file)).then((i) => i.isFile(), () => false)
@@ -74,7 +77,18 @@ const checkPlugin = async (dir: string, name: string, allowUnlocked: boolean): P
     const { line, message } = parsed.failure
     return refuse("invalid_manifest", message, { file: manifestFile, ...(line === undefined ? {} : { line }) })
   }
-  const manifest = parsed.success
+  return Result.succeed({ manifest: parsed.success, manifestFile })
+}
+
+/** Checks one plugin directory (module documentation, steps 1–4). */
+const checkPlugin = async (dir: string, name: string, allowUnlocked: boolean): Promise<Result.Result<FoundPlugin, PluginLoadError>> => {
+  const refuse = (error: string, message: string, extra: Partial<PluginLoadError> = {}) =>
+    Result.fail({ error, message, source_dir: dir, ...extra } as PluginLoadError)
+  const unsafe = await unsafeDirectory(dir)
+  if (unsafe !== undefined) return refuse("unsafe_directory", `refused: ${unsafe}`)
+  const read = await readManifest(dir)
+  if (Result.isFailure(read)) return Result.fail(read.failure)
+  const { manifest, manifestFile } = read.success
   const ids = { plugin_id: manifest.id, file: manifestFile }
   if (manifest.id !== name) return refuse("id_mismatch", `id "${manifest.id}" must be the directory's name "${name}"`, ids)
   const integrity = await Effect.runPromise(Effect.result(integrityOf(dir)))
