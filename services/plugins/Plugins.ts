@@ -11,7 +11,7 @@
  * A worker that exits or hangs is reported (`plugin.lifecycle` `failed`,
  * `restarting: true`) and started again; once it answers, the plugin is
  * `loaded` again. After {@link MAX_CONSECUTIVE_FAILURES} failures in a row
- * the host gives up: the worker is stopped, the plugin's contributions are
+ * (exits and timeouts with no successful call in between) the host gives up: the worker is stopped, the plugin's contributions are
  * withdrawn and it stays listed with `worker.status: "failed"`.
  *
  * @module
@@ -146,7 +146,11 @@ const makePlugins = Effect.gen(function*() {
   const invoke = <A>(plugin: Loaded, f: (client: PluginClient) => Effect.Effect<A, WorkerCallError | RpcClientError>) =>
     plugin.worker === undefined || plugin.status === "failed"
       ? Effect.fail<PluginCallError>(new PluginUnavailable({ message: `plugin ${plugin.found.manifest.id} is not running (${plugin.lastError ?? "no worker"})` }))
-      : Effect.mapError(plugin.worker.call(f), asCallError)
+      : plugin.worker.call(f).pipe(
+        Effect.mapError(asCallError),
+        // A call that succeeds ends a run of failures (a restart's probe does not: a worker that keeps dying is given up).
+        Effect.tap(() => Effect.sync(() => void (plugin.consecutive = 0)))
+      )
 
   const resolveSecrets = (plugin: Loaded, tool: ManifestTool) =>
     Effect.forEach(tool.secrets ?? [], (handle) =>
@@ -229,7 +233,8 @@ const makePlugins = Effect.gen(function*() {
 
   /** Asks a (re)started worker what it exports, and checks it against the manifest; `undefined` when all is there. */
   const probe = Effect.fnUntraced(function*(plugin: Loaded) {
-    const exported = yield* Effect.result(invoke(plugin, (client) => client.Describe()))
+    if (plugin.worker === undefined) return "no worker"
+    const exported = yield* Effect.result(Effect.mapError(plugin.worker.call((client) => client.Describe()), asCallError))
     if (exported._tag === "Failure") return `the entry did not load: ${exported.failure.message}`
     const contributes = plugin.found.manifest.contributes ?? {}
     const missing = [
@@ -261,7 +266,6 @@ const makePlugins = Effect.gen(function*() {
         if (plugin.status !== "restarting") return
         if (problem !== undefined) return yield* giveUp(plugin, problem)
         plugin.status = "running"
-        plugin.consecutive = 0
         yield* health(plugin, "ready")
         yield* lifecycle(id, "loaded")
       }),
@@ -297,6 +301,7 @@ const makePlugins = Effect.gen(function*() {
       loaded.set(id, plugin)
       const problem = yield* probe(plugin)
       if (problem !== undefined) {
+        plugin.status = "failed"
         loaded.delete(id)
         yield* plugin.worker.close
         return { error: "load_failed", message: problem, source_dir: found.dir, plugin_id: id }

@@ -117,23 +117,36 @@ export interface ManifestProblem {
 const decodeManifest = SchemaParser.decodeUnknownResult(PluginManifest, { errors: "first", onExcessProperty: "error" })
 const issuePath = SchemaIssue.makeFormatterStandardSchemaV1()
 
+/** A cross-field problem: its message (starting with the field) and where to point (a path in the document). */
+interface CrossProblem {
+  readonly message: string
+  readonly at: ReadonlyArray<string | number>
+}
+
 /** Rules across fields the schema cannot say: unique names, granted secrets, an entry for anything to run. */
-const crossCheck = (manifest: PluginManifest): string | undefined => {
+const crossCheck = (manifest: PluginManifest): CrossProblem | undefined => {
   const contributes = manifest.contributes ?? {}
   for (const kind of ["tools", "commands", "routes", "mcp_servers"] as const) {
     const names = (contributes[kind] ?? []).map((c) => c.name)
-    const twice = names.find((n, i) => names.indexOf(n) !== i)
-    if (twice !== undefined) return `contributes.${kind}: "${twice}" is listed twice`
+    const twice = names.findIndex((n, i) => names.indexOf(n) !== i)
+    if (twice >= 0) return { message: `contributes.${kind}: "${names[twice]}" is listed twice`, at: ["contributes", kind, twice] }
   }
   const granted = new Set(manifest.permissions?.secrets ?? [])
-  for (const tool of contributes.tools ?? []) {
+  for (const [index, tool] of (contributes.tools ?? []).entries()) {
     const missing = (tool.secrets ?? []).find((s) => !granted.has(s))
-    if (missing !== undefined) return `contributes.tools: ${tool.name} needs secret "${missing}", which permissions.secrets does not grant`
+    if (missing !== undefined) {
+      return {
+        message: `contributes.tools: ${tool.name} needs secret "${missing}", which permissions.secrets does not grant`,
+        at: ["contributes", "tools", index, "secrets"]
+      }
+    }
   }
   const runs = (contributes.tools?.length ?? 0) + (contributes.commands?.length ?? 0) + (contributes.routes?.length ?? 0)
-  if (runs > 0 && manifest.entry === undefined) return "entry: required when the plugin contributes tools, commands or routes"
+  if (runs > 0 && manifest.entry === undefined) {
+    return { message: "entry: required when the plugin contributes tools, commands or routes", at: ["contributes"] }
+  }
   if (manifest.entry !== undefined && (manifest.entry.startsWith("/") || manifest.entry.split(/[\\/]/).includes(".."))) {
-    return "entry: must be a path inside the plugin's directory"
+    return { message: "entry: must be a path inside the plugin's directory", at: ["entry"] }
   }
   return undefined
 }
@@ -151,9 +164,6 @@ export const parseManifest = (text: string): Result.Result<PluginManifest, Manif
     return Result.fail({ message: formatIssue(decoded.failure, "manifest"), line: lineAt(root, path, counter) })
   }
   const problem = crossCheck(decoded.success)
-  if (problem !== undefined) {
-    const field = problem.slice(0, problem.indexOf(":")).split(".")
-    return Result.fail({ message: problem, line: lineAt(root, field, counter) })
-  }
+  if (problem !== undefined) return Result.fail({ message: problem.message, line: lineAt(root, problem.at, counter) })
   return Result.succeed(decoded.success)
 }
