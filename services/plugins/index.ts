@@ -10,7 +10,7 @@ import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { PluginsContract } from "./contract.ts"
 import { Plugins } from "./Plugins.ts"
 import { PluginsSettings } from "./settings.ts"
-import { PluginsHttp, PluginsSwitch } from "./transport/http.ts"
+import { PluginRpcSwitch, PluginsHttp, PluginsSwitch } from "./transport/http.ts"
 import { PluginRpcHttp, PluginRpcRoutes } from "./transport/rpcRoute.ts"
 
 const layer = Plugins.layer
@@ -27,7 +27,7 @@ export const PluginsSubsystem: Subsystem<
   contract: PluginsContract,
   layer,
   http: [PluginsHttp],
-  switches: [PluginsSwitch],
+  switches: [PluginsSwitch, PluginRpcSwitch],
   routes: [{ layer: PluginRpcHttp, access: PluginRpcRoutes }],
   settings: [PluginsSettings]
 })

@@ -11,10 +11,17 @@ import type { HttpGroupSwitch } from "../../../src/http/middleware.ts"
 import { apiOf, group } from "../../../src/http/serve.ts"
 import { Plugins } from "../Plugins.ts"
 import { PluginsApi } from "./httpApi.ts"
+import { PLUGIN_RPC_GROUP } from "./rpcRoute.ts"
 
-/** The plugin routes (the group and the RPC routes, which carry the group's name) are served only with `pluginsEnabled`. */
+/** `GET /plugins` and `GET /plugins/:id` are served only with `pluginsEnabled`. */
 export const PluginsSwitch: HttpGroupSwitch = {
   group: "plugins",
+  served: (settings: GatewaySettings) => settings.pluginsEnabled
+}
+
+/** So are the plugins' RPC routers (transport/rpcRoute.ts). */
+export const PluginRpcSwitch: HttpGroupSwitch = {
+  group: PLUGIN_RPC_GROUP,
   served: (settings: GatewaySettings) => settings.pluginsEnabled
 }
 

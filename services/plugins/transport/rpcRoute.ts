@@ -6,7 +6,7 @@
  *
  * Every request is authenticated by the global middleware ({@link PluginRpcRoutes}:
  * any valid token; 404 after authentication while plugins are off, through
- * the `plugins` group switch). Then the route must be one the plugin's
+ * the `plugin-rpc` group switch). Then the route must be one the plugin's
  * manifest declares (`contributes.routes`, else 404), and a device token
  * needs the route's scope (default `operator.admin`; else 403, audited as
  * `authz.denied`). The handler `rpc[<name>]` of the plugin's entry gets the
@@ -32,6 +32,9 @@ import { Plugins } from "../Plugins.ts"
 /** The route template of every plugin's router. */
 export const PLUGIN_RPC_PATH = "/plugins/:id/rpc/*"
 
+/** The group name of the plugin routers' access entries (and of their switch, transport/http.ts). */
+export const PLUGIN_RPC_GROUP = "plugin-rpc"
+
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"])
 
@@ -40,8 +43,10 @@ export const PluginRpcRoutes: ReadonlyArray<RouteEntry> = METHODS.map((method) =
   method,
   path: PLUGIN_RPC_PATH,
   access: AUTHENTICATED,
-  group: "plugins",
-  name: `plugins.rpc.${method.toLowerCase()}`
+  // Not the `plugins` group of GatewayApi: the middleware takes a served group's routes as authenticating
+  // themselves, while these rely on it.
+  group: PLUGIN_RPC_GROUP,
+  name: `${PLUGIN_RPC_GROUP}.${method.toLowerCase()}`
 }))
 
 /** The request's input: its JSON body, or its query parameters. */
