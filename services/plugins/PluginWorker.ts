@@ -33,9 +33,13 @@ export type PluginClient = RpcClient.FromGroup<typeof PluginRpcs, RpcClientError
 
 /** A running plugin worker. */
 export interface PluginWorker {
-  /** Runs one call with the deadline; past it the thread is terminated (and started again by the protocol). */
+  /**
+   * Runs one call with the deadline (`timeoutMs`, default the worker's call timeout); past it the thread is
+   * terminated (and started again by the protocol).
+   */
   readonly call: <A>(
-    f: (client: PluginClient) => Effect.Effect<A, PluginCallError | RpcClientError>
+    f: (client: PluginClient) => Effect.Effect<A, PluginCallError | RpcClientError>,
+    timeoutMs?: number
   ) => Effect.Effect<A, PluginCallFailure>
   /** Stops the worker (asks the thread to close, terminates it after 5 s). */
   readonly close: Effect.Effect<void>
@@ -52,6 +56,12 @@ export interface PluginWorkerOptions {
   /** Told each time a thread exits other than by {@link PluginWorker.close}, with its exit code. */
   readonly onExit: (code: number) => void
 }
+
+/**
+ * The deadline of a worker's first answer after it (re)starts, in ms, at least: its thread must start, import the
+ * entry, and after a failure the worker protocol waits a second before starting a new thread.
+ */
+export const STARTUP_TIMEOUT_MS = 6_000
 
 /** Heap limit of a plugin's thread, in MiB. */
 export const PLUGIN_HEAP_MB = 256
@@ -99,27 +109,32 @@ export const startWorker = Effect.fnUntraced(function*(options: PluginWorkerOpti
   const protocol = RpcClient.layerProtocolWorker({ size: 1, concurrency: 64 }).pipe(Layer.provide(NodeWorker.layer(spawn)))
   const context = yield* Layer.buildWithScope(protocol, scope).pipe(Effect.orDie)
   const client: PluginClient = yield* RpcClient.make(PluginRpcs).pipe(Effect.provideContext(context), Scope.provide(scope))
-  const deadline = Duration.millis(options.timeoutMs)
-
-  const call: PluginWorker["call"] = (f) =>
-    f(client).pipe(
-      Effect.mapError((error): PluginCallFailure =>
-        error._tag === "PluginCallError"
-          ? { _tag: "HandlerFailed", message: error.message }
-          : { _tag: "Unavailable", message: `the plugin's worker is not available (${describe(error)})` }
-      ),
-      Effect.timeoutOption(deadline),
-      Effect.flatMap(Option.match({
-        onSome: Effect.succeed,
-        onNone: () =>
-          Effect.sync(() => void thread?.terminate()).pipe(
-            Effect.andThen(Effect.fail<PluginCallFailure>({
-              _tag: "Timeout",
-              message: `the plugin did not answer within ${options.timeoutMs} ms; its worker was restarted`
-            }))
-          )
-      }))
-    )
+  const call: PluginWorker["call"] = (f, timeoutMs = options.timeoutMs) =>
+    Effect.suspend(() => {
+      // Only the thread that had the call is ended at the deadline: a call that waited for a thread being started
+      // again must not end the new one.
+      const calledThread = thread
+      return f(client).pipe(
+        Effect.mapError((error): PluginCallFailure =>
+          error._tag === "PluginCallError"
+            ? { _tag: "HandlerFailed", message: error.message }
+            : { _tag: "Unavailable", message: `the plugin's worker is not available (${describe(error)})` }
+        ),
+        Effect.timeoutOption(Duration.millis(timeoutMs)),
+        Effect.flatMap(Option.match({
+          onSome: Effect.succeed,
+          onNone: () =>
+            Effect.sync(() => {
+              if (calledThread !== undefined && calledThread === thread) void calledThread.terminate()
+            }).pipe(
+              Effect.andThen(Effect.fail<PluginCallFailure>({
+                _tag: "Timeout",
+                message: `the plugin did not answer within ${timeoutMs} ms; its worker was restarted`
+              }))
+            )
+        }))
+      )
+    })
 
   const close = Effect.suspend(() => {
     closing = true

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { Cause, Clock, Context, Effect, Exit, Layer, Option, Queue, Redacted } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Layer, Option, Queue, Redacted, Schedule } from "effect"
 import { Tool } from "effect/ai"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -32,7 +32,7 @@ import { discover, type FoundPlugin, pluginsDirectory } from "./discovery.ts"
 import { type PluginCallError, PluginFailed, PluginTimeout, PluginUnavailable } from "./errors.ts"
 import { PluginLifecycle, PluginToolInvoked } from "./events.ts"
 import type { ManifestMcpServer, ManifestTool } from "./manifest.ts"
-import { type PluginCallFailure, type PluginClient, type PluginWorker, runnerUrl, startWorker } from "./PluginWorker.ts"
+import { type PluginCallFailure, type PluginClient, type PluginWorker, runnerUrl, startWorker, STARTUP_TIMEOUT_MS } from "./PluginWorker.ts"
 import type { PluginLoadError, PluginRecord } from "./schema.ts"
 import type { PluginCallError as WorkerCallError } from "./worker/protocol.ts"
 import type { RpcClientError } from "effect/rpc/RpcClientError"
@@ -144,8 +144,14 @@ const makePlugins = Effect.gen(function*() {
     events.publish(PluginLifecycle, { plugin_id: id, state, ...(loaded.get(id) ? { version: loaded.get(id)!.found.manifest.version } : {}), ...extra })
 
   const invoke = <A>(plugin: Loaded, f: (client: PluginClient) => Effect.Effect<A, WorkerCallError | RpcClientError>) =>
-    plugin.worker === undefined || plugin.status === "failed"
-      ? Effect.fail<PluginCallError>(new PluginUnavailable({ message: `plugin ${plugin.found.manifest.id} is not running (${plugin.lastError ?? "no worker"})` }))
+    plugin.worker === undefined || plugin.status === "failed" || plugin.status === "restarting"
+      ? Effect.fail<PluginCallError>(
+        new PluginUnavailable({
+          message: plugin.status === "restarting"
+            ? `plugin ${plugin.found.manifest.id} is restarting (${plugin.lastError ?? "its worker failed"})`
+            : `plugin ${plugin.found.manifest.id} is not running (${plugin.lastError ?? "no worker"})`
+        })
+      )
       : plugin.worker.call(f).pipe(
         Effect.mapError(asCallError),
         // A call that succeeds ends a run of failures (a restart's probe does not: a worker that keeps dying is given up).
@@ -234,7 +240,16 @@ const makePlugins = Effect.gen(function*() {
   /** Asks a (re)started worker what it exports, and checks it against the manifest; `undefined` when all is there. */
   const probe = Effect.fnUntraced(function*(plugin: Loaded) {
     if (plugin.worker === undefined) return "no worker"
-    const exported = yield* Effect.result(Effect.mapError(plugin.worker.call((client) => client.Describe()), asCallError))
+    const deadline = Math.max(settings.pluginCallTimeoutMs, STARTUP_TIMEOUT_MS)
+    const worker = plugin.worker
+    // Unavailable: the request met the dying thread (the protocol fails what was in flight); the next one waits
+    // for the new thread.
+    const exported = yield* Effect.result(
+      worker.call((client) => client.Describe(), deadline).pipe(
+        Effect.retry({ times: 3, schedule: Schedule.spaced("500 millis"), while: (failure) => failure._tag === "Unavailable" }),
+        Effect.mapError(asCallError)
+      )
+    )
     if (exported._tag === "Failure") return `the entry did not load: ${exported.failure.message}`
     const contributes = plugin.found.manifest.contributes ?? {}
     const missing = [
@@ -317,8 +332,8 @@ const makePlugins = Effect.gen(function*() {
   const root = pluginsDirectory(settings.home)
   const discovery = yield* discover(root, settings.pluginsAllowUnlocked)
   errors.push(...discovery.errors)
-  for (const found of discovery.found) {
-    const error = yield* load(found)
+  // Started side by side: a slow plugin does not hold up the others.
+  for (const error of yield* Effect.forEach(discovery.found, load, { concurrency: "unbounded" })) {
     if (error !== undefined) errors.push(error)
   }
   for (const error of errors) {
