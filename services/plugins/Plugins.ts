@@ -24,7 +24,6 @@ import { NodeServices } from "@effect/platform-node"
 import { GatewayConfig } from "../../layers/config.ts"
 import { AgentContributions, type ContributedCommand, type ContributedTool, type ToolFailure } from "../agent/contributions.ts"
 import { SecretResolver } from "../secrets/SecretStore.ts"
-import { SecretsLive } from "../secrets/index.ts"
 import { NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -69,12 +68,11 @@ export class Plugins extends Context.Service<Plugins, {
   /** Needs `GatewayConfig`, `AgentContributions`, `EventBus` and `SecretResolver`. */
   static readonly layerNoDeps = Layer.effect(Plugins, Effect.suspend(() => makePlugins))
 
-  /** Wired: the agent's contribution registry, the event bus and the secrets subsystem (each one instance per graph). */
-  static readonly layer = Plugins.layerNoDeps.pipe(
-    Layer.provide(AgentContributions.layer),
-    Layer.provide(EventBus.layer),
-    Layer.provide(SecretsLive)
-  )
+  /**
+   * With the agent's contribution registry and the event bus (each one instance per graph); needs `SecretResolver`
+   * (the descriptor provides the secrets subsystem's layer).
+   */
+  static readonly layer = Plugins.layerNoDeps.pipe(Layer.provide(AgentContributions.layer), Layer.provide(EventBus.layer))
 }
 
 /** A plugin that passed discovery, and its worker's state. */

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { Layer } from "effect"
+import { SecretsLive } from "../secrets/index.ts"
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { PluginsContract } from "./contract.ts"
 import { Plugins } from "./Plugins.ts"
@@ -13,7 +15,8 @@ import { PluginsSettings } from "./settings.ts"
 import { PluginRpcSwitch, PluginsHttp, PluginsSwitch } from "./transport/http.ts"
 import { PluginRpcHttp, PluginRpcRoutes } from "./transport/rpcRoute.ts"
 
-const layer = Plugins.layer
+/** The plugin host over the secrets subsystem (a plugin tool's granted secrets are resolved through it). */
+const layer = Plugins.layer.pipe(Layer.provide(SecretsLive))
 
 /** The plugins subsystem (src/subsystem/Subsystem.ts): what the composition root needs of it. */
 export const PluginsSubsystem: Subsystem<
