@@ -29,8 +29,8 @@ const example = {
   },
   integrity: { state: "verified", integrity_sha256: "…" },
   worker: { status: "running", restarts: 0 },
-  loaded_at: "2026-11-27T18:00:00.000Z",
-  source_dir: "/home/op/.svc/plugins/echo"
+  loaded_at: "…",
+  source_dir: "…"
 }
 
 /** `GET /plugins`, `GET /plugins/:id`. */
