@@ -14,8 +14,8 @@
  *
  * @module
  */
-import { NodeWorker } from "@effect/platform-node"
-import { Duration, Effect, Exit, FileSystem, Layer, Option, type Path, Scope } from "effect"
+import { NodeServices, NodeWorker } from "@effect/platform-node"
+import { Duration, Effect, Exit, FileSystem, Layer, Option, Scope } from "effect"
 import { RpcClient } from "effect/rpc"
 import type { RpcClientError } from "effect/rpc/RpcClientError"
 import { Worker } from "node:worker_threads"
@@ -71,7 +71,7 @@ export const PLUGIN_HEAP_MB = 256
  * (`dist/services/plugins/worker/runner.js`), the bundled CLI's (`dist/cli/plugin-worker.mjs`, beside the bundle's
  * chunks), or, when running from the sources (tests, Deno), the package's bundle (`npm run build`).
  */
-export const runnerUrl: Effect.Effect<Option.Option<URL>, never, FileSystem.FileSystem | Path.Path> = Effect.gen(function*() {
+export const runnerUrl: Effect.Effect<Option.Option<URL>> = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const root = yield* findPackageRoot(new URL(import.meta.url))
   const candidates = [
@@ -83,7 +83,7 @@ export const runnerUrl: Effect.Effect<Option.Option<URL>, never, FileSystem.File
     if (yield* fs.exists(decodeURIComponent(candidate.pathname)).pipe(Effect.orElseSucceed(() => false))) return Option.some(candidate)
   }
   return Option.none()
-})
+}).pipe(Effect.provide(NodeServices.layer))
 
 const describe = (error: unknown): string =>
   typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)

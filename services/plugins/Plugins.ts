@@ -20,7 +20,6 @@ import { Cause, Clock, Context, Effect, Exit, Layer, Option, Queue, Redacted, Sc
 import { Tool } from "effect/ai"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { NodeServices } from "@effect/platform-node"
 import { GatewayConfig } from "../../layers/config.ts"
 import { AgentContributions, type ContributedCommand, type ContributedTool, type ToolFailure } from "../agent/contributions.ts"
 import { SecretResolver } from "../secrets/SecretStore.ts"
@@ -31,7 +30,7 @@ import { discover, type FoundPlugin, pluginsDirectory } from "./discovery.ts"
 import { type PluginCallError, PluginFailed, PluginTimeout, PluginUnavailable } from "./errors.ts"
 import { PluginLifecycle, PluginToolInvoked } from "./events.ts"
 import type { ManifestMcpServer, ManifestTool } from "./manifest.ts"
-import { type PluginCallFailure, type PluginClient, type PluginWorker, runnerUrl, startWorker, STARTUP_TIMEOUT_MS } from "./PluginWorker.ts"
+import type { PluginCallFailure, PluginClient, PluginWorker } from "./PluginWorker.ts"
 import type { PluginLoadError, PluginRecord } from "./schema.ts"
 import type { PluginCallError as WorkerCallError } from "./worker/protocol.ts"
 import type { RpcClientError } from "effect/rpc/RpcClientError"
@@ -136,7 +135,10 @@ const makePlugins = Effect.gen(function*() {
   const loaded = new Map<string, Loaded>()
   const errors: Array<PluginLoadError> = []
   const exits = yield* Queue.unbounded<{ readonly id: string; readonly code: number }>()
-  const runner = yield* runnerUrl.pipe(Effect.provide(NodeServices.layer))
+  // Loaded only when plugins are on: worker threads and the worker protocol stay out of a gateway without plugins
+  // (and out of Deno, where plugins are not supported).
+  const { runnerUrl, startWorker, STARTUP_TIMEOUT_MS } = yield* Effect.promise(() => import("./PluginWorker.ts"))
+  const runner = yield* runnerUrl
 
   const lifecycle = (id: string, state: "loaded" | "failed" | "unloaded", extra: { reason?: string; restarting?: boolean } = {}) =>
     events.publish(PluginLifecycle, { plugin_id: id, state, ...(loaded.get(id) ? { version: loaded.get(id)!.found.manifest.version } : {}), ...extra })
