@@ -39,7 +39,7 @@ beforeAll(async () => {
       "  - reply: The plugin echoed hello."
     ]
   })
-  await installEcho(home)
+  installEcho(home)
   await writePlugin(home, "broken", { "plugin.yml": manifest("broken", ["entry: index.mjs", "colour: blue"]) }, { locked: false })
   await writePlugin(home, "unpinned", { "plugin.yml": manifest("unpinned") }, { locked: false })
   const changed = await writePlugin(home, "changed", { "plugin.yml": manifest("changed"), "data.txt": "one" })
@@ -78,7 +78,7 @@ describe("GET /plugins", () => {
         mcp_servers: []
       },
       permissions: { tools: [], network_egress: [], secrets: [], db: false },
-      install: { source: "test", pinned_version: "1.0.0" },
+      install: { source: "examples/plugins/echo", pinned_version: "1.0.0" },
       integrity: { state: "verified", integrity_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
       worker: { status: "running", restarts: 0 },
       source_dir: join(home, "plugins", "echo")

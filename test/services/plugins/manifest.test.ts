@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { discover } from "../../../services/plugins/discovery.ts"
 import { integrityListing, integrityOf, LOCK_FILE } from "../../../services/plugins/integrity.ts"
 import { parseManifest } from "../../../services/plugins/manifest.ts"
-import { installEcho, manifest, pluginsRoot, writePlugin } from "../../support/pluginHome.ts"
+import { ECHO_EXAMPLE, installEcho, manifest, pluginsRoot, writePlugin } from "../../support/pluginHome.ts"
 
 const home = () => mkdtempSync(join(tmpdir(), "svc-plugins-"))
 
@@ -71,11 +71,25 @@ describe("integrity", () => {
     }))
 })
 
+describe("the example plugin (examples/plugins/echo)", () => {
+  it.effect("has a valid manifest and a lock file that matches its files", () =>
+    Effect.gen(function*() {
+      const found = yield* discover(pluginsRoot(home()), false)
+      expect(found.found).toEqual([])
+      const h = home()
+      installEcho(h)
+      const loaded = yield* discover(pluginsRoot(h), false)
+      expect(loaded.errors).toEqual([])
+      expect(loaded.found[0]?.lock).toMatchObject({ source: "examples/plugins/echo", pinned_version: "1.0.0" })
+      expect(loaded.found[0]?.lock?.integrity_sha256).toBe(yield* integrityOf(ECHO_EXAMPLE))
+    }))
+})
+
 describe("discover", () => {
   it.effect("loads a locked plugin and refuses each unsafe, invalid, unlocked or changed one with its reason", () =>
     Effect.gen(function*() {
       const h = home()
-      yield* Effect.promise(() => installEcho(h))
+      installEcho(h)
       yield* Effect.promise(() => writePlugin(h, "broken", { "plugin.yml": manifest("broken", ["colour: blue"]) }, { locked: false }))
       yield* Effect.promise(() => writePlugin(h, "unlocked", { "plugin.yml": manifest("unlocked") }, { locked: false }))
       const changed = yield* Effect.promise(() => writePlugin(h, "changed", { "plugin.yml": manifest("changed"), "data.txt": "one" }))
@@ -104,7 +118,7 @@ describe("discover", () => {
   it.effect("refuses the plugins directory itself when others may write to it", () =>
     Effect.gen(function*() {
       const h = home()
-      yield* Effect.promise(() => installEcho(h))
+      installEcho(h)
       chmodSync(pluginsRoot(h), 0o777)
       const found = yield* discover(join(h, "plugins"), false)
       expect(found.found).toEqual([])
