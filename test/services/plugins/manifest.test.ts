@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { discover } from "../../../services/plugins/discovery.ts"
@@ -83,6 +83,11 @@ describe("the example plugin (examples/plugins/echo)", () => {
       expect(loaded.found[0]?.lock).toMatchObject({ source: "examples/plugins/echo", pinned_version: "1.0.0" })
       expect(loaded.found[0]?.lock?.integrity_sha256).toBe(yield* integrityOf(ECHO_EXAMPLE))
     }))
+
+  it("is the plugin docs/plugins.md writes by hand", () => {
+    const page = readFileSync(join(ECHO_EXAMPLE, "..", "..", "..", "docs", "plugins.md"), "utf8")
+    for (const file of ["plugin.yml", "index.mjs"]) expect(page).toContain(readFileSync(join(ECHO_EXAMPLE, file), "utf8"))
+  })
 })
 
 describe("discover", () => {
