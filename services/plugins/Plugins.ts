@@ -31,6 +31,7 @@ import { type PluginCallError, PluginFailed, PluginTimeout, PluginUnavailable } 
 import { PluginLifecycle, PluginToolInvoked } from "./events.ts"
 import type { ManifestMcpServer, ManifestTool } from "./manifest.ts"
 import type { PluginCallFailure, PluginClient, PluginWorker } from "./PluginWorker.ts"
+import { pluginRecord, pluginToolNames } from "./records.ts"
 import type { PluginLoadError, PluginRecord } from "./schema.ts"
 import type { PluginCallError as WorkerCallError } from "./worker/protocol.ts"
 import type { RpcClientError } from "effect/rpc/RpcClientError"
@@ -97,12 +98,6 @@ const asCallError = (failure: PluginCallFailure): PluginCallError =>
 const toolFailure = (error: PluginCallError): ToolFailure => ({
   error: error._tag === "PluginFailed" ? "tool_failed" : error._tag === "PluginTimeout" ? "plugin_timeout" : "plugin_unavailable",
   message: error.message
-})
-
-/** The policy tool id and the agent tool name of a plugin's tool. */
-export const pluginToolNames = (pluginId: string, tool: string) => ({
-  toolId: `plugin.${pluginId}.${tool}`,
-  toolName: `plugin_${pluginId}_${tool}`.replace(/[^A-Za-z0-9_-]/g, "_")
 })
 
 /** What a tool's call is matched against in the policy's patterns: its arguments as compact JSON (200 characters). */
@@ -351,53 +346,14 @@ const makePlugins = Effect.gen(function*() {
       }), { discard: true })
   )
 
-  const record = (plugin: Loaded): PluginRecord => {
-    const { found } = plugin
-    const m = found.manifest
-    const contributes = m.contributes ?? {}
-    return {
-      id: m.id,
-      name: m.name,
-      version: m.version,
-      ...(m.description === undefined ? {} : { description: m.description }),
-      ...(m.entry === undefined ? {} : { entry: m.entry }),
-      contributions: {
-        tools: (contributes.tools ?? []).map((tool) => {
-          const names = pluginToolNames(m.id, tool.name)
-          return { name: tool.name, description: tool.description, tool_name: names.toolName, tool_id: names.toolId, secrets: tool.secrets ?? [] }
-        }),
-        commands: contributes.commands ?? [],
-        routes: (contributes.routes ?? []).map((route) => ({
-          name: route.name,
-          path: `/plugins/${m.id}/rpc/${route.name}`,
-          scope: route.scope ?? "operator.admin",
-          ...(route.description === undefined ? {} : { description: route.description })
-        })),
-        mcp_servers: contributes.mcp_servers ?? []
-      },
-      permissions: { tools: [], network_egress: [], secrets: [], db: false, ...m.permissions },
-      config_schema: m.config_schema,
-      ...(found.lock === undefined
-        ? {}
-        : {
-          install: {
-            ...(found.lock.source === undefined ? {} : { source: found.lock.source }),
-            recorded_at: found.lock.recorded_at,
-            pinned_version: found.lock.pinned_version
-          }
-        }),
-      integrity: { state: found.lock === undefined ? "unlocked" : "verified", integrity_sha256: found.integrity },
-      worker: { status: plugin.status, restarts: plugin.restarts, ...(plugin.lastError === undefined ? {} : { last_error: plugin.lastError }) },
-      loaded_at: plugin.loadedAt,
-      source_dir: found.dir
-    }
-  }
+  const recordOf = (plugin: Loaded): PluginRecord =>
+    pluginRecord(plugin.found, plugin.loadedAt, { status: plugin.status, restarts: plugin.restarts, lastError: plugin.lastError })
 
   const lookup = (id: string) => Effect.fromNullishOr(loaded.get(id)).pipe(Effect.mapError(() => notFound(id)))
 
   return Plugins.of({
     list: Effect.fn("Plugins.list")(function*() {
-      const plugins = [...loaded.values()].sort((a, b) => (a.found.manifest.id < b.found.manifest.id ? -1 : 1)).map(record)
+      const plugins = [...loaded.values()].sort((a, b) => (a.found.manifest.id < b.found.manifest.id ? -1 : 1)).map(recordOf)
       const failedLater: Array<PluginLoadError> = [...loaded.values()].filter((p) => p.status === "failed").map((p) => ({
         error: "load_failed",
         message: p.lastError ?? "the worker failed",
@@ -407,7 +363,7 @@ const makePlugins = Effect.gen(function*() {
       return { plugins, errors: [...errors, ...failedLater] }
     }),
     get: Effect.fn("Plugins.get")(function*(id: string) {
-      return record(yield* lookup(id))
+      return recordOf(yield* lookup(id))
     }),
     route: Effect.fn("Plugins.route")(function*(id: string, name: string) {
       const plugin = yield* lookup(id)
