@@ -50,7 +50,7 @@ export interface PluginCommandContext extends PluginCallContext {
   readonly agentId: string
 }
 
-/** A tool handler: the model's arguments (validated by the gateway against the manifest's `parameters`) → the result. */
+/** A tool handler: the model's arguments (shaped by the manifest's `parameters`, not validated by the gateway: check them) → the result. */
 export type PluginToolHandler = (args: Record<string, unknown>, context: PluginToolContext) => unknown
 
 /** A command handler: the text after `/<name> ` → the output line (or `{output, data?}`). */
