@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { discover } from "../../../services/plugins/discovery.ts"
@@ -118,6 +118,16 @@ describe("discover", () => {
 
       const allowed = yield* discover(pluginsRoot(h), true)
       expect(allowed.found.map((p) => [p.manifest.id, p.lock === undefined])).toEqual([["echo", false], ["unlocked", true]])
+    }))
+
+  // Handing a directory to another user needs root (CI runs as root; elsewhere this one is skipped).
+  it.effect.skipIf(process.getuid?.() !== 0)("refuses a plugin directory owned by another user", () =>
+    Effect.gen(function*() {
+      const h = home()
+      const dir = yield* Effect.promise(() => writePlugin(h, "foreign", { "plugin.yml": manifest("foreign") }))
+      chownSync(dir, 65534, 65534)
+      const found = yield* discover(pluginsRoot(h), false)
+      expect(found.errors).toMatchObject([{ error: "unsafe_directory", message: expect.stringMatching(/owned by uid 65534, not the gateway's user \(uid 0\)/) }])
     }))
 
   it.effect("refuses the plugins directory itself when others may write to it", () =>
