@@ -25,7 +25,10 @@ import { AgentContributions, type ContributedCommand, type ContributedTool, type
 import { SecretResolver } from "../secrets/SecretStore.ts"
 import { NotFound } from "../shared/errors.ts"
 import { isoTime } from "../shared/time.ts"
+import { Decision } from "../domain-events/decisions.ts"
+import { DomainEvents } from "../domain-events/DomainEvents.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
+import { PLUGINS_CHAIN } from "./chains.ts"
 import { discover, type FoundPlugin, pluginsDirectory } from "./discovery.ts"
 import { type PluginCallError, PluginFailed, PluginTimeout, PluginUnavailable } from "./errors.ts"
 import { PluginLifecycle, PluginToolInvoked } from "./events.ts"
@@ -65,7 +68,7 @@ export class Plugins extends Context.Service<Plugins, {
   /** The MCP servers the loaded plugins declare (`contributes.mcp_servers`), by plugin then name. A plain value. */
   readonly mcpServers: () => ReadonlyArray<PluginMcpServer>
 }>()("svc-gateway/plugins/Plugins") {
-  /** Needs `GatewayConfig`, `AgentContributions`, `EventBus` and `SecretResolver`. */
+  /** Needs `GatewayConfig`, `AgentContributions`, `EventBus`, `DomainEvents` and `SecretResolver`. */
   static readonly layerNoDeps = Layer.effect(Plugins, Effect.suspend(() => makePlugins))
 
   /**
@@ -124,6 +127,7 @@ const makePlugins = Effect.gen(function*() {
 
   const contributions = yield* AgentContributions
   const events = yield* EventBus
+  const domainEvents = yield* DomainEvents
   const secrets = yield* SecretResolver
   const scope = yield* Effect.scope
   const now = Effect.map(Clock.currentTimeMillis, isoTime)
@@ -135,8 +139,18 @@ const makePlugins = Effect.gen(function*() {
   const { runnerUrl, startWorker, STARTUP_TIMEOUT_MS } = yield* Effect.promise(() => import("./PluginWorker.ts"))
   const runner = yield* runnerUrl
 
-  const lifecycle = (id: string, state: "loaded" | "failed" | "unloaded", extra: { reason?: string; restarting?: boolean } = {}) =>
-    events.publish(PluginLifecycle, { plugin_id: id, state, ...(loaded.get(id) ? { version: loaded.get(id)!.found.manifest.version } : {}), ...extra })
+  /** Announces a lifecycle change (`plugin.lifecycle`) and records it on `gateway.plugins`. */
+  const lifecycle = (id: string, state: "loaded" | "failed" | "unloaded", extra: { reason?: string; restarting?: boolean } = {}) => {
+    const plugin = loaded.get(id)
+    const payload = { plugin_id: id, state, ...(plugin ? { version: plugin.found.manifest.version } : {}), ...extra }
+    return Effect.andThen(
+      events.publish(PluginLifecycle, payload),
+      domainEvents.publishOrLog(Decision, {
+        chain: PLUGINS_CHAIN,
+        action: { type: "plugin.lifecycle", ...payload, ...(plugin ? { integrity_sha256: plugin.found.integrity } : {}) }
+      })
+    )
+  }
 
   const invoke = <A>(plugin: Loaded, f: (client: PluginClient) => Effect.Effect<A, WorkerCallError | RpcClientError>) =>
     plugin.worker === undefined || plugin.status === "failed" || plugin.status === "restarting"
@@ -178,16 +192,18 @@ const makePlugins = Effect.gen(function*() {
                 ))
           )
           const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
-          yield* events.publish(PluginToolInvoked, {
+          const invoked = {
             plugin_id: id,
             tool: toolName,
             tool_id: toolId,
             agent_id: context.agentId,
             session_id: context.sessionId,
-            outcome: Exit.isSuccess(exit) ? "ok" : "error",
+            outcome: Exit.isSuccess(exit) ? "ok" as const : "error" as const,
             duration_ms: (yield* Clock.currentTimeMillis) - started,
             ...(failure === undefined ? {} : { error: failure.error })
-          })
+          }
+          yield* events.publish(PluginToolInvoked, invoked)
+          yield* domainEvents.publishOrLog(Decision, { chain: PLUGINS_CHAIN, action: { type: "plugin_tool.invoked", ...invoked } })
           return yield* exit
         })
     }

@@ -9,6 +9,7 @@
 import { Layer } from "effect"
 import { SecretsLive } from "../secrets/index.ts"
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
+import { PLUGINS_CHAIN } from "./chains.ts"
 import { PluginsContract } from "./contract.ts"
 import { Plugins } from "./Plugins.ts"
 import { PluginsSettings } from "./settings.ts"
@@ -32,5 +33,6 @@ export const PluginsSubsystem: Subsystem<
   http: [PluginsHttp],
   switches: [PluginsSwitch, PluginRpcSwitch],
   routes: [{ layer: PluginRpcHttp, access: PluginRpcRoutes }],
-  settings: [PluginsSettings]
+  settings: [PluginsSettings],
+  auditChains: [PLUGINS_CHAIN]
 })

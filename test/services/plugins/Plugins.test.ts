@@ -5,7 +5,8 @@
  * with the plugin's purpose), a handle that does not resolve fails the call
  * as `secret_unavailable` without reaching the plugin, a handler's error is
  * `tool_failed`; the declared MCP servers are handed out, not connected; with
- * plugins off nothing is loaded. Needs the bundle's plugin worker.
+ * plugins off nothing is loaded; the load and each call are on the
+ * `gateway.plugins` audit chain. Needs the bundle's plugin worker.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -14,9 +15,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { GatewayConfig } from "../../../layers/config.ts"
 import { AgentContributions } from "../../../services/agent/contributions.ts"
+import { AuditLog } from "../../../services/audit/AuditLog.ts"
 import { Plugins } from "../../../services/plugins/Plugins.ts"
 import { SecretResolver } from "../../../services/secrets/SecretStore.ts"
 import { NotFound } from "../../../services/shared/errors.ts"
+import { sqliteMemory } from "../../support/databases.ts"
 import { testSettings } from "../../support/gateway.ts"
 import { manifest, writePlugin } from "../../support/pluginHome.ts"
 
@@ -34,7 +37,9 @@ const Secrets = Layer.succeed(SecretResolver, SecretResolver.of({
 const host = (home: string, pluginsEnabled = true) =>
   Layer.mergeAll(Plugins.layer, AgentContributions.layer).pipe(
     Layer.provide(Secrets),
-    Layer.provide(Layer.succeed(GatewayConfig, testSettings({ pluginsEnabled, home })))
+    Layer.provideMerge(AuditLog.layer),
+    Layer.provide(Layer.succeed(GatewayConfig, testSettings({ pluginsEnabled, home }))),
+    Layer.provide(sqliteMemory.make())
   )
 
 const vault = async () => {
@@ -81,6 +86,18 @@ describe("Plugins", () => {
       })
       expect(yield* Effect.flip(tool("boom").run({}, context))).toEqual({ error: "tool_failed", message: "kaboom" })
       expect(contributions.health()).toMatchObject([{ source: "plugin:vault", status: "ready", tools: 3 }])
+
+      // Recorded on gateway.plugins: the load and each call, never the arguments, results or secrets.
+      const chain = yield* (yield* AuditLog).events("gateway.plugins")
+      const actions = chain.map((event) => event.action as Record<string, unknown>)
+      expect(actions.map((a) => [a.type, a.state ?? a.outcome])).toEqual([
+        ["plugin.lifecycle", "loaded"],
+        ["plugin_tool.invoked", "ok"],
+        ["plugin_tool.invoked", "error"],
+        ["plugin_tool.invoked", "error"]
+      ])
+      expect(actions[0]).toMatchObject({ plugin_id: "vault", version: "1.0.0", integrity_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+      expect(JSON.stringify(actions)).not.toContain("s3cret")
 
       const plugins = yield* Plugins
       expect(plugins.mcpServers()).toEqual([
