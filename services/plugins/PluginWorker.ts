@@ -4,7 +4,9 @@
  * `effect/rpc` over Effect's worker protocol (`RpcClient.layerProtocolWorker`
  * on `@effect/platform-node`'s `NodeWorker`; the thread runs
  * worker/runner.ts). The thread gets an empty environment (no gateway
- * secret leaks through `process.env`) and a heap limit.
+ * secret leaks through `process.env`) and a heap limit; what it prints is
+ * passed on line by line (the host logs it), never mixed into the gateway's
+ * output.
  *
  * Every call has a deadline ({@link PluginWorker.call}). A call past it
  * fails with `Timeout` and the thread is terminated, which also ends a
@@ -55,6 +57,30 @@ export interface PluginWorkerOptions {
   readonly timeoutMs: number
   /** Told each time a thread exits other than by {@link PluginWorker.close}, with its exit code. */
   readonly onExit: (code: number) => void
+  /** Told each line the plugin writes to its stdout or stderr (the gateway's own output stays structured logs). */
+  readonly onOutput: (stream: "stdout" | "stderr", line: string) => void
+}
+
+/** Longest line of a plugin's output passed on, in characters (the rest is cut). */
+export const MAX_OUTPUT_LINE = 2000
+
+/** Calls `emit` with each line of `stream` (a thread's stdout or stderr), cut at {@link MAX_OUTPUT_LINE}. */
+const forwardLines = (stream: NodeJS.ReadableStream, emit: (line: string) => void) => {
+  let pending = ""
+  stream.setEncoding("utf8")
+  stream.on("data", (chunk: string) => {
+    pending += chunk
+    const lines = pending.split("\n")
+    pending = lines.pop() ?? ""
+    if (pending.length > MAX_OUTPUT_LINE) {
+      lines.push(pending)
+      pending = ""
+    }
+    for (const line of lines) if (line !== "") emit(line.slice(0, MAX_OUTPUT_LINE))
+  })
+  stream.on("end", () => {
+    if (pending !== "") emit(pending.slice(0, MAX_OUTPUT_LINE))
+  })
 }
 
 /**
@@ -98,8 +124,12 @@ export const startWorker = Effect.fnUntraced(function*(options: PluginWorkerOpti
       workerData: { plugin_id: options.pluginId, entry_url: options.entryUrl },
       env: {},
       execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: PLUGIN_HEAP_MB }
+      resourceLimits: { maxOldGenerationSizeMb: PLUGIN_HEAP_MB },
+      stdout: true,
+      stderr: true
     })
+    forwardLines(spawned.stdout, (line) => options.onOutput("stdout", line))
+    forwardLines(spawned.stderr, (line) => options.onOutput("stderr", line))
     spawned.on("exit", (code) => {
       if (!closing) options.onExit(code)
     })

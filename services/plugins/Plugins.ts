@@ -134,6 +134,13 @@ const makePlugins = Effect.gen(function*() {
   const loaded = new Map<string, Loaded>()
   const errors: Array<PluginLoadError> = []
   const exits = yield* Queue.unbounded<{ readonly id: string; readonly code: number }>()
+  // A plugin's console output, logged as `plugin output` lines; a chatty plugin loses lines, never the gateway memory.
+  const output = yield* Queue.dropping<{ readonly id: string; readonly stream: string; readonly line: string }>(1000)
+  yield* Queue.take(output).pipe(
+    Effect.flatMap(({ id, line, stream }) => Effect.logInfo("plugin output").pipe(Effect.annotateLogs({ plugin_id: id, stream, line }))),
+    Effect.forever,
+    Effect.forkIn(scope)
+  )
   // Loaded only when plugins are on: worker threads and the worker protocol stay out of a gateway without plugins
   // (and out of Deno, where plugins are not supported).
   const { runnerUrl, startWorker, STARTUP_TIMEOUT_MS } = yield* Effect.promise(() => import("./PluginWorker.ts"))
@@ -321,7 +328,8 @@ const makePlugins = Effect.gen(function*() {
         entryUrl: pathToFileURL(join(found.dir, found.manifest.entry)).href,
         runner: runner.value,
         timeoutMs: settings.pluginCallTimeoutMs,
-        onExit: (code) => Queue.offerUnsafe(exits, { id, code })
+        onExit: (code) => Queue.offerUnsafe(exits, { id, code }),
+        onOutput: (stream, line) => Queue.offerUnsafe(output, { id, stream, line })
       })
       plugin.status = "running"
       loaded.set(id, plugin)

@@ -14,13 +14,15 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
-import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { StorageMemoryTest } from "../../layers/storage/Storage.ts"
+import { postJson, readJson, startGateway, type StructuredLog, type TestGateway } from "../support/gateway.ts"
 import { manifest, writePlugin } from "../support/pluginHome.ts"
 import { connectPeer, type TestPeer } from "../support/wsPeer.ts"
 
 let gw: TestGateway
 let peer: TestPeer
 const lifecycle: Array<any> = []
+const logs: Array<StructuredLog> = []
 
 const routes = (names: ReadonlyArray<string>) => ["entry: index.mjs", "contributes:", `  routes: [${names.map((n) => `{name: ${n}}`).join(", ")}]`]
 
@@ -29,6 +31,8 @@ beforeAll(async () => {
   await writePlugin(home, "crashy", {
     "plugin.yml": manifest("crashy", routes(["ok", "fail", "hang", "crash"])),
     "index.mjs": [
+      "console.log('crashy starting')",
+      "console.error('a warning of crashy')",
       "export default { rpc: {",
       "  ok: () => ({ ok: true }),",
       "  fail: () => { throw new Error('no such thing') },",
@@ -48,7 +52,7 @@ beforeAll(async () => {
     "plugin.yml": manifest("missing", ["entry: index.mjs", "contributes:", "  tools: [{name: t, description: A tool}]"]),
     "index.mjs": "export default { tools: {} }\n"
   })
-  gw = await startGateway({ pluginsEnabled: true, pluginCallTimeoutMs: 500, home, rateLimitMax: 10_000 })
+  gw = await startGateway({ pluginsEnabled: true, pluginCallTimeoutMs: 500, home, rateLimitMax: 10_000 }, StorageMemoryTest, { logs })
   peer = (await connectPeer(gw.url, gw.adminToken)).peer
   peer.ws.on("message", (data) => {
     const message = JSON.parse(String(data))
@@ -71,6 +75,13 @@ describe("a plugin's worker", () => {
     expect(errors.badentry).toMatchObject({ error: "load_failed", message: expect.stringMatching(/^the entry did not load: /) })
     expect(errors.missing).toMatchObject({ error: "load_failed", message: "the entry exports no handler for tool t" })
     expect(listed.plugins.map((p: any) => p.id)).toContain("crashy")
+  })
+
+  it("logs what a plugin prints as `plugin output` lines, apart from the gateway's own output", async () => {
+    await eventually(() => logs.filter((l) => l.message === "plugin output").length >= 2, "the plugin's output")
+    const lines = logs.filter((l) => l.message === "plugin output").map((l) => l.annotations)
+    expect(lines).toContainEqual({ plugin_id: "crashy", stream: "stdout", line: "crashy starting" })
+    expect(lines).toContainEqual({ plugin_id: "crashy", stream: "stderr", line: "a warning of crashy" })
   })
 
   it("answers a handler's failure as 502 plugin_failed", async () => {
