@@ -87,6 +87,8 @@ interface Loaded {
   restarts: number
   consecutive: number
   lastError: string | undefined
+  /** Counts the worker's exits: a restart's probe acts only while no later exit happened. */
+  generation: number
 }
 
 const notFound = (id: string) => new NotFound({ message: `plugin ${id} not found` })
@@ -284,6 +286,7 @@ const makePlugins = Effect.gen(function*() {
     if (plugin === undefined || plugin.status === "failed") return
     plugin.restarts++
     plugin.consecutive++
+    const generation = ++plugin.generation
     const reason = `the worker exited with code ${code}`
     plugin.lastError = reason
     yield* Effect.logWarning("plugin worker exited").pipe(Effect.annotateLogs({ plugin_id: id, code, consecutive_failures: plugin.consecutive }))
@@ -296,7 +299,7 @@ const makePlugins = Effect.gen(function*() {
     yield* Effect.forkIn(
       Effect.gen(function*() {
         const problem = yield* probe(plugin)
-        if (plugin.status !== "restarting") return
+        if (plugin.status !== "restarting" || plugin.generation !== generation) return
         if (problem !== undefined) return yield* giveUp(plugin, problem)
         plugin.status = "running"
         yield* health(plugin, "ready")
@@ -317,7 +320,8 @@ const makePlugins = Effect.gen(function*() {
       status: "none",
       restarts: 0,
       consecutive: 0,
-      lastError: undefined
+      lastError: undefined,
+      generation: 0
     }
     if (found.manifest.entry !== undefined) {
       if (Option.isNone(runner)) {
