@@ -10,6 +10,7 @@
  * it differs from what this renders.
  */
 import { type Schema, SchemaRepresentation } from "effect"
+import { readFileSync } from "node:fs"
 import { RunPausedForReaders } from "../services/workflow/events.ts"
 import type { Audience, GatewayEvent } from "../services/ws-sessions/GatewayEvent.ts"
 import { ErrorEvent } from "../services/ws-sessions/events.ts"
@@ -48,7 +49,8 @@ export const GROUP_ORDER: ReadonlyArray<readonly [group: string, title: string]>
   ["runtime", "Status, metrics and usage"],
   ["contracts", "JSON Schema catalog"],
   ["docs", "OpenAPI document"],
-  ["ui", "Operator UI"]
+  ["ui", "Operator UI"],
+  ["plugins", "Plugins"]
 ]
 
 /** Every section of the HTTP reference: {@link GROUP_ORDER}, then every other group of `endpoints`, in their order. */
@@ -65,11 +67,14 @@ export const orderedEndpoints = (): ReadonlyArray<DocumentedEndpoint> => {
   return [...endpoints].sort((a, b) => order.get(a.group)! - order.get(b.group)!)
 }
 
+/** A file of the example plugin (examples/plugins/echo), for the page's setup. */
+const echoFile = (name: string): string => readFileSync(new URL(`../examples/plugins/echo/${name}`, import.meta.url), "utf8").trimEnd()
+
 /**
  * Files and settings the examples assume (docs/api.md "Setup"): run by test/docs/api-examples.test.ts as written
- * before the gateway starts.
+ * before the gateway starts. The example plugin is examples/plugins/echo, locked with the CLI.
  */
-export const EXAMPLE_SETUP = `mkdir -p ~/.svc/playbooks/hello
+export const EXAMPLE_SETUP = `mkdir -p ~/.svc/playbooks/hello ~/.svc/plugins/echo
 cat > ~/.svc/policy.yml <<'YAML'
 v: 1
 tools:
@@ -95,10 +100,17 @@ providers:
     token_url: https://auth.example.com/oauth/token
     client_id: svc-gateway-example
     scopes: [profile]
-YAML`
+YAML
+cat > ~/.svc/plugins/echo/plugin.yml <<'YAML'
+${echoFile("plugin.yml")}
+YAML
+cat > ~/.svc/plugins/echo/index.mjs <<'JS'
+${echoFile("index.mjs")}
+JS
+npx svc-gateway plugins lock echo`
 
 /** How the example gateway is started (docs/api.md "Setup"). */
-export const EXAMPLE_START = "SVC_ENGINE_API_ENABLED=1 SVC_SNAPSHOT_IMPORT_ENABLED=1 SVC_AGENT_ENABLED=1 npm start"
+export const EXAMPLE_START = "SVC_ENGINE_API_ENABLED=1 SVC_SNAPSHOT_IMPORT_ENABLED=1 SVC_AGENT_ENABLED=1 SVC_PLUGINS_ENABLED=1 npm start"
 
 // ---------------------------------------------------------------------------
 // Types: a compact TypeScript-like rendering of JSON Schema

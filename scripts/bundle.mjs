@@ -41,7 +41,9 @@ rmSync(outdir, { recursive: true, force: true })
 
 await build({
   absWorkingDir: root,
-  entryPoints: { main: "src/cli.ts" },
+  // The plugin worker's program (services/plugins/worker/runner.ts) is a second entry: a plugin's thread runs it
+  // (services/plugins/PluginWorker.ts finds it beside the chunks), sharing the chunks of effect with the CLI.
+  entryPoints: { main: "src/cli.ts", "plugin-worker": "services/plugins/worker/runner.ts" },
   outdir,
   bundle: true,
   splitting: true,

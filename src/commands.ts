@@ -1,6 +1,6 @@
 /**
- * The `svc-gateway` command tree (effect/cli): `serve`, `node` and
- * `snapshot export|import`, and {@link runCli}, which runs it the way the
+ * The `svc-gateway` command tree (effect/cli): `serve`, `node`,
+ * `snapshot export|import` and `plugins lock`, and {@link runCli}, which runs it the way the
  * bundled CLI does (src/main.ts): with effect/cli's built-in global flags
  * except `--log-level` (a `serve` setting here, `SVC_LOG_LEVEL`, any case)
  * and with the presenter of src/cliOutput.ts.
@@ -10,7 +10,7 @@
  * accepted), an unusable `SVC_HOME`, a failed start.
  */
 import { Cause, Config, Console, Effect, Layer, Option, Redacted, Result } from "effect"
-import { CliConfig, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect/cli"
+import { Argument, CliConfig, CliError, CliOutput, Command, Flag, GlobalFlag } from "effect/cli"
 import { join } from "node:path"
 import { defaultHome, GATEWAY_VERSION } from "../layers/config.ts"
 import { validateSettings } from "./app/settings.ts"
@@ -134,10 +134,30 @@ const snapshotCommand = Command.make("snapshot").pipe(
   Command.withSubcommands([snapshotExportCommand, snapshotImportCommand])
 )
 
-/** The root command: `svc-gateway serve | node | snapshot`. */
+const pluginsLockCommand = Command.make("lock", {
+  home: settingsFlags.home,
+  source: Flag.String("source").pipe(Flag.withDescription("Where the plugin came from (recorded as the lock's source)"), Flag.optional),
+  id: Argument.String("id").pipe(Argument.withDescription("The plugin's id: its directory under $SVC_HOME/plugins"))
+}, (flags) =>
+  Effect.gen(function*() {
+    const { home } = yield* settingsOrReport({ home: flags.home })
+    // Loaded on demand, like `serve`.
+    const { lockPlugin, pluginsDirectory } = yield* Effect.promise(() => import("./pluginsLock.ts"))
+    const { lock, path } = yield* lockPlugin(pluginsDirectory(Option.getOrElse(home, defaultHome)), flags.id, Option.getOrUndefined(flags.source)).pipe(
+      Effect.catch((problem) => reportProblems([`plugins lock: ${problem}`]))
+    )
+    yield* Console.log(`locked plugin ${flags.id} ${lock.pinned_version}: integrity_sha256 ${lock.integrity_sha256} (${path})`)
+  })).pipe(Command.withDescription("Record $SVC_HOME/plugins/<id>/plugin.lock.json: the digest of the plugin's files and its version"))
+
+const pluginsCommand = Command.make("plugins").pipe(
+  Command.withDescription("Manage the plugins of $SVC_HOME/plugins (docs/plugins.md)"),
+  Command.withSubcommands([pluginsLockCommand])
+)
+
+/** The root command: `svc-gateway serve | node | snapshot | plugins`. */
 export const root = Command.make("svc-gateway").pipe(
   Command.withDescription("svc-gateway: operator gateway for AI-agent platforms"),
-  Command.withSubcommands([serveCommand, nodeCommand, snapshotCommand])
+  Command.withSubcommands([serveCommand, nodeCommand, snapshotCommand, pluginsCommand])
 )
 
 /**

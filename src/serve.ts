@@ -46,7 +46,7 @@ export const OPTIONAL_FEATURES: ReadonlyArray<{ readonly name: string; readonly 
   { name: "cli_steps", state: ({ status }) => onOff(status.cli) },
   { name: "automation", state: ({ settings }) => onOff(settings.automationEnabled) },
   { name: "agent", state: ({ settings }) => onOff(settings.agentEnabled) },
-  { name: "plugins", state: () => "not available" },
+  { name: "plugins", state: ({ settings }) => onOff(settings.pluginsEnabled) },
   { name: "snapshot_import", state: ({ settings }) => onOff(settings.snapshotImportEnabled) },
   { name: "metrics", state: ({ settings }) => onOff(settings.metricsEnabled) },
   { name: "tracing", state: ({ settings }) => onOff(settings.otlpEndpoint !== undefined) }

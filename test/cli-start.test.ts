@@ -55,7 +55,7 @@ describe("svc-gateway serve: start and stop log", () => {
         cli_steps: "off",
         automation: "off",
         agent: "off",
-        plugins: "not available",
+        plugins: "off",
         snapshot_import: "off",
         metrics: "off",
         tracing: "off"

@@ -32,6 +32,7 @@ import { ModelsContract } from "../../services/models/contract.ts"
 import { NodesContract } from "../../services/nodes/contract.ts"
 import { PairingContract } from "../../services/pairing/contract.ts"
 import { PlannerContract } from "../../services/planner/contract.ts"
+import { PluginsContract } from "../../services/plugins/contract.ts"
 import { PlaybooksContract } from "../../services/playbooks/contract.ts"
 import { PolicyBundleContract } from "../../services/policy-bundle/contract.ts"
 import { PolicyContract } from "../../services/policy/contract.ts"
@@ -83,7 +84,8 @@ export const Contracts: readonly [
   typeof McpContract,
   typeof McpClientsContract,
   typeof ModelsContract,
-  typeof MessengerContract
+  typeof MessengerContract,
+  typeof PluginsContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -113,7 +115,8 @@ export const Contracts: readonly [
   McpContract,
   McpClientsContract,
   ModelsContract,
-  MessengerContract
+  MessengerContract,
+  PluginsContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

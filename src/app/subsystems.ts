@@ -28,6 +28,7 @@ import { ModelsSubsystem } from "../../services/models/index.ts"
 import { NodesSubsystem } from "../../services/nodes/index.ts"
 import { PairingSubsystem } from "../../services/pairing/index.ts"
 import { PlannerSubsystem } from "../../services/planner/index.ts"
+import { PluginsSubsystem } from "../../services/plugins/index.ts"
 import { PlaybooksSubsystem } from "../../services/playbooks/index.ts"
 import { PolicyBundleSubsystem } from "../../services/policy-bundle/index.ts"
 import { PolicySubsystem } from "../../services/policy/index.ts"
@@ -71,7 +72,8 @@ export const Subsystems: readonly [
   typeof McpSubsystem,
   typeof McpClientsSubsystem,
   typeof ModelsSubsystem,
-  typeof MessengerSubsystem
+  typeof MessengerSubsystem,
+  typeof PluginsSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -101,5 +103,6 @@ export const Subsystems: readonly [
   McpSubsystem,
   McpClientsSubsystem,
   ModelsSubsystem,
-  MessengerSubsystem
+  MessengerSubsystem,
+  PluginsSubsystem
 ] as const

@@ -133,6 +133,8 @@ const PINNED_NEEDS: Record<string, ReadonlyArray<string>> = {
   pairing: ["src/app/gateway.ts", "src/contracts/index.ts", "src/ws/connection.ts", "src/ws/server.ts"],
   planner: ["src/contracts/index.ts"],
   playbooks: ["src/app/gateway.ts"],
+  // `svc-gateway plugins lock <id>` (src/commands.ts loads it on demand).
+  plugins: ["src/pluginsLock.ts"],
   policy: ["src/app/gateway.ts", "src/contracts/index.ts"],
   "policy-bundle": ["src/app/gateway.ts", "src/contracts/index.ts"],
   secrets: ["src/app/gateway.ts"],

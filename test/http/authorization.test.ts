@@ -8,6 +8,7 @@ import { requiredScope } from "../../src/http/api/access.ts"
 import { GatewayApi, PlannedApi } from "../../src/app/contracts.ts"
 import { makeAccessMatcher } from "../../src/http/authorization.ts"
 import { accessTable } from "../../src/http/authorization.ts"
+import { PluginRpcRoutes } from "../../services/plugins/transport/rpcRoute.ts"
 
 const routeTable = accessTable(GatewayApi, PlannedApi)
 const match = makeAccessMatcher(routeTable)
@@ -40,7 +41,7 @@ describe("route table", () => {
     ["GET", "/models/providers/openai/models", "operator.read"],
     ["HEAD", "/status", "operator.read"],
     ["GET", "/status?verbose=1", "operator.read"],
-    ["POST", "/plugins/p1/rpc/a/b", "operator.admin"],
+    ["GET", "/plugins/p1", "operator.admin"],
     ["GET", "/runs/r1/artifacts/a1/metadata", "operator.read"],
     ["DELETE", "/watchers/4", "operator.write"]
   ])("%s %s needs %s", (method, path, scope) => {
@@ -58,6 +59,11 @@ describe("route table", () => {
     ["GET", "/policy/check"]
   ])("%s %s is absent (deny by default)", (method, path) => {
     expect(required(method, path)).toBeNull()
+  })
+
+  it("leaves the plugins' RPC routers to their manifests: any valid token at the middleware, the route's scope in the handler", () => {
+    const rpc = makeAccessMatcher(PluginRpcRoutes)
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) expect(rpc(method, "/plugins/p1/rpc/a")?.kind).toBe("authenticated")
   })
 
   it("makes exactly the spec's allowlist public", () => {

@@ -235,6 +235,7 @@ it("npm pack builds a package another Node project installs, type-checks and com
     `const root = await import("svc-gateway")
 const client = await import("svc-gateway/client")
 const contracts = await import("svc-gateway/contracts")
+const plugin = await import("svc-gateway/plugin")
 const { createRequire } = await import("node:module")
 const pkg = createRequire(import.meta.url)("svc-gateway/package.json")
 let deep = "open"
@@ -243,6 +244,7 @@ console.log(JSON.stringify({
   root: [typeof root.GatewayLive, typeof root.GatewayServicesLive, typeof root.defaultSettings, typeof root.PolicyService],
   client: typeof client.GatewayClient,
   contracts: [contracts.RULE_NAMES, contracts.WS_SUBPROTOCOL, typeof contracts.makeDecoder, typeof contracts.verifyProof],
+  plugin: typeof plugin.definePlugin,
   name: pkg.name,
   deep
 }))`
@@ -251,6 +253,7 @@ console.log(JSON.stringify({
     root: ["function", "object", "function", "function"],
     client: "function",
     contracts: [["spend_limit", "pii_guardrail", "legal_compliance", "connector_scope"], "svc-v1", "function", "function"],
+    plugin: "function",
     name: "svc-gateway",
     deep: "ERR_PACKAGE_PATH_NOT_EXPORTED"
   })

@@ -35,7 +35,7 @@ describe.skipIf(!browserAvailable)("console: a device token sees what its scopes
     const titles = await nav.getByRole("link").allTextContents()
     expect(titles).toContain("Approvals")
     expect(titles).toContain("Status")
-    for (const admin of ["Policy", "Secrets", "Device tokens", "Auth profiles", "Routing", "Watchers", "Snapshots", "Audit"]) {
+    for (const admin of ["Policy", "Secrets", "Device tokens", "Auth profiles", "Routing", "Plugins", "Watchers", "Snapshots", "Audit"]) {
       expect(titles).not.toContain(admin)
     }
     await expect(page.locator(".who").textContent()).resolves.toContain("device token (operator.read, operator.approvals)")

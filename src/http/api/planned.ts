@@ -7,7 +7,7 @@
  * They are not part of the OpenAPI document or the typed client.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { Access, AUTHENTICATED, type RouteAccess, scope } from "./access.ts"
+import { Access, AUTHENTICATED, type RouteAccess } from "./access.ts"
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
@@ -16,18 +16,7 @@ const group = (name: string, access: RouteAccess, routes: ReadonlyArray<readonly
     .add(...(routes.map(([method, path]) => HttpApiEndpoint.make(method)(`${method} ${path}`, path)) as unknown as [HttpApiEndpoint.Top]))
     .annotate(Access, access)
 
-const ADMIN = scope("operator.admin")
-
 /** The spec's routes that are declared but not implemented yet, by area. */
 export const PlannedApi = HttpApi.make("svc-gateway-planned")
   // Served by the upgrade listener (src/ws/server.ts); a plain GET answers 404 after authentication.
   .add(group("websocket", AUTHENTICATED, [["GET", "/ws"]]))
-  .add(group("plugins", ADMIN, [
-    ["GET", "/plugins"],
-    ["GET", "/plugins/:id"],
-    ["GET", "/plugins/:id/rpc/*"],
-    ["POST", "/plugins/:id/rpc/*"],
-    ["PUT", "/plugins/:id/rpc/*"],
-    ["PATCH", "/plugins/:id/rpc/*"],
-    ["DELETE", "/plugins/:id/rpc/*"]
-  ]))

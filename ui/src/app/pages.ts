@@ -38,6 +38,7 @@ export const pages: ReadonlyArray<PageEntry> = [
   { path: "/routing", title: "Routing", section: "Admin", scope: "operator.admin", load: () => import("../pages/routing/index.tsx") },
   { path: "/watchers", title: "Watchers", section: "Admin", scope: "operator.admin", load: () => import("../pages/watchers/index.tsx") },
   { path: "/snapshots", title: "Snapshots", section: "Admin", scope: "operator.admin", load: () => import("../pages/snapshots/index.tsx") },
+  { path: "/plugins", title: "Plugins", section: "Admin", scope: "operator.admin", load: () => import("../pages/plugins/index.tsx") },
   { path: "/audit", title: "Audit", section: "Admin", scope: "operator.admin", load: () => import("../pages/audit/index.tsx") },
   { path: "/canvas", title: "Canvas", section: "Observe", scope: "operator.read", load: () => import("../pages/canvas/index.tsx") },
   { path: "/status", title: "Status", section: "Observe", scope: "operator.read", load: () => import("../pages/status/index.tsx") }
