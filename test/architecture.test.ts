@@ -304,7 +304,7 @@ describe("layer naming (docs/architecture.md \"Conventions\")", () => {
     // deprecated aliases of a static layer
     "PlaybooksLive", "WorkflowRunsLive",
     // contributors registered with AgentContributions (services/agent/contributions.ts): a layer that only registers
-    "NodeToolsLive"
+    "NodeToolsLive", "PluginMcpServersLive"
   ])
 
   it("no module constant named …Live outside the allow-list (a service's layer is static on its class)", () => {

@@ -45,6 +45,8 @@ export const MAX_CONSECUTIVE_FAILURES = 3
 /** An MCP server a plugin's manifest declares (for the MCP tool sources to connect; not connected here). */
 export interface PluginMcpServer {
   readonly plugin_id: string
+  /** The plugin's directory (a stdio server runs there). */
+  readonly source_dir: string
   readonly server: ManifestMcpServer
 }
 
@@ -407,6 +409,8 @@ const makePlugins = Effect.gen(function*() {
       [...loaded.values()]
         .filter((p) => p.status !== "failed")
         .sort((a, b) => (a.found.manifest.id < b.found.manifest.id ? -1 : 1))
-        .flatMap((p) => (p.found.manifest.contributes?.mcp_servers ?? []).map((server) => ({ plugin_id: p.found.manifest.id, server })))
+        .flatMap((p) =>
+          (p.found.manifest.contributes?.mcp_servers ?? []).map((server) => ({ plugin_id: p.found.manifest.id, source_dir: p.found.dir, server }))
+        )
   })
 })

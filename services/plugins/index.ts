@@ -11,13 +11,21 @@ import { SecretsLive } from "../secrets/index.ts"
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { PLUGINS_CHAIN } from "./chains.ts"
 import { PluginsContract } from "./contract.ts"
+import { McpClients } from "../mcp-clients/McpClients.ts"
+import { PluginMcpServersLive } from "./mcpServers.ts"
 import { Plugins } from "./Plugins.ts"
 import { PluginsSettings } from "./settings.ts"
 import { PluginRpcSwitch, PluginsHttp, PluginsSwitch } from "./transport/http.ts"
 import { PluginRpcHttp, PluginRpcRoutes } from "./transport/rpcRoute.ts"
 
-/** The plugin host over the secrets subsystem (a plugin tool's granted secrets are resolved through it). */
-const layer = Plugins.layer.pipe(Layer.provide(SecretsLive))
+/**
+ * The plugin host over the secrets subsystem (a plugin tool's granted secrets are resolved through it), and the
+ * plugins' MCP servers attached to the MCP clients (the same instance as that subsystem's: layers are memoized).
+ */
+const layer = Layer.provideMerge(
+  PluginMcpServersLive.pipe(Layer.provide(McpClients.layer)),
+  Plugins.layer.pipe(Layer.provide(SecretsLive))
+)
 
 /** The plugins subsystem (src/subsystem/Subsystem.ts): what the composition root needs of it. */
 export const PluginsSubsystem: Subsystem<
