@@ -28,13 +28,14 @@
  *
  * @module
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, FiberSet, Layer, Queue } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { GatewayConfig } from "../../layers/config.ts"
 import { AgentRuntime } from "../agent/AgentRuntime.ts"
 import type { AgentSessionRow } from "../agent/AgentRepo.ts"
 import { SessionSettingsRepo } from "../agent/SessionSettingsRepo.ts"
 import type { QueueMode } from "../agent/schema.ts"
 import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
+import { makeKeyedWorker } from "../shared/keyedWorker.ts"
 import { isoTime } from "../shared/time.ts"
 import { Deliveries } from "./Deliveries.ts"
 import { type Enqueued, InboxRepo, type InboxRow, type NewInboxItem } from "./InboxRepo.ts"
@@ -86,11 +87,8 @@ export class InboxWorker extends Context.Service<InboxWorker, {
       const settings = yield* GatewayConfig
       const jobs = yield* BackgroundJobs
       const now = Effect.map(Clock.currentTimeMillis, isoTime)
-      const wakeups = yield* Queue.unbounded<string>()
 
-      /** Lanes with a drainer, those told of new items while it looked, the session each runs a turn of, and the turns stopped by `interrupt`. */
-      const draining = new Set<string>()
-      const dirty = new Set<string>()
+      /** The session each lane runs a turn of, and the turns stopped by `interrupt`. */
       const running = new Map<string, string>()
       const interrupted = new Set<string>()
 
@@ -141,29 +139,6 @@ export class InboxWorker extends Context.Service<InboxWorker, {
         yield* deliver(session, taken[taken.length - 1], exit.value.reply)
       })
 
-      /** Runs the lane's pending items until none is left. */
-      const drain = (lane: string): Effect.Effect<void> =>
-        Effect.gen(function*() {
-          while (true) {
-            dirty.delete(lane)
-            const pending = yield* repo.pendingIn(lane)
-            if (pending.length === 0) {
-              if (dirty.has(lane)) continue
-              return
-            }
-            yield* runNext(lane, pending)
-          }
-        }).pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.failCause(cause)
-              : Effect.logWarning("messenger inbox worker failed; the lane is retried at the next look").pipe(
-                Effect.annotateLogs({ lane, cause: Cause.pretty(cause) })
-              )
-          ),
-          Effect.ensuring(Effect.sync(() => draining.delete(lane)))
-        )
-
       /** A new item in a lane whose turn runs: under `interrupt`, that turn is stopped. */
       const interruptIfAsked = Effect.fnUntraced(function*(lane: string) {
         const sessionId = running.get(lane)
@@ -173,36 +148,23 @@ export class InboxWorker extends Context.Service<InboxWorker, {
         if (!(yield* runtime.stopTurn(sessionId))) interrupted.delete(lane)
       })
 
-      const worker = Effect.scoped(Effect.gen(function*() {
-        const fibers = yield* FiberSet.make<void>()
-        const start = (lane: string) =>
-          Effect.suspend(() => {
-            if (draining.has(lane)) {
-              dirty.add(lane)
-              return Effect.void
-            }
-            draining.add(lane)
-            return Effect.asVoid(FiberSet.run(fibers, drain(lane)))
-          })
-        const rescan = Effect.flatMap(repo.pendingLanes, (lanes) => Effect.forEach(lanes, start, { discard: true })).pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.failCause(cause)
-              : Effect.logWarning("messenger inbox worker could not look for queued items").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) })))
-        )
-        yield* rescan
-        yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(RESCAN_INTERVAL), rescan)))
-        return yield* Effect.forever(Effect.flatMap(Queue.take(wakeups), start))
-      }))
+      const lanes = yield* makeKeyedWorker({
+        name: "messenger inbox worker",
+        keyLabel: "lane",
+        next: (lane) => Effect.map(repo.pendingIn(lane), (pending) => (pending.length === 0 ? undefined : pending)),
+        run: runNext,
+        pendingKeys: repo.pendingLanes,
+        rescanInterval: RESCAN_INTERVAL
+      })
 
-      if (settings.agentEnabled && settings.messengerBotToken !== undefined) yield* jobs.singleton({ name: INBOX_JOB, run: worker })
+      if (settings.agentEnabled && settings.messengerBotToken !== undefined) yield* jobs.singleton({ name: INBOX_JOB, run: lanes.worker })
 
       const enqueue = Effect.fn("InboxWorker.enqueue")(function*(item: NewInboxItem) {
         const result = yield* repo.enqueue(item)
         if (!result.deduped) {
           // Under `interrupt`, the lane's running turn is stopped before the ingress answers.
           yield* interruptIfAsked(item.session_key).pipe(Effect.catchCause(() => Effect.void))
-          yield* Queue.offer(wakeups, item.session_key)
+          yield* lanes.wake(item.session_key)
         }
         return result
       })

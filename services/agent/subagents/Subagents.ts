@@ -34,10 +34,11 @@
  *
  * @module
  */
-import { Cause, Clock, Context, Duration, Effect, Exit, FiberSet, Layer, Queue } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { GatewayConfig } from "../../../layers/config.ts"
 import { BackgroundJobs } from "../../backplane/BackgroundJobs.ts"
 import { clampLimit, cursorCodec, pageOf } from "../../shared/cursor.ts"
+import { makeKeyedWorker } from "../../shared/keyedWorker.ts"
 import { isUuid } from "../../shared/schemas.ts"
 import { isoTime } from "../../shared/time.ts"
 import { EventBus } from "../../ws-sessions/EventBus.ts"
@@ -120,8 +121,6 @@ export class Subagents extends Context.Service<Subagents, {
       const settings = yield* GatewayConfig
       const jobs = yield* BackgroundJobs
       const now = Effect.map(Clock.currentTimeMillis, isoTime)
-      /** Subagents to drain, as the accepting `send`s tell the worker. */
-      const wakeups = yield* Queue.unbounded<string>()
 
       const announce = <P extends GatewayEvent["payload"]>(event: GatewayEvent<string, P>, payload: P["Type"], row: SubagentRow) =>
         Effect.asVoid(events.publish(event, payload, { kind: "key", key: row.session_key, lane: SUBAGENT_LANE }))
@@ -187,56 +186,17 @@ export class Subagents extends Context.Service<Subagents, {
         }, row)
       })
 
-      /** Subagents with a drainer, and those told of new messages while it looked. */
-      const draining = new Set<string>()
-      const dirty = new Set<string>()
+      /** Each subagent's messages, one turn at a time (as the accepting `send`s wake it, and at each look). */
+      const queues = yield* makeKeyedWorker({
+        name: "subagent worker",
+        keyLabel: "subagent_id",
+        next: repo.nextMessage,
+        run: (_subagentId, message) => runMessage(message),
+        pendingKeys: repo.withPendingMessages,
+        rescanInterval: RESCAN_INTERVAL
+      })
 
-      /** Runs the subagent's pending messages in order until none is left. */
-      const drain = (subagentId: string): Effect.Effect<void> =>
-        Effect.gen(function*() {
-          while (true) {
-            dirty.delete(subagentId)
-            const next = yield* repo.nextMessage(subagentId)
-            if (next === undefined) {
-              if (dirty.has(subagentId)) continue
-              return
-            }
-            yield* runMessage(next)
-          }
-        }).pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.failCause(cause)
-              : Effect.logWarning("subagent worker failed; its messages are retried at the next look").pipe(
-                Effect.annotateLogs({ subagent_id: subagentId, cause: Cause.pretty(cause) })
-              )
-          ),
-          Effect.ensuring(Effect.sync(() => draining.delete(subagentId)))
-        )
-
-      const worker = Effect.scoped(Effect.gen(function*() {
-        const fibers = yield* FiberSet.make<void>()
-        const start = (subagentId: string) =>
-          Effect.suspend(() => {
-            if (draining.has(subagentId)) {
-              dirty.add(subagentId)
-              return Effect.void
-            }
-            draining.add(subagentId)
-            return Effect.asVoid(FiberSet.run(fibers, drain(subagentId)))
-          })
-        const rescan = Effect.flatMap(repo.withPendingMessages, (ids) => Effect.forEach(ids, start, { discard: true })).pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.failCause(cause)
-              : Effect.logWarning("subagent worker could not look for queued messages").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) })))
-        )
-        yield* rescan
-        yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(RESCAN_INTERVAL), rescan)))
-        return yield* Effect.forever(Effect.flatMap(Queue.take(wakeups), start))
-      }))
-
-      if (settings.agentEnabled) yield* jobs.singleton({ name: SUBAGENTS_JOB, run: worker })
+      if (settings.agentEnabled) yield* jobs.singleton({ name: SUBAGENTS_JOB, run: queues.worker })
 
       // -- the requests ----------------------------------------------------------------------------------------
 
@@ -288,7 +248,7 @@ export class Subagents extends Context.Service<Subagents, {
           yield* repo.enqueue(row.subagent_id, request.content, yield* now)
           return row
         }))
-        yield* Queue.offer(wakeups, row.subagent_id)
+        yield* queues.wake(row.subagent_id)
         return { accepted: true as const }
       })
 
