@@ -222,9 +222,10 @@ it("npm pack builds a package another Node project installs, type-checks and com
     if (/httpApi(Scalar|Swagger)/i.test(file)) expect(size, file).toBeLessThan(1024)
   }
   const total = Object.values(sizes).reduce((a, b) => a + b, 0)
-  // 7 MiB: the library and CLI (about 5 MB with issue 24's subsystems) plus the operator console's build (dist/ui,
-  // about 0.55 MB, issue 23). The Scalar/Swagger stubs above keep the 5 MB of bundles the gateway never serves out.
-  expect(total, "unpacked package size").toBeLessThan(7 * 1024 * 1024)
+  // 8 MiB: the library and CLI (about 6.8 MB with issue 26's plugins, MCP clients and messenger: 7.46 MB in all when
+  // they landed) plus the operator console's build (dist/ui, about 0.6 MB, issue 23). The Scalar/Swagger stubs above
+  // keep the 5 MB of bundles the gateway never serves out.
+  expect(total, "unpacked package size").toBeLessThan(8 * 1024 * 1024)
   // One copy of effect for the whole app: two copies would mean two sets of Context tags.
   expect(installedCopies(join(consumer, "node_modules"), "effect")).toEqual([join(consumer, "node_modules", "effect")])
 
