@@ -101,8 +101,8 @@ describe("Plugins", () => {
 
       const plugins = yield* Plugins
       expect(plugins.mcpServers()).toEqual([
-        { plugin_id: "vault", server: { name: "files", command: "mcp-files", args: ["--root", "/srv"] } },
-        { plugin_id: "vault", server: { name: "search", url: "http://127.0.0.1:9/mcp" } }
+        { plugin_id: "vault", source_dir: expect.stringMatching(/plugins\/vault$/), server: { name: "files", command: "mcp-files", args: ["--root", "/srv"] } },
+        { plugin_id: "vault", source_dir: expect.stringMatching(/plugins\/vault$/), server: { name: "search", url: "http://127.0.0.1:9/mcp" } }
       ])
     }).pipe(Effect.provide(Layer.unwrap(Effect.map(Effect.promise(vault), (home) => host(home))))), 30_000)
 

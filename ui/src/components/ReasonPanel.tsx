@@ -31,8 +31,13 @@ export const ReasonPanel = ({ id, itemKey, level, title, hint, maxLength, confir
   const [reason, setReason] = useState("")
   const action = useAction()
   const heading = useRef<HTMLHeadingElement>(null)
+  const shownKey = useRef(itemKey)
   useEffect(() => {
     heading.current?.focus()
+    // Cleared only when the item changes: the effect runs after the first paint, when a quick hand (or a test) may
+    // already have typed the reason.
+    if (shownKey.current === itemKey) return
+    shownKey.current = itemKey
     setReason("")
     action.reset()
   }, [itemKey])
