@@ -51,8 +51,8 @@ export const layer = (options?: { readonly prefix?: string | undefined }): Layer
         ++hits % PRUNE_EVERY === 0 ? Effect.asVoid(sql`DELETE FROM rate_limit_windows WHERE expires_at <= ${now}`) : Effect.void
       return RateLimiter.RateLimiterStore.of({
         ...delegate,
-        fixedWindow: (options) =>
-          Effect.gen(function*() {
+        fixedWindow: Effect.fn("SqlRateLimiterStore.fixedWindow")(
+          function*(options) {
             const now = yield* Effect.clockWith((clock) => Effect.sync(() => clock.currentTimeMillisUnsafe()))
             const key = `${prefix}${options.key}`
             const add = Duration.toMillis(options.refillRate) * options.tokens
@@ -77,7 +77,9 @@ export const layer = (options?: { readonly prefix?: string | undefined }): Layer
             return current === undefined
               ? [options.tokens, add] as const
               : [Number(current.count) + options.tokens, Number(current.expires_at) - now] as const
-          }).pipe(Effect.mapError(storeError))
+          },
+          Effect.mapError(storeError)
+        )
       })
     })
   ).pipe(Layer.provide(RateLimiter.layerStoreMemory))

@@ -3,14 +3,14 @@
  * cluster must seal and open secrets with the same master key. With
  * `SVC_CLUSTER=1` the first instance to start records its key id (a digest
  * of the key: layers/secrets/crypto.ts `keyId`, never the key) in
- * `cluster_master_key`; an instance whose key id differs refuses to start
+ * `gateway_master_key`; an instance whose key id differs refuses to start
  * with {@link ClusterKeyMismatch}. The record is one conditional insert, so
  * two instances starting together agree on the first.
  *
  * @module
  */
-import { Clock, Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { GatewayConfig } from "../../layers/config.ts"
 import { keyId } from "../../layers/secrets/crypto.ts"
 import { masterKeyPath } from "../../layers/secrets/dbProvider.ts"
@@ -19,7 +19,7 @@ import { migrate } from "../../layers/storage/migrations.ts"
 import { ClusterKeyMismatch } from "./errors.ts"
 import { clusterMigrations } from "./migrations/index.ts"
 
-/** The one row's id in `cluster_master_key`. */
+/** The one row's id in `gateway_master_key`. */
 const ROW_ID = "secrets_master_key"
 
 /** The master key id this instance shares with its cluster. */
@@ -46,10 +46,14 @@ export class ClusterKey extends Context.Service<ClusterKey, {
       const key = read === "missing" || read === "empty" ? yield* generateKeyFile(path) : read
       const own = keyId(key)
       const now = yield* Clock.currentTimeMillis
-      yield* sql`INSERT INTO cluster_master_key ${sql.insert({ id: ROW_ID, key_id: own, recorded_at: new Date(now).toISOString() })}
+      yield* sql`INSERT INTO gateway_master_key ${sql.insert({ id: ROW_ID, key_id: own, recorded_at: new Date(now).toISOString() })}
         ON CONFLICT (id) DO NOTHING`
-      const rows = yield* sql<{ key_id: string }>`SELECT key_id FROM cluster_master_key WHERE id = ${ROW_ID}`
-      const recorded = rows[0]?.key_id ?? own
+      const recordedRow = yield* SqlSchema.findOneOption({
+        Request: Schema.String,
+        Result: Schema.Struct({ key_id: Schema.String }),
+        execute: (id) => sql`SELECT key_id FROM gateway_master_key WHERE id = ${id}`
+      })(ROW_ID)
+      const recorded = Option.match(recordedRow, { onNone: () => own, onSome: (row) => row.key_id })
       if (recorded !== own) {
         return yield* new ClusterKeyMismatch({
           message: `secrets master key ${path} has key id ${own}, but this cluster's instances use key id ${recorded}: ` +

@@ -1,6 +1,6 @@
 /**
  * The cluster's tables (layers/storage/table.ts), both left out of
- * snapshots: `cluster_master_key` (the id of the cluster's master key: a
+ * snapshots: `gateway_master_key` (the id of the cluster's master key: a
  * restored database belongs to the cluster that starts on it, which records
  * its own) and `rate_limit_windows` (the shared failed-authentication
  * counters, layers/ratelimit/SqlStore.ts: they drain within a window).
@@ -14,7 +14,7 @@ import { clusterMigrations } from "./migrations/index.ts"
 /** The cluster's table declarations. */
 export const ClusterTables: ReadonlyArray<TableDeclaration> = [
   excludedTable(
-    "cluster_master_key",
+    "gateway_master_key",
     "the id of the cluster's secrets master key: the cluster that starts on a restored database records its own",
     { subsystem: "cluster", migrations: clusterMigrations }
   ),
