@@ -1,14 +1,15 @@
 # syntax=docker/dockerfile:1
-# svc-gateway container image (docs/scaling.md "Container image"): built in one stage (the CLI bundle, the library
-# output and the operator console, npm run build), run in another with the production dependencies only, as a
-# non-root user, with a HEALTHCHECK on /healthz.
+# svc-gateway container image (docs/scaling.md "Container image"): built in one stage (the CLI bundle and the
+# operator console, by npm ci's prepare step and scripts/build-if-stale.mjs), run in another with the production
+# dependencies only, as a non-root user, with a HEALTHCHECK on /healthz.
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /src
-COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# The sources come first: npm ci's prepare step builds the CLI bundle (dist/cli) and the console (dist/ui).
 COPY . .
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm ci --no-audit --no-fund \
+    && node scripts/build-if-stale.mjs \
+    && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production \
