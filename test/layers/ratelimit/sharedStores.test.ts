@@ -139,6 +139,14 @@ describe("the settings choose the store", () => {
       expect(rows.map((r) => r.key)).toEqual(["auth-failures:s"])
     }).pipe(Effect.provide(limiter(rateLimitStore).pipe(Layer.provide(settings(cluster)), Layer.provideMerge(db.make())))))
 
+  it.effect("a Redis that does not answer stops the start (SVC_CLUSTER=1 and SVC_REDIS_URL)", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(
+        limiter(rateLimitStore).pipe(Layer.provide(settings({ ...cluster, redisUrl: "redis://127.0.0.1:1" })), Layer.provide(db.make()))
+      )))
+      expect(Exit.isFailure(exit)).toBe(true)
+    }))
+
   it.effect.skipIf(!redisAnswers)("Redis with SVC_CLUSTER=1 and SVC_REDIS_URL (when a Redis answers)", () =>
     Effect.gen(function*() {
       const rl = yield* RateLimiter
