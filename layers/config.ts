@@ -22,6 +22,7 @@
  * reads what it needs from there.
  */
 import { Context, Option, Redacted, Result } from "effect"
+import { clusterProblems } from "../services/cluster/settings.ts"
 import type { AnySetting, RawOf, RawSettingsOf, SettingsGroup, SettingsOf, SettingsRegistry } from "./settings.ts"
 
 export { defaultHome, LOG_LEVELS } from "./coreSettings.ts"
@@ -200,6 +201,7 @@ export const deriveSettings = (groups: ReadonlyArray<SettingsGroup>): DerivedSet
     if (Option.isSome(filled.s3AccessKeyId) !== Option.isSome(filled.s3SecretAccessKey)) {
       problems.push("SVC_S3_ACCESS_KEY_ID and SVC_S3_SECRET_ACCESS_KEY are set together (or neither: the AWS SDK's default credentials)")
     }
+    problems.push(...clusterProblems(filled))
     if (filled.headersTimeoutMs > filled.requestTimeoutMs) {
       problems.push("SVC_HEADERS_TIMEOUT_MS must not exceed SVC_REQUEST_TIMEOUT_MS (the headers are part of the request)")
     }

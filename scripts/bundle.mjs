@@ -55,8 +55,9 @@ await build({
   minify: true,
   // libsql loads a native addon; pg and ws probe optional native helpers with require(). The AWS SDK (dependencies)
   // is loaded with a dynamic import by the S3 artifact store only (services/artifacts/s3Store.ts): it stays in
-  // node_modules instead of adding megabytes of chunks to the package.
-  external: ["libsql", "pg-native", "bufferutil", "utf-8-validate", "@aws-sdk/client-s3", "@aws-sdk/s3-request-presigner"],
+  // node_modules instead of adding megabytes of chunks to the package. So does `redis` (node-redis), loaded by the
+  // shared rate-limit store only with SVC_CLUSTER=1 and SVC_REDIS_URL (layers/ratelimit/RedisStore.ts).
+  external: ["libsql", "pg-native", "bufferutil", "utf-8-validate", "@aws-sdk/client-s3", "@aws-sdk/s3-request-presigner", "redis"],
   // Bundled CommonJS dependencies (pg, ws) call require(); give ES modules one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   plugins: [noDocsUi, undiciFromPackage],

@@ -99,18 +99,76 @@ describe("validateSettings", () => {
   })
 })
 
+describe("cluster settings (issue 27 §1)", () => {
+  const pg = Option.some("postgres://svc@db/svc")
+  const secret = Option.some(Redacted.make("s".repeat(32)))
+
+  it("default to one gateway: SVC_CLUSTER=0, SVC_ROLE=all, the runner on port 34431, no Redis", () => {
+    const result = validateSettings(raw())
+    expect(result.ok && [result.settings.clusterEnabled, result.settings.role, result.settings.runnerPort, result.settings.redisUrl])
+      .toEqual([false, "all", 34431, undefined])
+    expect(result.ok && result.settings.clusterSecret).toBeUndefined()
+  })
+
+  it("SVC_CLUSTER=1 needs PostgreSQL and the cluster secret; with both it is valid", () => {
+    expect(problems({ cluster: "1" })).toEqual([
+      "SVC_CLUSTER=1 needs PostgreSQL storage: set SVC_DATABASE_URL to a postgres:// URL (SQLite serves one instance only)",
+      "SVC_CLUSTER=1 needs SVC_CLUSTER_SECRET: at least 32 characters, the same on every instance"
+    ])
+    expect(problems({ cluster: "1", databaseUrl: pg })).toEqual([
+      "SVC_CLUSTER=1 needs SVC_CLUSTER_SECRET: at least 32 characters, the same on every instance"
+    ])
+    const ok = validateSettings(raw({ cluster: "1", databaseUrl: pg, clusterSecret: secret }))
+    expect(ok.ok && ok.settings.clusterEnabled).toBe(true)
+    expect(ok.ok && ok.settings.clusterSecret !== undefined && Redacted.value(ok.settings.clusterSecret)).toBe("s".repeat(32))
+  })
+
+  it("the cluster secret is at least 32 characters and never repeated in the problem", () => {
+    const found = problems({ cluster: "1", databaseUrl: pg, clusterSecret: Option.some(Redacted.make("short-secret-value")) })
+    expect(found).toEqual(["SVC_CLUSTER_SECRET / --cluster-secret must be at least 32 characters (the same on every instance)"])
+    expect(found.join()).not.toContain("short-secret-value")
+  })
+
+  it("SVC_ROLE=edge|worker needs SVC_CLUSTER=1 (so PostgreSQL); all needs nothing", () => {
+    expect(problems({ role: "edge" })).toEqual([
+      "SVC_ROLE=edge needs SVC_CLUSTER=1 and PostgreSQL (SVC_DATABASE_URL); accepted without a cluster: all"
+    ])
+    expect(problems({ role: "worker", databaseUrl: pg }).join()).toMatch(/^SVC_ROLE=worker needs SVC_CLUSTER=1/)
+    const worker = validateSettings(raw({ role: "worker", cluster: "1", databaseUrl: pg, clusterSecret: secret }))
+    expect(worker.ok && worker.settings.role).toBe("worker")
+  })
+
+  it("checks the runner's address and the Redis URL", () => {
+    expect(problems({ runnerHost: Option.some("gw 1") })).toEqual([
+      "SVC_RUNNER_HOST / --runner-host must be a host name or an IP address (such as gw-1.internal or 10.0.0.5)"
+    ])
+    expect(problems({ runnerHost: Option.some("gw-1.internal") })).toEqual([])
+    expect(problems({ runnerHost: Option.some("10.0.0.5") })).toEqual([])
+    expect(problems({ runnerPort: 0 })).toEqual(["SVC_RUNNER_PORT / --runner-port must be an integer 1..65535"])
+    expect(problems({ redisUrl: Option.some("http://cache:6379") })).toEqual(["SVC_REDIS_URL / --redis-url must be a redis:// or rediss:// URL"])
+    const redis = validateSettings(raw({ redisUrl: Option.some("redis://cache:6379/0") }))
+    expect(redis.ok && redis.settings.redisUrl).toBe("redis://cache:6379/0")
+  })
+
+  it("defaultSettings takes the cluster settings as values", () => {
+    const settings = defaultSettings({ clusterEnabled: true, databaseUrl: "postgres://svc@db/svc", clusterSecret: Redacted.make("k".repeat(40)), role: "edge" })
+    expect([settings.clusterEnabled, settings.role]).toEqual([true, "edge"])
+    expect(() => defaultSettings({ clusterEnabled: true })).toThrow(/SVC_CLUSTER=1 needs PostgreSQL storage/)
+  })
+})
+
 describe("settings declarations (issue 21 §1)", () => {
   it("give GatewaySettings the same properties as before they were declared by subsystem", () => {
     expect(Object.keys(defaultSettings()).sort()).toEqual([
       "adminToken", "agentEnabled", "agentHistoryTokens", "agentModel", "anthropicBaseUrl", "approvalTtlSeconds",
       "artifactStore", "authEnabled", "authProfilesEnabled", "automationEnabled", "canvasMaxBytes", "cliEnabled",
-      "cliUnsandboxed", "databaseUrl", "embeddingsApiKey", "embeddingsBaseUrl", "embeddingsModel", "engineApiEnabled",
+      "cliUnsandboxed", "clusterEnabled", "clusterSecret", "databaseUrl", "embeddingsApiKey", "embeddingsBaseUrl", "embeddingsModel", "engineApiEnabled",
       "execConcurrency", "headersTimeoutMs", "home", "host", "isExposed", "logLevel", "maxBodyBytes",
       "maxConnections", "memorySemantic", "memorySemanticMinSimilarity", "messengerApiUrl", "messengerBotToken",
       "messengerWebhookSecret", "metricsEnabled", "modelsDevDisableFetch", "modelsDevUrl", "oauthProvidersConfig",
       "openaiBaseUrl", "otlpEndpoint", "pluginCallTimeoutMs", "pluginsAllowUnlocked", "pluginsEnabled",
       "policyBundlePath", "port",
-      "rateLimitMax", "rateLimitWindowSeconds", "requestTimeoutMs", "s3AccessKeyId", "s3Bucket", "s3Endpoint",
+      "rateLimitMax", "rateLimitWindowSeconds", "redisUrl", "requestTimeoutMs", "role", "runnerHost", "runnerPort", "s3AccessKeyId", "s3Bucket", "s3Endpoint",
       "s3ForcePathStyle", "s3Region", "s3SecretAccessKey", "secretProvider", "secretsMasterKeyPath",
       "snapshotImportEnabled", "sqliteSynchronous", "tracePropagationTargets", "uiDir", "wsHandshakeTimeoutMs",
       "wsMaxMessageBytes", "wsPingIntervalMs", "wsPongTimeoutMs"

@@ -4,8 +4,9 @@
  * stays flat however many client addresses come and go. Fixed-window
  * counters follow the semantics of effect's own memory store
  * (`RateLimiter.layerStoreMemory`); token buckets and adaptive state are
- * delegated to it (the gateway uses fixed windows only). For several gateway
- * instances, replace this layer with `RateLimiter.layerStoreRedis`.
+ * delegated to it (the gateway uses fixed windows only). Several gateway
+ * instances (`SVC_CLUSTER=1`) share SqlStore.ts or RedisStore.ts instead
+ * (services/auth/RateLimiter.ts `rateLimitStore`).
  */
 import { Duration, Effect, Layer } from "effect"
 import { RateLimiter } from "effect/persistence"

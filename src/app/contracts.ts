@@ -23,6 +23,7 @@ import { AuditContract } from "../../services/audit/contract.ts"
 import { AuthProfilesContract } from "../../services/auth-profiles/contract.ts"
 import { AuthContract } from "../../services/auth/contract.ts"
 import { CanvasContract } from "../../services/canvas/contract.ts"
+import { ClusterContract } from "../../services/cluster/contract.ts"
 import { DiagnosticsContract } from "../../services/diagnostics/contract.ts"
 import { McpClientsContract } from "../../services/mcp-clients/contract.ts"
 import { McpContract } from "../../services/mcp/contract.ts"
@@ -85,7 +86,8 @@ export const Contracts: readonly [
   typeof McpClientsContract,
   typeof ModelsContract,
   typeof MessengerContract,
-  typeof PluginsContract
+  typeof PluginsContract,
+  typeof ClusterContract
 ] = [
   SessionsContract,
   AuthContract,
@@ -116,7 +118,8 @@ export const Contracts: readonly [
   McpClientsContract,
   ModelsContract,
   MessengerContract,
-  PluginsContract
+  PluginsContract,
+  ClusterContract
 ] as const
 
 type AnyContract = (typeof Contracts)[number]

@@ -70,6 +70,7 @@ import * as NodeServer from "../../layers/http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "../../layers/storage/Storage.ts"
 import { migrateAll, type MigrationSet } from "../../layers/storage/migrations.ts"
 import { makeStartupGate } from "../../services/backplane/StartupGate.ts"
+import { RoleJobs, servesClients } from "../../services/cluster/roles.ts"
 
 export { Approvals, ApprovalsConfig } from "../../services/approvals/Approvals.ts"
 export { AuditLog } from "../../services/audit/AuditLog.ts"
@@ -186,7 +187,9 @@ export const gatewayServices = <E = never>(
   // DomainEvents with the audit chain subscribed, built before any subsystem publishes (one instance: layers are memoized);
   // the snapshot set derived from the subsystems' tables (src/app/tables.ts); every subsystem's migrations in one
   // transaction before any subsystem is built.
+  // SVC_ROLE=edge starts no background job (services/cluster/roles.ts).
   return subsystemLayers.pipe(
+    Layer.provide(RoleJobs),
     Layer.provide(SnapshotTableSet.layer(GatewayTableSet)),
     Layer.provideMerge(AuditLog.layer),
     Layer.provideMerge(MigrationsLive),
@@ -288,11 +291,15 @@ export const gatewayHttp = (adapter: HttpAdapter = "lean") =>
         : routes.pipe(Layer.provideMerge(NodeHttpServer.layer(() => server, options)))
     }))
     // Built after the server, so released before it: the WS connections close (1001) and the drain starts
-    // before the server stops listening and waits for in-flight requests.
-    return Layer.mergeAll(
-      WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer)),
-      NodeServer.NodeServerDrainLive
-    ).pipe(Layer.provideMerge(http), Layer.provideMerge(NodeServer.layerFromConfig))
+    // before the server stops listening and waits for in-flight requests. SVC_ROLE=worker serves no WebSocket
+    // client: without the upgrade handler, an upgrade is an ordinary request (404, src/http/middleware.ts).
+    const ws = servesClients(settings.role)
+      ? WsServerLive.pipe(Layer.provide(WsDispatchLive), Layer.provide(WsConfig.layer))
+      : Layer.empty
+    return Layer.mergeAll(ws, NodeServer.NodeServerDrainLive).pipe(
+      Layer.provideMerge(http),
+      Layer.provideMerge(NodeServer.layerFromConfig)
+    )
   }))
 
 /** {@link gatewayHttp} on the default (lean) adapter: what `svc-gateway serve` runs. */

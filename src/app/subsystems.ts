@@ -19,6 +19,7 @@ import { AuditSubsystem } from "../../services/audit/index.ts"
 import { AuthProfilesSubsystem } from "../../services/auth-profiles/index.ts"
 import { AuthSubsystem } from "../../services/auth/index.ts"
 import { CanvasSubsystem } from "../../services/canvas/index.ts"
+import { ClusterSubsystem } from "../../services/cluster/index.ts"
 import { DiagnosticsSubsystem } from "../../services/diagnostics/index.ts"
 import { McpClientsSubsystem } from "../../services/mcp-clients/index.ts"
 import { McpSubsystem } from "../../services/mcp/index.ts"
@@ -73,7 +74,8 @@ export const Subsystems: readonly [
   typeof McpClientsSubsystem,
   typeof ModelsSubsystem,
   typeof MessengerSubsystem,
-  typeof PluginsSubsystem
+  typeof PluginsSubsystem,
+  typeof ClusterSubsystem
 ] = [
   SessionsSubsystem,
   AuthSubsystem,
@@ -104,5 +106,6 @@ export const Subsystems: readonly [
   McpClientsSubsystem,
   ModelsSubsystem,
   MessengerSubsystem,
-  PluginsSubsystem
+  PluginsSubsystem,
+  ClusterSubsystem
 ] as const

@@ -81,6 +81,11 @@ export const gatewayMiddleware = ({ routes, served, switches }: GlobalRoutes) =>
     const maxBody = ByteSize.bytes(settings.maxBodyBytes)
     const tooLarge = Effect.fail(new PayloadTooLarge({ message: `request body exceeds ${settings.maxBodyBytes} bytes` }))
     const notServed = Effect.fail(routeNotFound)
+    // SVC_ROLE=worker serves no client (docs/scaling.md "Roles"): every route but /healthz answers 404.
+    const workerOnly = settings.role === "worker"
+    const notOnWorker = Effect.fail(
+      new NotFound({ message: "this instance runs background work only (SVC_ROLE=worker): it serves GET /healthz only" })
+    )
 
     // The router types a global middleware as one that leaves errors "unhandled";
     // this one deliberately handles every failure (it is the error mapping), hence the cast.
@@ -104,6 +109,8 @@ export const gatewayMiddleware = ({ routes, served, switches }: GlobalRoutes) =>
         const program: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> =
           declaredLength !== undefined && Number(declaredLength) > settings.maxBodyBytes
             ? tooLarge
+            : workerOnly && route.template !== "/healthz"
+            ? notOnWorker
             : route.served
             ? bounded
             : runAuthenticated(authenticate(request, headers, route.access, route.template), route.switchedOff ? notServed : bounded)

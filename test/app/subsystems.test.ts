@@ -128,6 +128,8 @@ const PINNED_NEEDS: Record<string, ReadonlyArray<string>> = {
   audit: ["src/app/gateway.ts", "src/http/authentication.ts", "src/ws/dispatch.ts"],
   auth: ["src/app/gateway.ts", "src/client/errors.ts", "src/client/transport.ts", "src/contracts/index.ts", "src/http/api/security.ts", "src/http/authentication.ts", "src/http/authorization.ts", "src/http/credentials.ts", "src/ws/connection.ts", "src/ws/credentials.ts", "src/ws/dispatch.ts", "src/ws/server.ts"],
   "auth-profiles": ["src/app/gateway.ts", "src/contracts/index.ts"],
+  // The cluster's cross-field rules (layers/config.ts) and what SVC_ROLE switches in the graph (src/app/gateway.ts).
+  cluster: ["layers/config.ts", "src/app/gateway.ts"],
   diagnostics: ["layers/config.ts", "src/app/gateway.ts", "src/serve.ts"],
   nodes: ["src/app/gateway.ts", "src/contracts/index.ts", "src/ws/api/initiated.ts"],
   pairing: ["src/app/gateway.ts", "src/contracts/index.ts", "src/ws/connection.ts", "src/ws/server.ts"],

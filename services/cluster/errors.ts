@@ -1,0 +1,18 @@
+/**
+ * The cluster's start-up errors: they stop the start with one line naming
+ * the problem and its fix (src/commands.ts prints `<tag>: <message>`).
+ *
+ * @module
+ */
+import { Schema } from "effect"
+
+/**
+ * This instance's secrets master key is not the one the cluster recorded:
+ * it could not read what the other instances seal. `key_id` and
+ * `cluster_key_id` are digests (layers/secrets/crypto.ts `keyId`), never keys.
+ */
+export class ClusterKeyMismatch extends Schema.TaggedError<ClusterKeyMismatch>()("ClusterKeyMismatch", {
+  message: Schema.String,
+  key_id: Schema.String,
+  cluster_key_id: Schema.String
+}) {}
