@@ -33,12 +33,12 @@ import { GATEWAY_VERSION } from "../../layers/config.ts"
 import { migrate, type MigrationFailed } from "../../layers/storage/migrations.ts"
 import { BackgroundJobs, repeatEvery } from "./BackgroundJobs.ts"
 import type { Backplane } from "./Backplane.ts"
-import { type ConnectionRow, makeDirectoryRepo } from "./directoryRepo.ts"
+import { type ConnectionRow, makeDirectoryRepo } from "./DirectoryRepo.ts"
 import { eventEnvelope, inAudience } from "./envelope.ts"
 import { PeerDisconnected, PeerNotConnected, PeerRequestFailed, type PeerRequestError, PeerRequestTimeout } from "./errors.ts"
 import { DEFAULT_PEER_REQUEST_TIMEOUT, makeLocalDelivery } from "./local.ts"
 import { backplaneMigrations } from "./migrations/index.ts"
-import { BACKPLANE_CHANNEL, makeOutboxRepo, type OutboxRow } from "./outboxRepo.ts"
+import { BACKPLANE_CHANNEL, makeOutboxRepo, type OutboxRow } from "./OutboxRepo.ts"
 import type { BackplanePeers } from "./peers.ts"
 import type { ConnectionEntry, ConnectionHandle, Published } from "./schema.ts"
 import { decodeEntry, encodeEntry, type OutboxMessage, type RequestOutcome } from "./wire.ts"
@@ -131,7 +131,7 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
     const retentionMs = Duration.toMillis(options.retention ?? Duration.minutes(60))
     const batchSize = options.batchSize ?? 200
     // NOTIFY reaches every schema of the database: payloads name the schema, so deployments in other schemas are ignored.
-    const schema = (yield* Effect.orDie(sql<{ schema: string }>`SELECT current_schema() AS schema`))[0]?.schema ?? "public"
+    const schema = yield* outbox.currentSchema
 
     /** Runs `effect` on its own connection, outside any transaction of the caller (requests, directory writes). */
     const outsideTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

@@ -47,6 +47,8 @@ export interface OutboxRepo {
   readonly saveCursor: (instanceId: string, lastId: number, now: string) => Effect.Effect<void>
   /** Deletes rows created before `before` (retention). */
   readonly prune: (before: string) => Effect.Effect<void>
+  /** The schema the client works in (notification payloads name it). */
+  readonly currentSchema: Effect.Effect<string>
   /** Wakes the other instances (`<schema>:directory`) after a directory change. */
   readonly notifyDirectory: Effect.Effect<void>
 }
@@ -56,7 +58,7 @@ export const makeOutboxRepo = (sql: SqlClient.SqlClient): OutboxRepo => {
   const rows = findRows(OutboxRow)
   const ids = findRows(Schema.Struct({ id: Schema.NullOr(Id) }))
   const toNumber = (id: number | bigint | string | null | undefined) => Number(id ?? 0)
-  return repositoryEdge<OutboxRepo>("BackplaneOutboxRepo", {
+  return repositoryEdge("OutboxRepo", {
     append: (kind, target, body, now) =>
       sql.withTransaction(Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.backplane_outbox'))`
@@ -79,6 +81,7 @@ export const makeOutboxRepo = (sql: SqlClient.SqlClient): OutboxRepo => {
       Effect.asVoid(sql`INSERT INTO backplane_cursors (instance_id, last_outbox_id, updated_at) VALUES (${instanceId}, ${lastId}, ${now})
         ON CONFLICT (instance_id) DO UPDATE SET last_outbox_id = EXCLUDED.last_outbox_id, updated_at = EXCLUDED.updated_at`),
     prune: (before) => Effect.asVoid(sql`DELETE FROM backplane_outbox WHERE created_at < ${before}`),
+    currentSchema: Effect.map(findRows(Schema.Struct({ schema: Schema.String }))(sql`SELECT current_schema() AS schema`), ([row]) => row?.schema ?? "public"),
     notifyDirectory: Effect.asVoid(sql`SELECT pg_notify(${BACKPLANE_CHANNEL}, current_schema() || ':directory')`)
   })
 }

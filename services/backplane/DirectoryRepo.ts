@@ -63,7 +63,7 @@ export interface DirectoryRepo {
 export const makeDirectoryRepo = (sql: SqlClient.SqlClient): DirectoryRepo => {
   const instances = findRows(InstanceRow)
   const connections = findRows(ConnectionRow)
-  return repositoryEdge<DirectoryRepo>("BackplaneDirectoryRepo", {
+  return repositoryEdge("DirectoryRepo", {
     upsertInstance: (row) =>
       Effect.asVoid(sql`INSERT INTO backplane_instances ${sql.insert(row)}
         ON CONFLICT (instance_id) DO UPDATE SET role = EXCLUDED.role, version = EXCLUDED.version,
