@@ -20,9 +20,12 @@
  * implementation.
  *
  * **Layers.** {@link Backplane.layerLocal}: in-process (one gateway
- * instance), today's behaviour exactly. A distributed layer (the scale-out
- * issue's PostgreSQL backplane) implements the same interface and replaces
- * {@link Backplane.layer}; no service changes. What it must implement:
+ * instance), today's behaviour exactly. {@link Backplane.layerPostgres}
+ * (postgres.ts; docs/scaling.md "Backplane on PostgreSQL"): several
+ * instances on one PostgreSQL database; it implements the same interface, so
+ * selecting it in place of {@link Backplane.layer} changes no service. What a
+ * distributed layer implements (and layerPostgres does, through an outbox
+ * table with LISTEN/NOTIFY rather than bare notifications):
  *
  * 1. Directory: `register` writes the entry (plain data, with this instance's
  *    id) to a shared table and announces it; `unregister` deletes it (and a

@@ -72,7 +72,7 @@ interface RemotePending {
 const pendingKey = (connectionId: string, requestId: string): string => `${connectionId}\u0000${requestId}`
 const iso = (ms: number): string => new Date(ms).toISOString()
 /** How long an event id delivered here stays remembered (so the row and the after-commit delivery give it once). */
-const CLAIM_MEMORY_MS = 5 * 60_000
+const CLAIM_MEMORY_MS = 60_000
 
 /** The failure a forwarded request's outcome stands for. */
 const outcomeError = (connectionId: string, requestId: string, outcome: Exclude<RequestOutcome, { ok: true }>): PeerRequestError => {
