@@ -61,6 +61,11 @@ export interface PostgresBackplaneOptions {
   readonly retention?: Duration.Input | undefined
   /** Rows read per query (default 200). */
   readonly batchSize?: number | undefined
+  /**
+   * Whether to `LISTEN` for notifications (default true). Off: polling only, for connection poolers that do not
+   * carry `LISTEN` (PgBouncer in transaction mode); events then arrive within `pollInterval`.
+   */
+  readonly listen?: boolean | undefined
 }
 
 interface RemotePending {
@@ -317,7 +322,7 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
     )
 
     const pg = sql as unknown as Partial<PgClient.PgClient>
-    if (Predicate.isFunction(pg.listen)) {
+    if (options.listen !== false && Predicate.isFunction(pg.listen)) {
       const listenOnce = Effect.scoped(Effect.gen(function*() {
         const notifications = yield* pg.listen!(BACKPLANE_CHANNEL)
         yield* Queue.offer(wake, "directory") // anything missed while not listening

@@ -77,6 +77,23 @@ describe.skipIf(postgresUrl === undefined)("Backplane.layerPostgres", () => {
       expect(readerB.received).toEqual([])
     })))
 
+  it.live("without LISTEN, polling alone delivers events, the directory and replies", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const polling = { listen: false, pollInterval: Duration.millis(50) }
+      const a = yield* instance({ instanceId: "A", ...polling })
+      const b = yield* instance({ instanceId: "B", ...polling })
+      const node = fakeConnection({
+        id: "nodeB",
+        role: "node",
+        onRequest: (request) => b.backplane.reply("nodeB", { request_id: request.request_id, ok: true, result: "done" })
+      })
+      yield* b.backplane.register(node.handle)
+      yield* until(() => a.backplane.lookup("nodeB") !== undefined, "B's node on A by polling")
+      yield* a.backplane.publish({ roles: ["node"] }, "node.hello", {})
+      yield* until(() => node.events("node.hello").length === 1, "the event on B by polling")
+      expect(yield* a.backplane.request("nodeB", "task.execute", {}, { timeout: Duration.seconds(20) })).toBe("done")
+    })))
+
   it.live("a publish inside a rolled-back transaction is never delivered; one inside a committed one is, after the commit", () =>
     Effect.scoped(Effect.gen(function*() {
       const a = yield* instance({ instanceId: "A" })
@@ -181,13 +198,15 @@ describe.skipIf(postgresUrl === undefined)("Backplane.layerPostgres", () => {
 
   it.effect("B's heartbeat stopping expires its directory entries and its peer row on A (TestClock)", () =>
     Effect.scoped(Effect.gen(function*() {
-      const ttl = { connectionTtl: Duration.seconds(30), pollInterval: Duration.seconds(1) }
+      const ttl = { connectionTtl: Duration.seconds(30), pollInterval: Duration.seconds(1), retention: Duration.seconds(20) }
       const a = yield* instance({ instanceId: "A", heartbeatInterval: Duration.seconds(5), ...ttl })
       // B is alive at first and then silent: its next heartbeat is an hour away.
       const b = yield* instance({ instanceId: "B", heartbeatInterval: Duration.hours(1), ...ttl })
       yield* b.backplane.register(fakeConnection({ id: "nodeB", role: "node" }).handle)
       yield* until(() => a.backplane.lookup("nodeB") !== undefined, "B's node on A")
       expect((yield* a.peers.peers).map((p) => p.instance_id).sort()).toEqual(["A", "B"])
+      yield* a.backplane.publish({}, "before.silence", {})
+      expect(Number((yield* a.sql`SELECT COUNT(*) AS n FROM backplane_outbox`)[0]?.n)).toBe(1)
 
       // Time moves 5 s at a time, each step given real time for the heartbeats' writes, until B is gone on A
       // (its rows expired at 30 s; A's heartbeat keeps A live). B's next heartbeat stays an hour away.
@@ -199,6 +218,18 @@ describe.skipIf(postgresUrl === undefined)("Backplane.layerPostgres", () => {
       }
       expect(a.backplane.lookup("nodeB")).toBeUndefined()
       expect(a.backplane.connections()).toEqual([])
+
+      // Retention (20 s here): the event published at the start is deleted by a later sweep.
+      const count = Effect.map(a.sql`SELECT COUNT(*) AS n FROM backplane_outbox`, (rows) => Number(rows[0]?.n))
+      let left = -1
+      for (let i = 0; i < 100 && left !== 0; i++) {
+        left = yield* count
+        if (left !== 0) {
+          yield* TestClock.adjust(Duration.seconds(5))
+          yield* Effect.promise(() => new Promise((resolve) => globalThis.setTimeout(resolve, 50)))
+        }
+      }
+      expect(left).toBe(0)
       expect(live).toEqual(["A"])
     })))
 })
