@@ -45,6 +45,8 @@ export interface OutboxRepo {
   readonly cursor: (instanceId: string) => Effect.Effect<number | undefined>
   /** Saves an instance's cursor. */
   readonly saveCursor: (instanceId: string, lastId: number, now: string) => Effect.Effect<void>
+  /** Deletes the rows targeted at `instanceId` up to `upTo` (read and delivered: they have no other reader). */
+  readonly deleteDelivered: (instanceId: string, upTo: number) => Effect.Effect<void>
   /** Deletes rows created before `before` (retention). */
   readonly prune: (before: string) => Effect.Effect<void>
   /** The schema the client works in (notification payloads name it). */
@@ -80,6 +82,8 @@ export const makeOutboxRepo = (sql: SqlClient.SqlClient): OutboxRepo => {
     saveCursor: (instanceId, lastId, now) =>
       Effect.asVoid(sql`INSERT INTO backplane_cursors (instance_id, last_outbox_id, updated_at) VALUES (${instanceId}, ${lastId}, ${now})
         ON CONFLICT (instance_id) DO UPDATE SET last_outbox_id = EXCLUDED.last_outbox_id, updated_at = EXCLUDED.updated_at`),
+    deleteDelivered: (instanceId, upTo) =>
+      Effect.asVoid(sql`DELETE FROM backplane_outbox WHERE target_instance_id = ${instanceId} AND id <= ${upTo}`),
     prune: (before) => Effect.asVoid(sql`DELETE FROM backplane_outbox WHERE created_at < ${before}`),
     currentSchema: Effect.map(findRows(Schema.Struct({ schema: Schema.String }))(sql`SELECT current_schema() AS schema`), ([row]) => row?.schema ?? "public"),
     notifyDirectory: Effect.asVoid(sql`SELECT pg_notify(${BACKPLANE_CHANNEL}, current_schema() || ':directory')`)

@@ -296,6 +296,8 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
           cursor = Number(row.id)
         }
         if (rows.length > 0) yield* outbox.saveCursor(instanceId, cursor, iso(now))
+        // A direct row (a node's scoped token, a request) has one reader: gone once delivered, not kept for the retention.
+        if (rows.some((row) => row.target_instance_id !== null)) yield* outbox.deleteDelivered(instanceId, cursor)
         for (const [id, at] of claimed) if (at < now - CLAIM_MEMORY_MS) claimed.delete(id)
         if (rows.length < batchSize) return
       }

@@ -141,6 +141,13 @@ describe.skipIf(postgresUrl === undefined)("Backplane.layerPostgres", () => {
       expect(client.events("pairing.approved")).toHaveLength(1)
       yield* until(() => node.events("pairing.approved").length === 1, "the direct event on B's node")
       expect(other.received).toEqual([])
+      // The direct row (it carries a token) is deleted once B delivered it.
+      yield* Effect.promise(() =>
+        eventually(
+          () => Effect.runPromise(Effect.map(a.sql`SELECT COUNT(*) AS n FROM backplane_outbox WHERE target_instance_id = 'B'`, (r) => Number(r[0]?.n) === 0)),
+          "the delivered direct row deleted"
+        )
+      )
 
       yield* a.backplane.close("nodeB", 4003, "pairing revoked")
       yield* until(() => node.closes.length === 1, "B's node closed")
