@@ -41,8 +41,11 @@ export type ConnectionRow = typeof ConnectionRow.Type
 export interface DirectoryRepo {
   /** Records this instance (again, after a restart with the same id). */
   readonly upsertInstance: (row: InstanceRow) => Effect.Effect<void>
-  /** This instance's heartbeat at `now`: its row, and its connections' `expires_at` moved to `expiresAt`. */
-  readonly heartbeat: (instanceId: string, now: string, expiresAt: string) => Effect.Effect<void>
+  /**
+   * This instance's heartbeat at `now`: its row, and its connections' `expires_at` moved to `expiresAt`; the ids of
+   * the connection rows it refreshed (a row missing from them was swept or never written: the caller writes it again).
+   */
+  readonly heartbeat: (instanceId: string, now: string, expiresAt: string) => Effect.Effect<ReadonlySet<string>>
   /** Instances whose last heartbeat is at or after `since`, oldest start first. */
   readonly liveInstances: (since: string) => Effect.Effect<ReadonlyArray<InstanceRow>>
   /** Drops expired connections (at `now`) and instances silent since `instanceCutoff` (with their cursors). */
@@ -63,16 +66,20 @@ export interface DirectoryRepo {
 export const makeDirectoryRepo = (sql: SqlClient.SqlClient): DirectoryRepo => {
   const instances = findRows(InstanceRow)
   const connections = findRows(ConnectionRow)
+  const refreshed = findRows(Schema.Struct({ connection_id: Schema.String }))
   return repositoryEdge("DirectoryRepo", {
     upsertInstance: (row) =>
       Effect.asVoid(sql`INSERT INTO backplane_instances ${sql.insert(row)}
         ON CONFLICT (instance_id) DO UPDATE SET role = EXCLUDED.role, version = EXCLUDED.version,
           started_at = EXCLUDED.started_at, last_heartbeat_at = EXCLUDED.last_heartbeat_at`),
     heartbeat: (instanceId, now, expiresAt) =>
-      Effect.asVoid(Effect.andThen(
+      Effect.andThen(
         sql`UPDATE backplane_instances SET last_heartbeat_at = ${now} WHERE instance_id = ${instanceId}`,
-        sql`UPDATE backplane_connections SET expires_at = ${expiresAt} WHERE instance_id = ${instanceId}`
-      )),
+        Effect.map(
+          refreshed(sql`UPDATE backplane_connections SET expires_at = ${expiresAt} WHERE instance_id = ${instanceId} RETURNING connection_id`),
+          (rows) => new Set(rows.map((r) => r.connection_id))
+        )
+      ),
     liveInstances: (since) =>
       instances(sql`SELECT instance_id, role, version, started_at, last_heartbeat_at FROM backplane_instances
         WHERE last_heartbeat_at >= ${since} ORDER BY started_at, instance_id`),

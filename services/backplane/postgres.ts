@@ -156,7 +156,16 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
     const refreshDirectory = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const rows = yield* directory.remoteConnections(instanceId, iso(now))
-      remote = new Map(rows.map((r) => [r.connection_id, { entry: decodeEntry(r.entry, r.ready), instanceId: r.instance_id }]))
+      const next = new Map<string, { readonly entry: ConnectionEntry; readonly instanceId: string }>()
+      for (const r of rows) {
+        try {
+          next.set(r.connection_id, { entry: decodeEntry(r.entry, r.ready), instanceId: r.instance_id })
+        } catch {
+          // A row this version cannot read (written by hand, or by another version): not routable from here.
+          yield* Effect.logWarning("backplane: a directory row does not decode").pipe(Effect.annotateLogs({ connection_id: r.connection_id }))
+        }
+      }
+      remote = next
       for (const [key, pending] of remotePending) {
         if (remote.has(pending.connectionId)) continue
         remotePending.delete(key)
@@ -360,7 +369,14 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
 
     const heartbeat = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      yield* directory.heartbeat(instanceId, iso(now), iso(now + ttlMs))
+      const refreshed = yield* directory.heartbeat(instanceId, iso(now), iso(now + ttlMs))
+      // A row lost (a failed write, or swept while this instance was paused past the TTL) is written again.
+      const missing = [...local.handles()].filter((connection) => !refreshed.has(connection.connectionId))
+      for (const connection of missing) yield* directory.putConnection(rowOf(connection, now))
+      // And a row of a connection no longer here (its unregister raced such a write) is deleted.
+      const stale = [...refreshed].filter((id) => local.handle(id) === undefined)
+      for (const id of stale) yield* directory.deleteConnection(id)
+      if (missing.length > 0 || stale.length > 0) yield* outbox.notifyDirectory
       yield* Queue.offer(wake, "directory")
     })
     yield* Effect.forkIn(repeatEvery(bestEffort("the heartbeat")(heartbeat), Duration.millis(heartbeatMs)), scope)

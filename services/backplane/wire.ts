@@ -30,9 +30,10 @@ export const encodeEntry = (entry: ConnectionEntry): string => {
   return JSON.stringify(stored)
 }
 
-/** The entry of a stored connection (its `entry` and `ready` columns). */
+/** The entry of a stored connection (its `entry` and `ready` columns); throws on a row that is not one. */
 export const decodeEntry = (entry: string, ready: string): ConnectionEntry => {
   const stored = JSON.parse(entry) as StoredEntry
+  if (typeof stored?.connectionId !== "string" || typeof stored.principal?.kind !== "string") throw new Error("not a directory entry")
   const principal = (stored.principal.kind === "device"
     ? { ...stored.principal, scopes: new Set(stored.principal.scopes ?? []) }
     : stored.principal) as Principal

@@ -193,6 +193,19 @@ describe.skipIf(postgresUrl === undefined)("Backplane.layerPostgres", () => {
       expect(yield* Effect.flip(a.backplane.request("nobody", "task.execute", {}))).toMatchObject({ _tag: "PeerNotConnected" })
     })))
 
+  it.live("the heartbeat writes again a connection row that was lost, and deletes one of a connection no longer there", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const a = yield* instance({ instanceId: "A" })
+      const b = yield* instance({ instanceId: "B", heartbeatInterval: Duration.millis(100) })
+      yield* b.backplane.register(fakeConnection({ id: "nodeB", role: "node" }).handle)
+      yield* until(() => a.backplane.lookup("nodeB") !== undefined, "B's node on A")
+      yield* b.sql`DELETE FROM backplane_connections WHERE connection_id = 'nodeB'`
+      yield* b.sql`INSERT INTO backplane_connections (connection_id, instance_id, role, device_id, capabilities, ready, entry, connected_at, expires_at)
+        SELECT 'ghost', 'B', 'client', 'dev_ghost', '[]', '[]', '{}', '1970-01-01T00:00:00.000Z', '9999-01-01T00:00:00.000Z'`
+      const ids = Effect.map(a.sql`SELECT connection_id FROM backplane_connections ORDER BY connection_id`, (rows) => rows.map((r) => r.connection_id).join())
+      yield* Effect.promise(() => eventually(() => Effect.runPromise(Effect.map(ids, (x) => x === "nodeB")), "nodeB written again, ghost deleted"))
+    })))
+
   it.live("peers lists the live instances with role and version", () =>
     Effect.scoped(Effect.gen(function*() {
       const a = yield* instance({ instanceId: "A", role: "edge", version: "9.9.9" })
