@@ -27,7 +27,7 @@
  * @module
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import { Clock, Context, Deferred, Duration, Effect, Exit, Predicate, Queue, Schedule, type Scope } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, Predicate, Queue, Schedule, type Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
 import { migrate, type MigrationFailed } from "../../layers/storage/migrations.ts"
@@ -144,7 +144,7 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
     /** A directory write that may fail: logged, the local side already done (the heartbeat or a reconnect repairs it). */
     const bestEffort = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       outsideTransaction(effect).pipe(
-        Effect.catchCause((cause) => Effect.logWarning(`backplane: ${what} failed`).pipe(Effect.annotateLogs({ cause: String(cause) }))),
+        Effect.catchCause((cause) => Effect.logWarning(`backplane: ${what} failed`).pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) }))),
         Effect.asVoid
       )
 
@@ -267,7 +267,7 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
               outcome: outcomeOf(exit)
             }, now))
         ),
-        Effect.catchCause((cause) => Effect.logWarning("backplane: replying to a forwarded request failed").pipe(Effect.annotateLogs({ cause: String(cause) })))
+        Effect.catchCause((cause) => Effect.logWarning("backplane: replying to a forwarded request failed").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) })))
       )
 
     const handleRow = (row: OutboxRow, now: number) =>
@@ -345,7 +345,7 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
       }))
       yield* Effect.forkIn(
         listenOnce.pipe(
-          Effect.catchCause((cause) => Effect.logWarning("backplane: LISTEN ended; polling until it is back").pipe(Effect.annotateLogs({ cause: String(cause) }))),
+          Effect.catchCause((cause) => Effect.logWarning("backplane: LISTEN ended; polling until it is back").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) }))),
           Effect.repeat(Schedule.spaced(pollInterval))
         ),
         scope
