@@ -76,8 +76,8 @@ interface RemotePending {
 
 const pendingKey = (connectionId: string, requestId: string): string => `${connectionId}\u0000${requestId}`
 const iso = (ms: number): string => new Date(ms).toISOString()
-/** How long an event id delivered here stays remembered (so the row and the after-commit delivery give it once). */
-const CLAIM_MEMORY_MS = 60_000
+/** How long the id of an event published here is remembered when its row never shows (its transaction rolled back). */
+const PUBLISHED_MEMORY_MS = 10 * 60_000
 
 /** The failure a forwarded request's outcome stands for. */
 const outcomeError = (connectionId: string, requestId: string, outcome: Exclude<RequestOutcome, { ok: true }>): PeerRequestError => {
@@ -192,13 +192,13 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
       expires_at: iso(now + ttlMs)
     })
 
-    // ---- delivery of events to this instance's connections, once per outbox id ----
-    const claimed = new Map<number, number>()
-    const claim = (id: number, now: number): boolean => {
-      if (claimed.has(id)) return false
-      claimed.set(id, now)
-      return true
-    }
+    // ---- delivery of events to this instance's connections ----
+    /**
+     * Ids of events published here, recorded before their transaction commits: this instance's connections get them
+     * after the commit (`afterCommit`), so the worker skips their rows (and forgets them; a rolled-back id, which no
+     * row ever shows, is forgotten after a while).
+     */
+    const publishedHere = new Map<number, number>()
     function* inAudienceHere(audience: NonNullable<Extract<OutboxMessage, { kind: "event" }>["audience"]>) {
       for (const connection of local.handles()) if (inAudience(connection, audience)) yield connection
     }
@@ -224,10 +224,13 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
         let delivered = 0
         if (connectionIds === undefined) {
           const message = { kind: "event", type, text, audience: audience ?? {} } as const
-          const id = yield* append(null, message, now)
-          // Outside a transaction this runs at once, so `delivered` counts this instance's recipients.
-          yield* sql.afterCommit(Effect.sync(() => {
-            if (claim(id, now)) delivered = deliverEvent(message)
+          // One transaction (a savepoint inside the caller's): the id is recorded before the row can be seen.
+          yield* sql.withTransaction(Effect.gen(function*() {
+            publishedHere.set(yield* append(null, message, now), now)
+            // Runs when the outermost transaction commits: at once outside one, so `delivered` counts these recipients.
+            yield* sql.afterCommit(Effect.sync(() => {
+              delivered = deliverEvent(message)
+            }))
           }))
         } else {
           const here: Array<string> = []
@@ -270,13 +273,13 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
         Effect.catchCause((cause) => Effect.logWarning("backplane: replying to a forwarded request failed").pipe(Effect.annotateLogs({ cause: Cause.pretty(cause) })))
       )
 
-    const handleRow = (row: OutboxRow, now: number) =>
+    const handleRow = (row: OutboxRow) =>
       Effect.gen(function*() {
         const id = Number(row.id)
         const message = JSON.parse(row.body) as OutboxMessage
         switch (message.kind) {
           case "event":
-            if (claim(id, now)) deliverEvent(message)
+            if (!publishedHere.delete(id)) deliverEvent(message)
             return
           case "close":
             return yield* local.backplane.close(message.connectionId, message.code, message.reason)
@@ -301,13 +304,13 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
         const now = yield* Clock.currentTimeMillis
         const rows = yield* outbox.after(cursor, instanceId, batchSize)
         for (const row of rows) {
-          yield* handleRow(row, now)
+          yield* handleRow(row)
           cursor = Number(row.id)
         }
         if (rows.length > 0) yield* outbox.saveCursor(instanceId, cursor, iso(now))
         // A direct row (a node's scoped token, a request) has one reader: gone once delivered, not kept for the retention.
         if (rows.some((row) => row.target_instance_id !== null)) yield* outbox.deleteDelivered(instanceId, cursor)
-        for (const [id, at] of claimed) if (at < now - CLAIM_MEMORY_MS) claimed.delete(id)
+        for (const [id, at] of publishedHere) if (at < now - PUBLISHED_MEMORY_MS) publishedHere.delete(id)
         if (rows.length < batchSize) return
       }
     })
