@@ -178,6 +178,9 @@ describe.skipIf(postgresUrl === undefined)("Backplane.layerPostgres", () => {
       const result = yield* a.backplane.request("nodeB", "task.execute", { step: 1 }, { timeout: Duration.seconds(20) })
       expect(result).toEqual({ echoed: { step: 1 } })
       expect(node.requests("task.execute")).toHaveLength(1)
+      // Asked from inside a transaction: the request row is written outside it, so the answer does not wait for a commit.
+      const inTransaction = yield* a.sql.withTransaction(a.backplane.request("nodeB", "task.execute", { step: 2 }, { timeout: Duration.seconds(20) }))
+      expect(inTransaction).toEqual({ echoed: { step: 2 } })
 
       answer = "fail"
       const failed = yield* Effect.flip(a.backplane.request("nodeB", "task.execute", {}, { timeout: Duration.seconds(20) }))
@@ -185,7 +188,7 @@ describe.skipIf(postgresUrl === undefined)("Backplane.layerPostgres", () => {
 
       answer = "none"
       const waiting = yield* Effect.forkChild(Effect.flip(a.backplane.request("nodeB", "task.execute", {}, { timeout: Duration.seconds(20) })))
-      yield* until(() => node.requests("task.execute").length === 3 && b.backplane.pendingCount() === 1, "the third request on B")
+      yield* until(() => node.requests("task.execute").length === 4 && b.backplane.pendingCount() === 1, "the last request on B")
       yield* b.backplane.unregister("nodeB")
       expect(yield* Fiber.join(waiting)).toMatchObject({ _tag: "PeerDisconnected", connectionId: "nodeB" })
       expect(a.backplane.pendingCount()).toBe(0)
