@@ -20,9 +20,12 @@
  * implementation.
  *
  * **Layers.** {@link Backplane.layerLocal}: in-process (one gateway
- * instance), today's behaviour exactly. A distributed layer (the scale-out
- * issue's PostgreSQL backplane) implements the same interface and replaces
- * {@link Backplane.layer}; no service changes. What it must implement:
+ * instance), today's behaviour exactly. {@link Backplane.layerPostgres}
+ * (postgres.ts; docs/scaling.md "Backplane on PostgreSQL"): several
+ * instances on one PostgreSQL database; it implements the same interface, so
+ * selecting it in place of {@link Backplane.layer} changes no service. What a
+ * distributed layer implements (and layerPostgres does, through an outbox
+ * table with LISTEN/NOTIFY rather than bare notifications):
  *
  * 1. Directory: `register` writes the entry (plain data, with this instance's
  *    id) to a shared table and announces it; `unregister` deletes it (and a
@@ -44,9 +47,13 @@
  *
  * @module
  */
-import { Context, type Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { PeerRequestError } from "./errors.ts"
+import type { MigrationFailed } from "../../layers/storage/migrations.ts"
+import type { SqlClient } from "effect/sql"
 import { makeLocalBackplane } from "./local.ts"
+import { BackplanePeers } from "./peers.ts"
+import { makePostgresBackplane, type PostgresBackplaneOptions } from "./postgres.ts"
 import type { Audience, ConnectionEntry, ConnectionHandle, PeerResponse, Published, RequestOptions } from "./schema.ts"
 
 /** The delivery fabric between connections (see the module doc for each part's contract). */
@@ -92,6 +99,18 @@ export class Backplane extends Context.Service<Backplane, {
 }>()("svc-gateway/backplane/Backplane") {
   /** In-process delivery: this instance's connections only (one gateway). */
   static readonly layerLocal = Layer.effect(Backplane, makeLocalBackplane)
+
+  /**
+   * Several instances on one PostgreSQL database (services/backplane/postgres.ts,
+   * docs/scaling.md "Backplane on PostgreSQL"): the directory, events and
+   * requests reach every instance's connections; also provides
+   * {@link BackplanePeers}. Needs the gateway's PostgreSQL `SqlClient`.
+   */
+  static readonly layerPostgres = (
+    options: PostgresBackplaneOptions = {}
+  ): Layer.Layer<Backplane | BackplanePeers, MigrationFailed, SqlClient.SqlClient> =>
+    Layer.effectContext(Effect.map(makePostgresBackplane(options), ({ backplane, peers }) =>
+      Context.make(Backplane, backplane).pipe(Context.add(BackplanePeers, peers))))
 
   /** The backplane of this gateway: the one selection point (today {@link Backplane.layerLocal}). */
   static readonly layer = Backplane.layerLocal

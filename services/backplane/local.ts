@@ -26,8 +26,28 @@ const pendingKey = (connectionId: string, requestId: string): string => `${conne
 /** Default time to wait for a peer's answer. */
 export const DEFAULT_PEER_REQUEST_TIMEOUT = Duration.seconds(30)
 
+/**
+ * The in-process backplane and, for a distributed layer built over it
+ * (services/backplane/postgres.ts), the way to write an event serialized
+ * elsewhere to this instance's own connections.
+ */
+export interface LocalDelivery {
+  readonly backplane: Backplane["Service"]
+  /** This instance's live connections, in connection order. */
+  readonly handles: () => Iterable<ConnectionHandle>
+  /** This instance's live connection `connectionId`, if any. */
+  readonly handle: (connectionId: string) => ConnectionHandle | undefined
+  /** Queues `text` (an event of `type`, already serialized) on each connection given; how many took it (counted in `ws_messages_total`). */
+  readonly write: (recipients: Iterable<ConnectionHandle | undefined>, type: string, text: string) => number
+}
+
 /** Builds the in-process backplane (reads the metrics recorder once). */
-export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.gen(function*() {
+export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.suspend(() =>
+  Effect.map(makeLocalDelivery, (local) => local.backplane)
+)
+
+/** Builds the in-process backplane with its {@link LocalDelivery} parts. */
+export const makeLocalDelivery: Effect.Effect<LocalDelivery> = Effect.gen(function*() {
   const metrics = yield* GatewayMetrics
   const connections = new Map<string, ConnectionHandle>()
   const pending = new Map<string, Pending>()
@@ -43,6 +63,15 @@ export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.ge
     }
   }
 
+  const write = (recipients: Iterable<ConnectionHandle | undefined>, type: string, text: string): number => {
+    let delivered = 0
+    for (const connection of recipients) {
+      if (connection !== undefined && connection.send(text)) delivered++
+    }
+    if (delivered > 0) metrics.wsMessage(type, "out", delivered)
+    return delivered
+  }
+
   /** Serializes the event once and queues it on each included connection. */
   const deliver = (
     recipients: Iterable<ConnectionHandle | undefined>,
@@ -53,14 +82,12 @@ export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.ge
   ) =>
     Effect.map(Clock.currentTimeMillis, (now): Published => {
       const { envelope, text } = eventEnvelope(type, payload, now, scope)
-      let delivered = 0
-      for (const connection of recipients) {
-        if (connection !== undefined && include(connection) && connection.send(text)) delivered++
-      }
-      if (delivered > 0) metrics.wsMessage(type, "out", delivered)
-      return { envelope, delivered }
+      return { envelope, delivered: write(filtered(recipients, include), type, text) }
     })
 
+  function* filtered(recipients: Iterable<ConnectionHandle | undefined>, include: (connection: ConnectionHandle) => boolean) {
+    for (const connection of recipients) if (connection !== undefined && include(connection)) yield connection
+  }
   function* byId(ids: Iterable<string>): Iterable<ConnectionHandle | undefined> {
     for (const id of ids) yield connections.get(id)
   }
@@ -94,7 +121,7 @@ export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.ge
     )
   })
 
-  return {
+  const backplane: Backplane["Service"] = {
     register: Effect.fn("Backplane.register")((connection) =>
       Effect.sync(() => void connections.set(connection.connectionId, connection))
     ),
@@ -149,4 +176,5 @@ export const makeLocalBackplane: Effect.Effect<Backplane["Service"]> = Effect.ge
     },
     pendingCount: () => pending.size
   }
+  return { backplane, handles: () => connections.values(), handle: (id) => connections.get(id), write }
 })

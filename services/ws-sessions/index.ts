@@ -4,6 +4,7 @@
  * @module
  */
 import { WsSessionsLive } from "./WsSessions.ts"
+import { BackplaneTables } from "../backplane/tables.ts"
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { SessionsContract } from "./contract.ts"
 import { DiagnosticsHttp } from "./transport/http.ts"
@@ -17,5 +18,7 @@ export const SessionsSubsystem: Subsystem<typeof SessionsContract, typeof WsSess
   contract: SessionsContract,
   layer: WsSessionsLive,
   http: [DiagnosticsHttp],
-  ws: [SessionsWs]
+  ws: [SessionsWs],
+  // The backplane (services/backplane/) carries this subsystem's deliveries; its PostgreSQL tables are declared here.
+  tables: BackplaneTables
 })

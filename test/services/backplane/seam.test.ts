@@ -21,6 +21,7 @@ const sources = (dir: string): Array<string> =>
 const ALLOWED = new Set([
   "services/backplane/Backplane.ts",
   "services/backplane/local.ts",
+  "services/backplane/postgres.ts",
   "services/backplane/schema.ts",
   "services/ws-sessions/ConnectionRegistry.ts",
   "src/ws/connection.ts",
