@@ -50,8 +50,9 @@
 import { Context, Effect, Layer } from "effect"
 import type { PeerRequestError } from "./errors.ts"
 import type { MigrationFailed } from "../../layers/storage/migrations.ts"
-import type { SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { makeLocalBackplane } from "./local.ts"
+import { BackplaneMode } from "./mode.ts"
 import { BackplanePeers } from "./peers.ts"
 import { makePostgresBackplane, type PostgresBackplaneOptions } from "./postgres.ts"
 import type { Audience, ConnectionEntry, ConnectionHandle, PeerResponse, Published, RequestOptions } from "./schema.ts"
@@ -112,6 +113,20 @@ export class Backplane extends Context.Service<Backplane, {
     Layer.effectContext(Effect.map(makePostgresBackplane(options), ({ backplane, peers }) =>
       Context.make(Backplane, backplane).pipe(Context.add(BackplanePeers, peers))))
 
-  /** The backplane of this gateway: the one selection point (today {@link Backplane.layerLocal}). */
-  static readonly layer = Backplane.layerLocal
+  /**
+   * The backplane of this gateway, the one selection point: by {@link BackplaneMode}, the PostgreSQL backplane
+   * (postgres.ts, `SVC_CLUSTER=1`, which layers/config.ts allows only on PostgreSQL) over the graph's `SqlClient`, or
+   * the in-process one ({@link Backplane.layerLocal}).
+   */
+  static readonly layer = Layer.effect(
+    Backplane,
+    Effect.gen(function*() {
+      const mode = yield* BackplaneMode
+      if (!mode.cluster) return yield* makeLocalBackplane
+      const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+      if (sql._tag === "None") return yield* Effect.die(new Error("SVC_CLUSTER=1: the PostgreSQL backplane needs the gateway's SqlClient"))
+      const made = yield* Effect.provideService(makePostgresBackplane({ role: mode.role }), SqlClient.SqlClient, sql.value)
+      return made.backplane
+    })
+  )
 }

@@ -69,6 +69,7 @@ import * as LeanNodeHttpServer from "../../layers/http/LeanNodeHttpServer.ts"
 import * as NodeServer from "../../layers/http/NodeServer.ts"
 import { type DatabaseInfo, StorageLive } from "../../layers/storage/Storage.ts"
 import { migrateAll, type MigrationSet } from "../../layers/storage/migrations.ts"
+import { BackplaneMode } from "../../services/backplane/mode.ts"
 import { makeStartupGate } from "../../services/backplane/StartupGate.ts"
 import { RoleJobs, servesClients } from "../../services/cluster/roles.ts"
 
@@ -102,7 +103,12 @@ export { defaultSettings, validateSettings } from "./settings.ts"
 export { DatabaseInfo, StorageLive, StorageMemoryTest } from "../../layers/storage/Storage.ts"
 
 /** `GatewayConfig` from already validated settings: where settings enter the graph. */
-export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> => Layer.succeed(GatewayConfig, settings)
+export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<GatewayConfig> =>
+  Layer.merge(
+    Layer.succeed(GatewayConfig, settings),
+    // The backplane's mode (services/backplane/mode.ts): a reference, so it adds nothing to the layer's type.
+    Layer.succeed(BackplaneMode, { cluster: settings.clusterEnabled, role: settings.role })
+  )
 
 export { Subsystems } from "./subsystems.ts"
 export { SecretsLive } from "../../services/secrets/index.ts"
