@@ -64,7 +64,7 @@ export const ClusterSettings = Setting.group("cluster", {
     unset: "unset",
     summary: `Shared secret of the instances' runner listener, at least ${MIN_CLUSTER_SECRET_LENGTH} characters, the same on every instance (SVC_CLUSTER_SECRET)`,
     doc:
-      `The secret every instance of one cluster shares (at least ${MIN_CLUSTER_SECRET_LENGTH} characters): the runner listener accepts no peer without it. Required with \`SVC_CLUSTER=1\`; never logged.`,
+      `The secret every instance of one cluster shares (at least ${MIN_CLUSTER_SECRET_LENGTH} characters): the runner listener will accept no peer without it (the runners are not in place yet). Required with \`SVC_CLUSTER=1\`; never logged.`,
     resolve: (raw) => {
       const secret = Option.getOrUndefined(raw)
       if (secret === undefined) return Result.succeed(undefined)
