@@ -5,15 +5,14 @@
  * is kept in the field's own state until then, so a live reload of the page
  * does not undo it.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useDraft } from "../app/useDraft.ts"
 import { DEFAULT_AGENT_ID } from "../../../services/shared/agent.ts"
 
 export { DEFAULT_AGENT_ID }
 
 /** The agent field; `onChange` gets the trimmed id (`default` when emptied). */
 export const AgentField = ({ agent, onChange }: { agent: string; onChange: (agent: string) => void }) => {
-  const [draft, setDraft] = useState(agent)
-  useEffect(() => setDraft(agent), [agent])
+  const [draft, setDraft] = useDraft(agent)
   const commit = () => {
     const value = draft.trim() || DEFAULT_AGENT_ID
     setDraft(value)

@@ -3,13 +3,12 @@
  * and the channel `console` it names the session. Applied when committed
  * (Enter or leaving the field), like the agent field.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useDraft } from "../../app/useDraft.ts"
 import { DEFAULT_THREAD } from "./types.ts"
 
 /** The thread field; `onChange` gets the trimmed thread (`main` when emptied). */
 export const ThreadField = ({ thread, onChange }: { thread: string; onChange: (thread: string) => void }) => {
-  const [draft, setDraft] = useState(thread)
-  useEffect(() => setDraft(thread), [thread])
+  const [draft, setDraft] = useDraft(thread)
   const commit = () => {
     const value = draft.trim() || DEFAULT_THREAD
     setDraft(value)

@@ -7,7 +7,7 @@
  * would read as a file name in the path), so an export can be linked to. Live: an
  * approval or run event reloads the export (a plan's chain grows with them).
  */
-import { useEffect, useState } from "preact/hooks"
+import { useDraft } from "../../app/useDraft.ts"
 import { useLocation } from "preact-iso"
 import { call } from "../../app/api.ts"
 import { useResource } from "../../app/useResource.ts"
@@ -21,8 +21,7 @@ const EVENTS = ["approval.requested", "approval.resolved", "run.", "routing.conf
 export default function AuditPage() {
   const { query, route } = useLocation()
   const chain = query.chain === undefined || query.chain === "" ? undefined : query.chain
-  const [typed, setTyped] = useState(chain ?? "")
-  useEffect(() => setTyped(chain ?? ""), [chain])
+  const [typed, setTyped] = useDraft(chain ?? "")
   const exported = useResource(
     () => (chain === undefined ? Promise.resolve(undefined) : call((c) => c.audit.export({ params: { planId: chain } }))),
     { events: chain === undefined ? [] : EVENTS },

@@ -3,15 +3,14 @@
  * (Enter or leaving the field). What is typed is kept in the field's own
  * state until then, so a live reload of the board does not undo it.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useDraft } from "../../app/useDraft.ts"
 import type { WorkScope } from "./types.ts"
 
 const FIELDS: ReadonlyArray<readonly [keyof WorkScope, string]> = [["tenant_id", "Tenant"], ["agent_id", "Agent"], ["workspace_id", "Workspace"]]
 
 /** The three fields; `onChange` gets the new scope (an emptied field goes back to `default`). */
 export const ScopeFields = ({ scope, onChange }: { scope: WorkScope; onChange: (scope: WorkScope) => void }) => {
-  const [draft, setDraft] = useState<WorkScope>(scope)
-  useEffect(() => setDraft(scope), [scope.tenant_id, scope.agent_id, scope.workspace_id])
+  const [draft, setDraft] = useDraft<WorkScope>(scope, `${scope.tenant_id}\u0000${scope.agent_id}\u0000${scope.workspace_id}`)
   const commit = (key: keyof WorkScope) => {
     const value = draft[key].trim() || "default"
     setDraft({ ...draft, [key]: value })
