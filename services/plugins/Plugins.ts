@@ -300,7 +300,10 @@ const makePlugins = Effect.gen(function*() {
     yield* lifecycle(id, "failed", { reason, restarting: true })
     yield* Effect.forkIn(
       Effect.gen(function*() {
-        const problem = yield* probe(plugin)
+        // A worker that dies while it loads (even one that exits at once) is this plugin's load error, never the gateway's.
+      const problem = yield* probe(plugin).pipe(
+        Effect.catchCause((cause) => Effect.succeed(`the entry did not load: its worker stopped (${Cause.pretty(cause).split("\n")[0]})`))
+      )
         if (plugin.status !== "restarting" || plugin.generation !== generation) return
         if (problem !== undefined) return yield* giveUp(plugin, problem)
         plugin.status = "running"
@@ -339,7 +342,10 @@ const makePlugins = Effect.gen(function*() {
       })
       plugin.status = "running"
       loaded.set(id, plugin)
-      const problem = yield* probe(plugin)
+      // A worker that dies while it loads (even one that exits at once) is this plugin's load error, never the gateway's.
+      const problem = yield* probe(plugin).pipe(
+        Effect.catchCause((cause) => Effect.succeed(`the entry did not load: its worker stopped (${Cause.pretty(cause).split("\n")[0]})`))
+      )
       if (problem !== undefined) {
         plugin.status = "failed"
         loaded.delete(id)

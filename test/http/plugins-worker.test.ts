@@ -47,6 +47,11 @@ beforeAll(async () => {
     "plugin.yml": manifest("doomed", routes(["ok"])),
     "index.mjs": "setTimeout(() => process.exit(2), 300)\nexport default { rpc: { ok: () => ({ ok: true }) } }\n"
   })
+  // Exits while it loads: a load error of its own, never the gateway's start.
+  await writePlugin(home, "diesatload", {
+    "plugin.yml": manifest("diesatload", routes(["ok"])),
+    "index.mjs": "setImmediate(() => process.exit(4))\nexport default { rpc: { ok: () => ({ ok: true }) } }\n"
+  })
   await writePlugin(home, "badentry", { "plugin.yml": manifest("badentry", routes(["ok"])), "index.mjs": "export default {{\n" })
   await writePlugin(home, "missing", {
     "plugin.yml": manifest("missing", ["entry: index.mjs", "contributes:", "  tools: [{name: t, description: A tool}]"]),
@@ -74,6 +79,8 @@ describe("a plugin's worker", () => {
     const errors = Object.fromEntries(listed.errors.map((e: any) => [e.plugin_id, e]))
     expect(errors.badentry).toMatchObject({ error: "load_failed", message: expect.stringMatching(/^the entry did not load: /) })
     expect(errors.missing).toMatchObject({ error: "load_failed", message: "the entry exports no handler for tool t" })
+    // A worker that exits while it loads is that plugin's load error; the gateway started all the same.
+    expect(errors.diesatload).toMatchObject({ error: "load_failed", message: expect.stringMatching(/^the entry did not load: /) })
     expect(listed.plugins.map((p: any) => p.id)).toContain("crashy")
   })
 
