@@ -18,7 +18,7 @@
  * ```
  */
 import { randomBytes } from "node:crypto"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -216,3 +216,49 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
 
 /** The output of every instance, for an assertion's message. */
 export const clusterOutput = (cluster: Cluster): string => cluster.instances.map((i) => i.output()).join("\n")
+
+/** The socket inodes of local TCP ports on this machine (Linux `/proc/net/tcp`, `/proc/net/tcp6`). */
+const socketInodes = (localPort: number): Set<string> => {
+  const inodes = new Set<string>()
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = ""
+    try {
+      text = readFileSync(table, "utf8")
+    } catch {
+      continue
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      if (fields.length < 10) continue
+      if (parseInt(fields[1].split(":").at(-1)!, 16) === localPort) inodes.add(fields[9])
+    }
+  }
+  return inodes
+}
+
+/**
+ * The running instance whose process owns the TCP connection with local port `clientPort` (as a server sees it in
+ * `req.socket.remotePort`): which gateway sent a request, for tests that must kill the instance running a step.
+ * Linux only (reads `/proc`); undefined when no instance owns it.
+ */
+export const instanceOwningPort = (cluster: Cluster, clientPort: number): ClusterInstance | undefined => {
+  const inodes = socketInodes(clientPort)
+  return cluster.instances.find((instance) => {
+    const pid = instance.process.child.pid
+    if (pid === undefined || instance.process.child.exitCode !== null || instance.process.child.signalCode !== null) return false
+    let fds: Array<string> = []
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`)
+    } catch {
+      return false
+    }
+    return fds.some((fd) => {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`)
+        return target.startsWith("socket:[") && inodes.has(target.slice(8, -1))
+      } catch {
+        return false
+      }
+    })
+  })
+}
