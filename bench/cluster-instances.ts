@@ -35,8 +35,11 @@ export interface BenchCluster {
   readonly close: () => Promise<void>
 }
 
-/** Starts `count` instances (the first alone: it records the master key id) on a fresh schema of `url`. */
-export const startBenchCluster = async (url: string, count: number): Promise<BenchCluster> => {
+/**
+ * Starts `count` instances (the first alone: it records the master key id) on a fresh schema of `url`; with
+ * `cluster: false`, one plain PostgreSQL gateway (no `SVC_CLUSTER`), the reference the cluster's cost is read against.
+ */
+export const startBenchCluster = async (url: string, count: number, options: { readonly cluster?: boolean } = {}): Promise<BenchCluster> => {
   const schema = await createSchema(url)
   const databaseUrl = new URL(url)
   databaseUrl.searchParams.set("options", `-c search_path=${schema}`)
@@ -63,8 +66,7 @@ export const startBenchCluster = async (url: string, count: number): Promise<Ben
         SVC_HOME: home,
         SVC_PORT: String(port),
         SVC_DATABASE_URL: databaseUrl.toString(),
-        SVC_CLUSTER: "1",
-        SVC_CLUSTER_SECRET: CLUSTER_SECRET,
+        ...(options.cluster === false ? {} : { SVC_CLUSTER: "1", SVC_CLUSTER_SECRET: CLUSTER_SECRET }),
         SVC_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
         SVC_SECRETS_MASTER_KEY_PATH: keyPath,
         SVC_RUNNER_HOST: "127.0.0.1",

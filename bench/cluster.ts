@@ -14,6 +14,8 @@
  * - the CPU each process used per run (gateways and the local PostgreSQL
  *   server, from /proc): the machine has few cores, so more processes cannot
  *   add CPU; the per-run CPU shows what each instance costs.
+ * One gateway on PostgreSQL without `SVC_CLUSTER` is measured too, as the
+ * reference for what cluster mode itself costs.
  * Targets: cross-instance p99 ≤ 50 ms; three instances at least as many
  * approvals and runs per second as one. Skipped (printed) without a reachable
  * PostgreSQL (`SVC_BENCH_DATABASE_URL`, else `SVC_TEST_DATABASE_URL`).
@@ -112,6 +114,7 @@ const eventLatency = async (a: ServerProcess, c: ServerProcess) => {
   const onC = await operatorSocket(c.url, record("remote"))
   const remote: Array<number> = []
   const local: Array<number> = []
+  const added: Array<number> = []
   for (let i = 0; i < config.samples + 20; i++) {
     const title = `latency-${i}-${Date.now()}`
     const both = new Promise<void>((resolve, reject) => {
@@ -126,6 +129,7 @@ const eventLatency = async (a: ServerProcess, c: ServerProcess) => {
     if (i >= 20) {
       remote.push(entry.remote! - sent)
       local.push(entry.local! - sent)
+      added.push(entry.remote! - entry.local!)
     }
     seen.delete(title)
     waiters.delete(title)
@@ -137,7 +141,7 @@ const eventLatency = async (a: ServerProcess, c: ServerProcess) => {
     const sorted = [...values].sort((x, y) => x - y)
     return { p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted.at(-1)!) }
   }
-  return { samples: remote.length, on_c: stats(remote), on_a: stats(local) }
+  return { samples: remote.length, on_c: stats(remote), on_a: stats(local), c_after_a: stats(added) }
 }
 
 /** Raises `count` approvals (plans over the spend limit), spread over the instances; their ids. */
@@ -230,10 +234,10 @@ const oneStepRuns = async (instances: ReadonlyArray<ServerProcess>, target: stri
   }
 }
 
-/** Every measurement on a cluster of `count` instances. */
-const measure = async (url: string, count: number, target: string) => {
-  log(`starting ${count} instance(s)`)
-  const cluster: BenchCluster = await startBenchCluster(url, count)
+/** Every measurement on a cluster of `count` instances (`cluster: false`: one gateway without `SVC_CLUSTER`). */
+const measure = async (url: string, count: number, target: string, clusterMode = true) => {
+  log(`starting ${count} instance(s)${clusterMode ? "" : " without SVC_CLUSTER"}`)
+  const cluster: BenchCluster = await startBenchCluster(url, count, { cluster: clusterMode })
   try {
     const { instances } = cluster
     const latency = count > 1 ? await eventLatency(instances[0], instances[count - 1]) : null
@@ -243,7 +247,7 @@ const measure = async (url: string, count: number, target: string) => {
     log(`approvals ${approvals.result.per_second}/s`)
     const runs = await oneStepRuns(instances, target)
     log(`one-step runs ${runs.per_second}/s`)
-    return { instances: count, latency, approvals: { ...approvals.result, cpu_per_approval: approvals.cpu }, runs }
+    return { instances: count, cluster: clusterMode, latency, approvals: { ...approvals.result, cpu_per_approval: approvals.cpu }, runs }
   } finally {
     await cluster.close()
   }
@@ -263,11 +267,12 @@ type Measured = Awaited<ReturnType<typeof measure>>
 const cpuCell = (cpu: CpuPerUnit) =>
   `${cpu.gateways_ms.join(" + ")} = ${cpu.gateways_total_ms}${cpu.postgres_ms === null ? "" : `; PostgreSQL ${cpu.postgres_ms}`}`
 
-const render = (one: Measured, three: Measured) => {
+const render = (plain: Measured, one: Measured, three: Measured) => {
   const latency = three.latency!
   const approvalsScale = round(three.approvals.per_second / one.approvals.per_second)
   const runsScale = round(three.runs.per_second / one.runs.per_second)
   const verdict = (ok: boolean) => (ok ? "met" : "**not met**")
+  const errors = [plain, one, three].flatMap((m) => m.runs.errors)
   return [
     "# Several gateways on one PostgreSQL database (issue 27 §5)",
     "",
@@ -276,23 +281,25 @@ const render = (one: Measured, three: Measured) => {
     `in flight; runs: ${config.warmup} s warm-up, ${config.duration} s measured; ${config.approvals} approvals per case; ` +
     `${latency.samples} latency samples (one at a time).`,
     "",
-    "| measure | 1 instance | 3 instances | 3 ÷ 1 | target |",
-    "|---|---:|---:|---:|---|",
-    `| event latency, change on A → client of C, p50 / p99 / max ms | – | ${latency.on_c.p50_ms} / ${latency.on_c.p99_ms} / ${latency.on_c.max_ms} | – | p99 ≤ ${TARGET_P99_MS} ms: ${verdict(latency.on_c.p99_ms <= TARGET_P99_MS)} |`,
-    `| same event, client of A (same instance), p50 / p99 ms | – | ${latency.on_a.p50_ms} / ${latency.on_a.p99_ms} | – | – |`,
-    `| approvals resolved per second | ${one.approvals.per_second} | ${three.approvals.per_second} | ${approvalsScale} | ≥ 1: ${verdict(approvalsScale >= 1)} |`,
-    `| one-step runs per second | ${one.runs.per_second} | ${three.runs.per_second} | ${runsScale} | ≥ 1: ${verdict(runsScale >= 1)} |`,
-    `| one-step run p50 / p99 ms | ${one.runs.p50_ms} / ${one.runs.p99_ms} | ${three.runs.p50_ms} / ${three.runs.p99_ms} | – | – |`,
+    "| measure | 1 gateway, no cluster (reference) | 1 instance | 3 instances | 3 ÷ 1 | target |",
+    "|---|---:|---:|---:|---:|---|",
+    `| event latency, change on A → client of C, p50 / p99 / max ms | – | – | ${latency.on_c.p50_ms} / ${latency.on_c.p99_ms} / ${latency.on_c.max_ms} | – | p99 ≤ ${TARGET_P99_MS} ms: ${verdict(latency.on_c.p99_ms <= TARGET_P99_MS)} |`,
+    `| same event, client of A (the instance that made the change), p50 / p99 ms | – | – | ${latency.on_a.p50_ms} / ${latency.on_a.p99_ms} | – | – |`,
+    `| C after A for the same event (what crossing instances adds), p50 / p99 ms | – | – | ${latency.c_after_a.p50_ms} / ${latency.c_after_a.p99_ms} | – | – |`,
+    `| approvals resolved per second | ${plain.approvals.per_second} | ${one.approvals.per_second} | ${three.approvals.per_second} | ${approvalsScale} | ≥ 1: ${verdict(approvalsScale >= 1)} |`,
+    `| one-step runs per second | ${plain.runs.per_second} | ${one.runs.per_second} | ${three.runs.per_second} | ${runsScale} | ≥ 1: ${verdict(runsScale >= 1)} |`,
+    `| one-step run p50 / p99 ms | ${plain.runs.p50_ms} / ${plain.runs.p99_ms} | ${one.runs.p50_ms} / ${one.runs.p99_ms} | ${three.runs.p50_ms} / ${three.runs.p99_ms} | – | – |`,
     "",
     "CPU per unit of work, ms (each gateway process, their sum; the local PostgreSQL server's processes):",
     "",
-    "| work | 1 instance | 3 instances |",
-    "|---|---|---|",
-    `| one approval resolved | ${cpuCell(one.approvals.cpu_per_approval)} | ${cpuCell(three.approvals.cpu_per_approval)} |`,
-    `| one one-step run | ${cpuCell(one.runs.cpu_per_run)} | ${cpuCell(three.runs.cpu_per_run)} |`,
+    "| work | 1 gateway, no cluster | 1 instance | 3 instances |",
+    "|---|---|---|---|",
+    `| one approval resolved | ${cpuCell(plain.approvals.cpu_per_approval)} | ${cpuCell(one.approvals.cpu_per_approval)} | ${cpuCell(three.approvals.cpu_per_approval)} |`,
+    `| one one-step run | ${cpuCell(plain.runs.cpu_per_run)} | ${cpuCell(one.runs.cpu_per_run)} | ${cpuCell(three.runs.cpu_per_run)} |`,
     "",
-    `Failures: approvals ${one.approvals.failures} / ${three.approvals.failures}, runs ${one.runs.failed} / ${three.runs.failed}` +
-    `${[...one.runs.errors, ...three.runs.errors].length > 0 ? ` (${[...one.runs.errors, ...three.runs.errors].slice(0, 3).join("; ")})` : ""}.`,
+    `Failures (no cluster / 1 / 3): approvals ${[plain, one, three].map((m) => m.approvals.failures).join(" / ")}, ` +
+    `runs ${[plain, one, three].map((m) => m.runs.failed).join(" / ")}` +
+    `${errors.length > 0 ? ` (${errors.slice(0, 3).join("; ")})` : ""}.`,
     `Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" / ")}.`,
     ""
   ].join("\n")
@@ -314,11 +321,12 @@ const main = async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`
   try {
+    const plain = await measure(url, 1, target, false)
     const one = await measure(url, 1, target)
     const three = await measure(url, 3, target)
-    const result = { bench: "cluster", config, one, three }
+    const result = { bench: "cluster", config, plain, one, three }
     console.log(JSON.stringify(result))
-    const report = render(one, three)
+    const report = render(plain, one, three)
     console.log(report)
     const defaults = Object.entries(DEFAULTS).every(([k, v]) => config[k as keyof typeof config] === v)
     if (defaults) {
