@@ -198,10 +198,17 @@ const oneStepRuns = async (instances: ReadonlyArray<ServerProcess>, target: stri
   let before: Array<number> = []
   let pgBefore: number | undefined
   let window: { gateways: Array<number>; postgres: number | undefined } = { gateways: [], postgres: undefined }
+  // Per instance, over the whole case (warm-up included): runs started there, and those that did not succeed within
+  // the settle timeout (30 s; e.g. stuck `queued` on an instance whose engine lost its shards).
+  const started = instances.map(() => 0)
+  const stuck = instances.map(() => 0)
   const loop = await closedLoop(config.k, config.warmup * 1000, config.duration * 1000, async (worker) => {
-    const client = clients[worker % clients.length]
-    const runId = await client.start(`agent:bench-${worker}:main`, step)
-    return (await client.settled(runId, "events")) === "succeeded"
+    const index = worker % clients.length
+    const runId = await clients[index].start(`agent:bench-${worker}:main`, step)
+    started[index]++
+    const succeeded = (await clients[index].settled(runId, "events")) === "succeeded"
+    if (!succeeded) stuck[index]++
+    return succeeded
   }, {
     onWindowStart: () => {
       before = instances.map((i) => processCpuSeconds(i.pid) ?? Number.NaN)
@@ -230,6 +237,8 @@ const oneStepRuns = async (instances: ReadonlyArray<ServerProcess>, target: stri
     p50_ms: round(loop.p50Ms),
     p99_ms: round(loop.p99Ms),
     cpu_per_run: cpu,
+    started_per_instance: started,
+    not_succeeded_per_instance: stuck,
     errors: loop.errors
   }
 }
@@ -297,7 +306,11 @@ const render = (plain: Measured, one: Measured, three: Measured) => {
     `| one approval resolved | ${cpuCell(plain.approvals.cpu_per_approval)} | ${cpuCell(one.approvals.cpu_per_approval)} | ${cpuCell(three.approvals.cpu_per_approval)} |`,
     `| one one-step run | ${cpuCell(plain.runs.cpu_per_run)} | ${cpuCell(one.runs.cpu_per_run)} | ${cpuCell(three.runs.cpu_per_run)} |`,
     "",
-    `Failures (no cluster / 1 / 3): approvals ${[plain, one, three].map((m) => m.approvals.failures).join(" / ")}, ` +
+    `Runs started per instance over each case (warm-up included) and, of them, not succeeded within 30 s: ` +
+    [plain, one, three].map((m) => `${m.cluster ? `${m.instances} instance(s)` : "no cluster"} ` +
+      m.runs.started_per_instance.map((n, i) => `${String.fromCharCode(65 + i)} ${n} (${m.runs.not_succeeded_per_instance[i]})`).join(", ")).join("; ") +
+    ".",
+    `Failures inside the measured windows (no cluster / 1 / 3): approvals ${[plain, one, three].map((m) => m.approvals.failures).join(" / ")}, ` +
     `runs ${[plain, one, three].map((m) => m.runs.failed).join(" / ")}` +
     `${errors.length > 0 ? ` (${errors.slice(0, 3).join("; ")})` : ""}.`,
     `Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" / ")}.`,
