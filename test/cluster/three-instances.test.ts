@@ -144,7 +144,7 @@ describe.skipIf(postgresUrl === undefined)("three gateway processes on one Postg
     }
     const deliver = async (to: ClusterInstance) => {
       const res = await to.fetch(`/watchers/${id}/trigger/webhook`, { method: "POST", headers, body })
-      return { status: res.status, body: await res.json() }
+      return { status: res.status, body: (await res.json()) as any }
     }
     const accepted = await deliver(b)
     expect(accepted, JSON.stringify(accepted)).toMatchObject({ status: 200, body: { ok: true, firing_id: expect.any(String) } })
