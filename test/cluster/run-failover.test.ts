@@ -18,10 +18,17 @@
  */
 import { afterEach, describe, expect, it } from "vitest"
 import { type CountingServer, startCountingServer } from "../durability/countingServer.ts"
-import { type Cluster, type ClusterInstance, clusterOutput, instanceOwningPort, startCluster } from "../support/cluster.ts"
+import {
+  type Cluster,
+  type ClusterInstance,
+  clusterOutput,
+  connectOperator,
+  instanceOwningPort,
+  startCluster
+} from "../support/cluster.ts"
 import { postgresUrl } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
-import { connectPeer, type TestPeer } from "../support/wsPeer.ts"
+import type { TestPeer } from "../support/wsPeer.ts"
 
 /** Lets Http steps to 127.0.0.1 run without a policy pause. */
 const POLICY = `v: 1
@@ -83,7 +90,7 @@ describe.skipIf(postgresUrl === undefined)("workflow runs on a cluster of three 
     const srv = server
     cluster = await startCluster({ instances: 3, postgresUrl: postgresUrl!, policy: POLICY })
     const [a] = cluster.instances
-    peer = (await connectPeer(a.url, a.adminToken)).peer
+    peer = await connectOperator(a)
 
     // A run paused at its Confirm step, with its resume token.
     const pausedEvent = peer.next((m) => m.type === "run.paused", DEADLINE_MS)

@@ -13,11 +13,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { randomUUID } from "node:crypto"
 import { nonceDigest, signWebhook } from "../../services/watchers/webhook/signature.ts"
-import { type Cluster, type ClusterInstance, clusterOutput, startCluster } from "../support/cluster.ts"
+import {
+  type Cluster,
+  type ClusterInstance,
+  clusterOutput,
+  connectOperator,
+  connectReadyNode,
+  startCluster
+} from "../support/cluster.ts"
 import { postgresUrl } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
-import { connectNode, serveTasks } from "../support/nodePeer.ts"
-import { connectPeer, type TestPeer } from "../support/wsPeer.ts"
+import { serveTasks } from "../support/nodePeer.ts"
+import type { TestPeer } from "../support/wsPeer.ts"
 
 /** Node steps run without a policy pause. */
 const POLICY = "v: 1\ntools:\n  allow: [tool.node.dispatch]\n"
@@ -33,7 +40,7 @@ describe.skipIf(postgresUrl === undefined)("three gateway processes on one Postg
   let c: ClusterInstance
   const peers: Array<TestPeer> = []
   const operator = async (on: ClusterInstance) => {
-    const { peer } = await connectPeer(on.url, on.adminToken)
+    const peer = await connectOperator(on)
     peers.push(peer)
     return peer
   }
@@ -94,7 +101,7 @@ describe.skipIf(postgresUrl === undefined)("three gateway processes on one Postg
   }, 90_000)
 
   it("a node connected to C executes a step of a run started on A", async () => {
-    const node = await connectNode(c, { advertised: [{ id: "steps.echo" }], allowlist: [{ id: "steps.echo" }], ready: ["steps.echo"] })
+    const node = await connectReadyNode(c, ["steps.echo"])
     peers.push(node.peer)
     const tasks = serveTasks(node.peer, (m) => ({ ok: true, result: { result: { echoed: m.payload.action.args.text } } }))
     // A knows the node through the directory before the run asks for it.

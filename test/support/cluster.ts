@@ -11,20 +11,22 @@
  * ```ts
  * const cluster = await startCluster({ instances: 3 })
  * const [a, b, c] = cluster.instances
- * const operator = (await connectPeer(a.url, a.adminToken)).peer
- * const node = await connectNode(c, { advertised: [{ id: "x" }], allowlist: [{ id: "x" }], ready: ["x"] })
+ * const operator = await connectOperator(a)
+ * const node = await connectReadyNode(c, ["steps.echo"]) // paired on C, ready for task.execute
  * await b.kill() // SIGKILL
  * await cluster.close() // stops the rest (SIGTERM) and drops the schema
  * ```
  */
 import { randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "../../bench/processes.ts"
 import { run as runCli, type Run } from "./cli.ts"
 import { sharedPostgresSchema } from "./databases.ts"
 import type { GatewayEndpoint } from "./gateway.ts"
+import { connectNode, type TestNode } from "./nodePeer.ts"
+import { connectPeer, type TestPeer } from "./wsPeer.ts"
 
 /** The admin token every instance of a test cluster shares (64 hex characters). */
 export const CLUSTER_ADMIN_TOKEN = "c".repeat(32) + "d".repeat(32)
@@ -81,17 +83,6 @@ export interface ClusterOptions {
   /** How long one instance may take to print its start log (ms, default 60 000). */
   readonly startTimeoutMs?: number
 }
-
-/** A TCP port free right now on 127.0.0.1. */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
 
 const parse = (text: string): unknown => {
   try {
@@ -213,6 +204,21 @@ export const startCluster = async (options: ClusterOptions): Promise<Cluster> =>
     }
   }
 }
+
+/** An operator client (admin token, role `client`, device-proof handshake done) connected to `instance`. */
+export const connectOperator = async (instance: ClusterInstance): Promise<TestPeer> =>
+  (await connectPeer(instance.url, instance.adminToken)).peer
+
+/**
+ * A node connected to `instance` (device-proof handshake as role `node`), its pairing approved there with
+ * `capabilities` allowed, and those capabilities declared ready: it can receive `task.execute` for them.
+ */
+export const connectReadyNode = (instance: ClusterInstance, capabilities: ReadonlyArray<string>): Promise<TestNode> =>
+  connectNode(instance, {
+    advertised: capabilities.map((id) => ({ id })),
+    allowlist: capabilities.map((id) => ({ id })),
+    ready: capabilities
+  })
 
 /** The output of every instance, for an assertion's message. */
 export const clusterOutput = (cluster: Cluster): string => cluster.instances.map((i) => i.output()).join("\n")
