@@ -35,6 +35,7 @@ import type { AgentSessionRow } from "../agent/AgentRepo.ts"
 import { SessionSettingsRepo } from "../agent/SessionSettingsRepo.ts"
 import type { QueueMode } from "../agent/schema.ts"
 import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
+import { Wakes } from "../backplane/wakes.ts"
 import { makeKeyedWorker } from "../shared/keyedWorker.ts"
 import { isoTime } from "../shared/time.ts"
 import { Deliveries } from "./Deliveries.ts"
@@ -154,7 +155,8 @@ export class InboxWorker extends Context.Service<InboxWorker, {
         next: (lane) => Effect.map(repo.pendingIn(lane), (pending) => (pending.length === 0 ? undefined : pending)),
         run: runNext,
         pendingKeys: repo.pendingLanes,
-        rescanInterval: RESCAN_INTERVAL
+        rescanInterval: RESCAN_INTERVAL,
+        wakes: yield* Wakes
       })
 
       if (settings.agentEnabled && settings.messengerBotToken !== undefined) yield* jobs.singleton({ name: INBOX_JOB, run: lanes.worker })
