@@ -80,6 +80,16 @@ describe.skipIf(postgresUrl === undefined)("a cluster of two gateways, seen from
     expect(res.status).toBe(400)
     expect(await readJson(res)).toMatchObject({ error: "invalid_request" })
   })
+
+  // Last: stops B. (An instance that dies instead leaves within the directory TTL: test/services/backplane/postgres.test.ts.)
+  it("once B stops, A lists itself alone and B's node leaves its presence, connections and nodes", async () => {
+    await b.close()
+    await eventually(async () => (await cluster.getJson(a, "/status")).peers.length === 1, "A's peers without B")
+    expect((await cluster.getJson(a, "/status")).peers.map((p: any) => p.instance_id)).toEqual([idA])
+    await eventually(async () => !(await cluster.getJson(a, "/presence")).entries.some((e: any) => e.gateway_instance_id === idB), "B's entries gone from A's presence")
+    expect((await cluster.getJson(a, "/connections")).connections).toEqual([])
+    expect((await cluster.getJson(a, "/nodes")).nodes.find((n: any) => n.node_id === node.deviceId)).toMatchObject({ connected: false, instance_ids: [] })
+  })
 })
 
 describe("one gateway on SQLite", () => {
