@@ -4,40 +4,22 @@
  * an operator client connected to B, and each instance sees the other's connections. Needs SVC_TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Option, Redacted } from "effect"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { postgresUrl, sharedPostgresSchema } from "../support/databases.ts"
+import { postgresUrl } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
-import { readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import type { TestGateway } from "../support/gateway.ts"
+import { CLUSTER_TOKEN as TOKEN, type InProcessCluster, startInProcessCluster } from "../support/inProcessCluster.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
-const TOKEN = "cluster-test-admin-token-0123456789abcdef"
-const SECRET = "cluster-test-secret-0123456789abcdef-0123"
-
 describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on one PostgreSQL database", () => {
-  let shared: Awaited<ReturnType<typeof sharedPostgresSchema>>
+  let cluster: InProcessCluster
   let a: TestGateway
   let b: TestGateway
   beforeAll(async () => {
-    shared = await sharedPostgresSchema(postgresUrl!)
-    // One home: every instance of a cluster needs the same secrets master key (it refuses to start otherwise).
-    const home = mkdtempSync(join(tmpdir(), "svc-cluster-"))
-    const settings = {
-      home,
-      clusterEnabled: true,
-      clusterSecret: Option.some(Redacted.make(SECRET)),
-      adminToken: Redacted.make(TOKEN),
-      rateLimitMax: 10_000
-    } as const
-    a = await startGateway(settings as never, shared.layer())
-    b = await startGateway(settings as never, shared.layer())
+    cluster = await startInProcessCluster(2)
+    ;[a, b] = cluster.gateways
   }, 60_000)
   afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await shared?.drop()
+    await cluster?.close()
   })
 
   it("delivers an event caused on one instance to an operator connected to the other, and shares the directory", async () => {
@@ -47,7 +29,7 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
     expect(created.ok, JSON.stringify(created)).toBe(true)
     const event = await onB.next((m) => m.type === "memory.item.created", 15_000)
     expect(event.payload.item.memory_item_id).toBe(created.result.item.memory_item_id)
-    await eventually(async () => (await readJson(await b.fetch("/connections", { headers: { authorization: `Bearer ${TOKEN}` } }))).connections?.length >= 2, "B lists both connections")
+    await eventually(async () => (await cluster.getJson(b, "/connections")).connections?.length >= 2, "B lists both connections")
     onA.ws.close()
     onB.ws.close()
   }, 60_000)
