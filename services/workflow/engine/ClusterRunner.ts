@@ -112,7 +112,7 @@ export const clusterRunnerLayer = (
   HttpServerError.ServeError,
   SqlClient.SqlClient | Digest.Digest
 > => {
-  const client = authenticatedRunnerClient(options.secret).pipe(Layer.provide(NodeHttpClient.layerUndici))
+  const client = authenticatedRunnerClient(options.secret).pipe(Layer.provide(NodeHttpClient.layerNodeHttp))
   const protocol = HttpRunner.layerClientProtocolHttpDefault.pipe(Layer.provide(client))
   const runner = options.role === "edge"
     ? HttpRunner.layerHttpClientOnly.pipe(Layer.provide(client))
