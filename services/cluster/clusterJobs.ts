@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { Context, Deferred, Effect, Layer, Schedule } from "effect"
+import { Cause, Context, Deferred, Effect, Layer, Schedule } from "effect"
 import * as Sharding from "effect/cluster/Sharding"
 import { BackgroundJobs, type BackgroundJobsService, repeatEvery } from "../backplane/BackgroundJobs.ts"
 
@@ -43,7 +43,12 @@ export const makeClusterJobs = (sharding: Deferred.Deferred<Sharding.Sharding["S
       yield* service.registerSingleton(name, run)
       // Registered for as long as the declaring scope is open.
       return yield* Effect.never
-    }))))
+    })).pipe(
+      // A second registration of one name in one process is a defect of the declaring code: say so, keep the first.
+      Effect.onError((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("cluster job failed to register", { job: name }, cause)
+      )
+    )))
   return {
     schedule: (job) =>
       register(

@@ -350,7 +350,8 @@ const EngineFromMode = Layer.unwrap(Effect.gen(function*() {
 
 /**
  * The workflow subsystem over given executors: the durable engine over the
- * `SqlClient` in the environment (a single runner; its `cluster_*` tables
+ * `SqlClient` in the environment (a single runner, or one runner of the
+ * cluster with `SVC_CLUSTER=1`: `EngineFromMode`; its `cluster_*` tables
  * live next to ours), the run records, lanes and the service. Shard locks are
  * table locks in the gateway's own database/schema (`shardLockDisableAdvisory`):
  * PostgreSQL advisory locks are database-wide, so two gateways on two schemas

@@ -8,6 +8,7 @@ import { Option, Redacted } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "../support/docShell.ts"
 import { postgresUrl, sharedPostgresSchema } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
 import { readJson, startGateway, type TestGateway } from "../support/gateway.ts"
@@ -31,8 +32,10 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
       adminToken: Redacted.make(TOKEN),
       rateLimitMax: 10_000
     } as const
-    a = await startGateway(settings as never, shared.layer())
-    b = await startGateway(settings as never, shared.layer())
+    // Each instance's workflow runner listens on its own port (services/workflow/engine/ClusterRunner.ts).
+    const runner = async () => ({ runnerHost: "127.0.0.1", runnerPort: await freePort() })
+    a = await startGateway({ ...settings, ...(await runner()) } as never, shared.layer())
+    b = await startGateway({ ...settings, ...(await runner()) } as never, shared.layer())
   }, 60_000)
   afterAll(async () => {
     await a?.close()
