@@ -4,7 +4,7 @@
  * an operator client connected to B, and each instance sees the other's connections. Needs SVC_TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Option, Redacted } from "effect"
+import { Redacted } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -21,6 +21,7 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
   let shared: Awaited<ReturnType<typeof sharedPostgresSchema>>
   let a: TestGateway
   let b: TestGateway
+  let runnerPorts: Array<number> = []
   beforeAll(async () => {
     shared = await sharedPostgresSchema(postgresUrl!)
     // One home: every instance of a cluster needs the same secrets master key (it refuses to start otherwise).
@@ -28,14 +29,14 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
     const settings = {
       home,
       clusterEnabled: true,
-      clusterSecret: Option.some(Redacted.make(SECRET)),
+      clusterSecret: Redacted.make(SECRET),
       adminToken: Redacted.make(TOKEN),
       rateLimitMax: 10_000
     } as const
     // Each instance's workflow runner listens on its own port (services/workflow/engine/ClusterRunner.ts).
-    const runner = async () => ({ runnerHost: "127.0.0.1", runnerPort: await freePort() })
-    a = await startGateway({ ...settings, ...(await runner()) } as never, shared.layer())
-    b = await startGateway({ ...settings, ...(await runner()) } as never, shared.layer())
+    runnerPorts = [await freePort(), await freePort()]
+    a = await startGateway({ ...settings, runnerHost: "127.0.0.1", runnerPort: runnerPorts[0] } as never, shared.layer())
+    b = await startGateway({ ...settings, runnerHost: "127.0.0.1", runnerPort: runnerPorts[1] } as never, shared.layer())
   }, 60_000)
   afterAll(async () => {
     await a?.close()
@@ -53,5 +54,19 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
     await eventually(async () => (await readJson(await b.fetch("/connections", { headers: { authorization: `Bearer ${TOKEN}` } }))).connections?.length >= 2, "B lists both connections")
     onA.ws.close()
     onB.ws.close()
+  }, 60_000)
+
+  it("each instance's workflow runner listens on its runner port and refuses a request without the cluster secret", async () => {
+    for (const port of runnerPorts) {
+      // The runner is built shortly after the HTTP server listens (services/workflow/engineInBackground.ts).
+      let status = 0
+      await eventually(async () => {
+        status = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "" }).then((r) => r.status, () => 0)
+        return status !== 0
+      }, `the runner port ${port} to answer`, 30_000)
+      expect(status).toBe(401)
+      const wrong = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "", headers: { authorization: `Bearer ${TOKEN}` } })
+      expect(wrong.status).toBe(401)
+    }
   }, 60_000)
 })
