@@ -158,9 +158,14 @@ describe.skipIf(postgresUrl === undefined)("workflow runs on the cluster's runne
     expect(wrong.status).toBe(401)
     expect(await wrong.text()).not.toContain(secret)
 
+    // Any path: nothing on the port answers without the secret.
+    const elsewhere = await fetch(`${url}anything`, { signal: AbortSignal.timeout(10_000) })
+    expect(elsewhere.status).toBe(401)
+
+    // With the secret the request reaches the runner's RPC handler (an empty batch of messages).
     const right = await post({ authorization: `Bearer ${secret}` })
     await right.arrayBuffer()
-    expect(right.status).not.toBe(401)
+    expect(right.status).toBe(200)
   }, 30_000)
 
   it("runs a cluster job on exactly one instance at a time", async () => {
