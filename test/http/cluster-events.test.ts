@@ -1,46 +1,55 @@
 /**
- * Two gateways on one PostgreSQL database with `SVC_CLUSTER=1` (issue 27 §2, first part; docs/scaling.md
+ * Gateways on one PostgreSQL database with `SVC_CLUSTER=1` (issue 27 §2, first part; docs/scaling.md
  * "Backplane on PostgreSQL"): the composition root selects the PostgreSQL backplane, so an event caused on A reaches
- * an operator client connected to B, and each instance sees the other's connections. Needs SVC_TEST_DATABASE_URL.
+ * an operator client connected to B, and each instance sees the other's connections. The workflow engine runs on the
+ * cluster's runners (docs/scaling.md "Runners"): A and B listen on their runner ports, authenticated by the cluster
+ * secret; a third instance C with `SVC_ROLE=edge` opens no runner port, and a run started on it is executed by A or B.
+ * Needs SVC_TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort } from "../support/docShell.ts"
 import { postgresUrl, sharedPostgresSchema } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
-import { readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { postJson, readJson, startGateway, type TestGateway } from "../support/gateway.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
 const TOKEN = "cluster-test-admin-token-0123456789abcdef"
 const SECRET = "cluster-test-secret-0123456789abcdef-0123"
 
-describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on one PostgreSQL database", () => {
+describe.skipIf(postgresUrl === undefined)("gateways with SVC_CLUSTER=1 on one PostgreSQL database (two runners, one edge)", () => {
   let shared: Awaited<ReturnType<typeof sharedPostgresSchema>>
   let a: TestGateway
   let b: TestGateway
+  let c: TestGateway
   let runnerPorts: Array<number> = []
   beforeAll(async () => {
     shared = await sharedPostgresSchema(postgresUrl!)
     // One home: every instance of a cluster needs the same secrets master key (it refuses to start otherwise).
     const home = mkdtempSync(join(tmpdir(), "svc-cluster-"))
+    // Http steps to this machine run without an approval.
+    writeFileSync(join(home, "policy.yml"), "v: 1\ntools:\n  allow: [tool.http.fetch]\nnetwork_egress:\n  allow: [\"http://127.0.0.1:*\"]\n")
     const settings = {
       home,
+      engineApiEnabled: true,
       clusterEnabled: true,
       clusterSecret: Redacted.make(SECRET),
       adminToken: Redacted.make(TOKEN),
       rateLimitMax: 10_000
     } as const
     // Each instance's workflow runner listens on its own port (services/workflow/engine/ClusterRunner.ts).
-    runnerPorts = [await freePort(), await freePort()]
+    runnerPorts = [await freePort(), await freePort(), await freePort()]
     a = await startGateway({ ...settings, runnerHost: "127.0.0.1", runnerPort: runnerPorts[0] } as never, shared.layer())
     b = await startGateway({ ...settings, runnerHost: "127.0.0.1", runnerPort: runnerPorts[1] } as never, shared.layer())
+    c = await startGateway({ ...settings, role: "edge", runnerHost: "127.0.0.1", runnerPort: runnerPorts[2] } as never, shared.layer())
   }, 60_000)
   afterAll(async () => {
     await a?.close()
     await b?.close()
+    await c?.close()
     await shared?.drop()
   })
 
@@ -56,8 +65,21 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
     onB.ws.close()
   }, 60_000)
 
-  it("each instance's workflow runner listens on its runner port and refuses a request without the cluster secret", async () => {
-    for (const port of runnerPorts) {
+  it("a run started on an edge instance is executed by the runners; every instance reads its end", async () => {
+    const started = await postJson(c, "/workflow/run", {
+      key: "agent:cluster:main",
+      steps: [{ type: "Http", args: { method: "GET", url: `${a.url}/healthz` } }]
+    }, TOKEN)
+    expect(started.status).toBe(200)
+    const run_id = (await readJson(started)).run_id as string
+    const statusOn = async (gw: TestGateway) =>
+      (await readJson(await gw.fetch(`/workflow/runs/${run_id}`, { headers: { authorization: `Bearer ${TOKEN}` } }))).run?.status
+    await eventually(async () => (await statusOn(c)) === "succeeded", "the run to succeed (read on the edge)", 45_000)
+    expect(await statusOn(a)).toBe("succeeded")
+  }, 60_000)
+
+  it("each runner instance listens on its runner port and refuses a request without the cluster secret; an edge opens none", async () => {
+    for (const port of runnerPorts.slice(0, 2)) {
       // The runner is built shortly after the HTTP server listens (services/workflow/engineInBackground.ts).
       let status = 0
       await eventually(async () => {
@@ -68,5 +90,7 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
       const wrong = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "", headers: { authorization: `Bearer ${TOKEN}` } })
       expect(wrong.status).toBe(401)
     }
+    // C's engine is built (it started the run above): a client-only runner, with no listener.
+    expect(await fetch(`http://127.0.0.1:${runnerPorts[2]}/`, { method: "POST", body: "" }).then((r) => r.status, () => "refused")).toBe("refused")
   }, 60_000)
 })
