@@ -5,9 +5,11 @@
  * never carry the token (which is in the URL).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import { TestClock } from "effect/testing"
 import { GatewayConfig } from "../../../layers/config.ts"
-import { MessengerClient } from "../../../services/messenger/MessengerClient.ts"
+import { CALL_TIMEOUT, MAX_ATTEMPTS, MessengerClient } from "../../../services/messenger/MessengerClient.ts"
 import { testSettings } from "../../support/gateway.ts"
 import { type MessengerServer, startMessengerServer } from "../../support/messengerServer.ts"
 
@@ -56,4 +58,32 @@ describe("MessengerClient", () => {
     const unset = await run(Effect.flatMap(Effect.service(MessengerClient), (c) => c.sendMessage("42", "x")), null)
     expect(unset).toMatchObject({ _tag: "Failure", failure: { attempts: 0, message: "sendMessage: MESSENGER_BOT_TOKEN is not set" } })
   })
+
+  it.effect("cuts an answer whose body never ends at the call deadline (the delivery does not hang)", () =>
+    Effect.gen(function*() {
+      // Headers at once, then a body that never completes: the deadline covers reading it too.
+      const stalled = HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(new ReadableStream({ start() {} }), { status: 200 })))
+      )
+      const layer = MessengerClient.layerNoDeps.pipe(
+        Layer.provide(Layer.succeed(HttpClient.HttpClient, stalled)),
+        Layer.provide(Layer.succeed(GatewayConfig, { ...testSettings(), messengerBotToken: Redacted.make(TOKEN), messengerApiUrl: "http://bot.invalid" }))
+      )
+      const fiber = yield* Effect.flatMap(Effect.service(MessengerClient), (c) => c.sendMessage("42", "x")).pipe(
+        Effect.provide(layer),
+        Effect.result,
+        Effect.forkChild
+      )
+      yield* TestClock.adjust(CALL_TIMEOUT)
+      yield* TestClock.adjust("1 minute")
+      yield* TestClock.adjust("1 minute")
+      yield* TestClock.adjust("1 minute")
+      yield* TestClock.adjust("1 minute")
+      // Ended by now (not hanging on the body): a pending fiber here is the defect.
+      expect(fiber.pollUnsafe()).toBeDefined()
+      expect(yield* Fiber.join(fiber)).toMatchObject({
+        _tag: "Failure",
+        failure: { method: "sendMessage", attempts: MAX_ATTEMPTS, message: "sendMessage: no answer in time", retryable: true }
+      })
+    }))
 })
