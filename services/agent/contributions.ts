@@ -88,6 +88,20 @@ export interface SourceHealth {
   readonly ready_at?: string
 }
 
+/**
+ * The first tool of each name. Names are meant to be unique across sources, but contributors' naming schemes can
+ * meet (`plugin_a_b_c`: plugin `a`'s tool `b_c` and plugin `a_b`'s tool `c`); a toolkit keeps the last tool of a name
+ * while a call runs the first, so a later source's tool of a taken name is not offered at all.
+ */
+const firstOfEachName = (tools: ReadonlyArray<ContributedTool>): ReadonlyArray<ContributedTool> => {
+  const seen = new Set<string>()
+  return tools.filter((entry) => {
+    if (seen.has(entry.tool.name)) return false
+    seen.add(entry.tool.name)
+    return true
+  })
+}
+
 /** The registry of contributed tools, commands and source health (in process; one per gateway graph). */
 export class AgentContributions extends Context.Service<AgentContributions, {
   /** Replaces source `source`'s tools (an empty list withdraws them). */
@@ -104,7 +118,7 @@ export class AgentContributions extends Context.Service<AgentContributions, {
   readonly remove: (source: string) => Effect.Effect<void>
   /** Records source `source`'s health. */
   readonly reportHealth: (health: SourceHealth) => Effect.Effect<void>
-  /** The contributed tools now, by source order then name. */
+  /** The contributed tools now, by source order then name; of tools sharing a name, only the first source's. */
   readonly tools: () => ReadonlyArray<ContributedTool>
   /** The contributed commands now. */
   readonly commands: () => ReadonlyArray<ContributedCommand>
@@ -152,9 +166,9 @@ export class AgentContributions extends Context.Service<AgentContributions, {
         }),
       reportHealth: (health) => Effect.sync(() => void healthBySource.set(health.source, health)),
       tools: () => {
-        const fixed = (toolsCache ??= sorted(toolsBySource))
+        const fixed = (toolsCache ??= firstOfEachName(sorted(toolsBySource)))
         if (providers.size === 0) return fixed
-        return [...fixed, ...[...providers.keys()].sort().flatMap((key) => providers.get(key)!())]
+        return firstOfEachName([...fixed, ...[...providers.keys()].sort().flatMap((key) => providers.get(key)!())])
       },
       commands: () => sorted(commandsBySource),
       health: () => [...healthBySource.keys()].sort().map((key) => healthBySource.get(key)!),

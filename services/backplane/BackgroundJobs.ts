@@ -6,12 +6,11 @@
  * instance. The contract mirrors `effect/cluster`:
  *
  * - {@link BackgroundJobs.schedule} `{name, every | cron, run}`: a recurring
- *   job. Cluster layer: `ClusterCron.make({name, cron, execute: run})` (an
- *   `every` becomes the equivalent cron, or a `Singleton` repeating `run`
- *   `Schedule.spaced(every)` when it is shorter than a cron can say).
+ *   job. Cluster layer: a singleton repeating `run` (`Schedule.spaced(every)`
+ *   or `Schedule.cron(cron)`).
  * - {@link BackgroundJobs.singleton} `{name, run}`: a long-running,
- *   self-timed loop (sleeps until its next due time). Cluster layer:
- *   `Singleton.make(name, run)`.
+ *   self-timed loop (sleeps until its next due time). Cluster layer: a
+ *   singleton of the cluster's `Sharding` (what `Singleton.make(name, run)` does).
  *
  * Jobs stay safe to run on several instances at once (their writes are
  * conditional), so the cluster layer is an optimisation of work, not a
@@ -25,8 +24,9 @@
  *
  * The default ({@link BackgroundJobs} is a `Context.Reference`) is
  * {@link localJobs}: Effect schedules and fibers on `Clock` (tests drive
- * them with `TestClock`). The scale-out issue provides the cluster layer at
- * the root (`Layer.succeed(BackgroundJobs, clusterJobs)`); no service changes.
+ * them with `TestClock`). With `SVC_CLUSTER=1` the root provides the cluster
+ * layer (services/cluster/clusterJobs.ts, through services/cluster/roles.ts
+ * `RoleJobs`); no service changes.
  *
  * @module
  */

@@ -53,7 +53,8 @@ import type { MigrationFailed } from "../../layers/storage/migrations.ts"
 import { SqlClient } from "effect/sql"
 import { makeLocalBackplane } from "./local.ts"
 import { BackplaneMode } from "./mode.ts"
-import { BackplanePeers } from "./peers.ts"
+import { BackplanePeers, makeLocalPeers, newInstanceId } from "./peers.ts"
+import { GATEWAY_VERSION } from "../../layers/config.ts"
 import { makePostgresBackplane, type PostgresBackplaneOptions } from "./postgres.ts"
 import type { Audience, ConnectionEntry, ConnectionHandle, PeerResponse, Published, RequestOptions } from "./schema.ts"
 
@@ -116,17 +117,28 @@ export class Backplane extends Context.Service<Backplane, {
   /**
    * The backplane of this gateway, the one selection point: by {@link BackplaneMode}, the PostgreSQL backplane
    * (postgres.ts, `SVC_CLUSTER=1`, which layers/config.ts allows only on PostgreSQL) over the graph's `SqlClient`, or
-   * the in-process one ({@link Backplane.layerLocal}).
+   * the in-process one ({@link Backplane.layerLocal}). Also provides {@link BackplanePeers} in both modes, with the
+   * process's one instance id (`gw-<uuid>`, made here: the presence `self` entry and `/status` use it); not
+   * clustered, the peers are this instance alone.
    */
-  static readonly layer = Layer.effect(
-    Backplane,
+  static readonly layer = Layer.effectContext(
     Effect.gen(function*() {
       const mode = yield* BackplaneMode
-      if (!mode.cluster) return yield* makeLocalBackplane
+      const instanceId = newInstanceId()
+      if (!mode.cluster) {
+        const backplane = yield* makeLocalBackplane
+        const peers = yield* makeLocalPeers({
+          instanceId,
+          role: mode.role,
+          version: GATEWAY_VERSION,
+          isLocal: (connectionId) => backplane.lookup(connectionId) !== undefined
+        })
+        return Context.make(Backplane, backplane).pipe(Context.add(BackplanePeers, peers))
+      }
       const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
       if (sql._tag === "None") return yield* Effect.die(new Error("SVC_CLUSTER=1: the PostgreSQL backplane needs the gateway's SqlClient"))
-      const made = yield* Effect.provideService(makePostgresBackplane({ role: mode.role }), SqlClient.SqlClient, sql.value)
-      return made.backplane
+      const made = yield* Effect.provideService(makePostgresBackplane({ instanceId, role: mode.role }), SqlClient.SqlClient, sql.value)
+      return Context.make(Backplane, made.backplane).pipe(Context.add(BackplanePeers, made.peers))
     })
   )
 }

@@ -7,10 +7,27 @@
  *
  * @module
  */
-import { Context } from "effect"
+import { Context, type Redacted } from "effect"
 
-/** `{cluster, role}`: the backplane's mode; default `{cluster: false, role: "all"}`. */
-export const BackplaneMode = Context.Reference<{ readonly cluster: boolean; readonly role: string }>(
+/**
+ * This instance's runner of the cluster's workflow engine (docs/scaling.md "Runners"): the address the others reach
+ * it at (`SVC_RUNNER_HOST`, `SVC_RUNNER_PORT`) and the secret of the runner listener (`SVC_CLUSTER_SECRET`).
+ */
+export interface RunnerMode {
+  readonly host: string
+  readonly port: number
+  readonly secret: Redacted.Redacted<string>
+}
+
+/**
+ * `{cluster, role, runner}`: the backplane's mode; default `{cluster: false, role: "all"}`. `runner` is set with
+ * `cluster` (the workflow engine then runs on the cluster's runners, services/workflow/Workflow.ts).
+ */
+export const BackplaneMode = Context.Reference<{
+  readonly cluster: boolean
+  readonly role: string
+  readonly runner?: RunnerMode | undefined
+}>(
   "svc-gateway/backplane/BackplaneMode",
   { defaultValue: () => ({ cluster: false, role: "all" }) }
 )

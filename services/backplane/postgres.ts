@@ -45,7 +45,7 @@ import { decodeEntry, encodeEntry, type OutboxMessage, type RequestOutcome } fro
 
 /** Settings of {@link makePostgresBackplane}; every one has a default. */
 export interface PostgresBackplaneOptions {
-  /** This instance's id (default `gw-<uuid>`, new per process). */
+  /** This instance's id (default `gw-<uuid>`, new per process; `Backplane.layer` gives the process's one id). */
   readonly instanceId?: string | undefined
   /** Its role as `/status` shows it (default `all`). */
   readonly role?: string | undefined
@@ -480,7 +480,8 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
       peers: Effect.flatMap(Clock.currentTimeMillis, (now) => directory.liveInstances(iso(now - ttlMs))).pipe(
         Effect.map((rows) => rows.map((r) => ({ ...r }))),
         Effect.withSpan("BackplanePeers.peers")
-      )
+      ),
+      holderOf: (connectionId) => (local.handle(connectionId) !== undefined ? instanceId : ownerOf(connectionId))
     }
     return { backplane, peers }
   })

@@ -16,3 +16,12 @@ export class ClusterKeyMismatch extends Schema.TaggedError<ClusterKeyMismatch>()
   key_id: Schema.String,
   cluster_key_id: Schema.String
 }) {}
+
+/**
+ * This instance's runner port (`SVC_RUNNER_PORT`) cannot be listened on: another process holds it, or the port needs
+ * privileges. Checked at start so that an `all`/`worker` instance never runs without its workflow runner.
+ */
+export class RunnerPortUnavailable extends Schema.TaggedError<RunnerPortUnavailable>()("RunnerPortUnavailable", {
+  message: Schema.String,
+  port: Schema.Number
+}) {}

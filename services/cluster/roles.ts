@@ -14,6 +14,7 @@
 import { Effect, Layer } from "effect"
 import { GatewayConfig } from "../../layers/config.ts"
 import { BackgroundJobs, type BackgroundJobsService } from "../backplane/BackgroundJobs.ts"
+import { ClusterJobsLive } from "./clusterJobs.ts"
 import type { ClusterRole } from "./settings.ts"
 
 /** An edge instance's jobs: declared, never started (the cluster's other instances run them). */
@@ -31,9 +32,15 @@ export const runsJobs = (role: ClusterRole): boolean => role !== "edge"
 
 /**
  * The `BackgroundJobs` of this instance's role: {@link edgeJobs} for `edge`;
- * otherwise nothing is provided and the default (every job in this process,
- * or the cluster layer the root provides) stays. Needs `GatewayConfig`.
+ * with `SVC_CLUSTER=1` on `all`/`worker`, the cluster's singletons
+ * (services/cluster/clusterJobs.ts: each job runs on one instance of the
+ * cluster); otherwise nothing is provided and the default (every job in this
+ * process) stays. Needs `GatewayConfig`.
  */
 export const RoleJobs = Layer.unwrap(Effect.map(GatewayConfig, (settings) =>
-  runsJobs(settings.role) ? Layer.empty : Layer.succeed(BackgroundJobs, edgeJobs)
+  !runsJobs(settings.role)
+    ? Layer.succeed(BackgroundJobs, edgeJobs)
+    : settings.clusterEnabled
+    ? ClusterJobsLive
+    : Layer.empty
 ))

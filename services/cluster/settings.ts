@@ -64,7 +64,7 @@ export const ClusterSettings = Setting.group("cluster", {
     unset: "unset",
     summary: `Shared secret of the instances' runner listener, at least ${MIN_CLUSTER_SECRET_LENGTH} characters, the same on every instance (SVC_CLUSTER_SECRET)`,
     doc:
-      `The secret every instance of one cluster shares (at least ${MIN_CLUSTER_SECRET_LENGTH} characters): the runner listener will accept no peer without it (the runners are not in place yet). Required with \`SVC_CLUSTER=1\`; never logged.`,
+      `The secret every instance of one cluster shares (at least ${MIN_CLUSTER_SECRET_LENGTH} characters): every request to an instance's workflow runner listener (\`SVC_RUNNER_PORT\`) must carry it, or is answered 401 (\`docs/scaling.md\` "Runners"). Required with \`SVC_CLUSTER=1\`; never logged.`,
     resolve: (raw) => {
       const secret = Option.getOrUndefined(raw)
       if (secret === undefined) return Result.succeed(undefined)
@@ -95,7 +95,7 @@ export const ClusterSettings = Setting.group("cluster", {
     max: 65535,
     problem: () => "SVC_RUNNER_PORT / --runner-port must be an integer 1..65535",
     summary: "Port of this instance's runner listener (SVC_RUNNER_PORT)",
-    doc: "The port of this instance's runner listener (authenticated by `SVC_CLUSTER_SECRET`), reached by the other instances."
+    doc: "The port of this instance's workflow runner listener (authenticated by `SVC_CLUSTER_SECRET`), reached by the other instances; bound on every interface by `all` and `worker` instances with `SVC_CLUSTER=1` (an `edge` opens none)."
   }),
   redisUrl: Setting.optionalText({
     env: "SVC_REDIS_URL",

@@ -15,8 +15,10 @@ import { DatabaseInfo } from "../../layers/storage/Storage.ts"
 import { PolicyBundle } from "../policy-bundle/PolicyBundle.ts"
 import { InvalidRequest, NotFound } from "../shared/errors.ts"
 import { CliSandbox } from "../workflow/executors/CliSandbox.ts"
+import { CLUSTER_ROLES, type ClusterRole } from "../cluster/settings.ts"
 import { ConnectionRegistry } from "../ws-sessions/ConnectionRegistry.ts"
-import { PresenceConfig } from "../ws-sessions/Presence.ts"
+import { Backplane } from "../backplane/Backplane.ts"
+import { BackplanePeers } from "../backplane/peers.ts"
 import { DiagnosticsRepo, type UsageFilter } from "./DiagnosticsRepo.ts"
 import { GatewayMetrics, renderPrometheus } from "../metrics/GatewayMetrics.ts"
 import { processSampler } from "./processSample.ts"
@@ -28,9 +30,12 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
 
 const USAGE_SELECTORS = ["run_id", "key", "agent_id"] as const
 
+/** A peer's role as `/status` types it (a row written by another version with an unknown role reads as `all`). */
+const roleOf = (role: string): ClusterRole => ((CLUSTER_ROLES as ReadonlyArray<string>).includes(role) ? role as ClusterRole : "all")
+
 /** The diagnostics service. */
 export class Diagnostics extends Context.Service<Diagnostics, {
-  /** `GET /status`: this process and the shared queues (StatusResponse in ./schema.ts). */
+  /** `GET /status`: this process, the cluster's live instances (`peers`) and the shared queues (StatusResponse in ./schema.ts). */
   readonly status: Effect.Effect<StatusResponse>
   /**
    * `GET /metrics`: every series in the Prometheus text format (0.0.4),
@@ -48,7 +53,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
 }>()("svc-gateway/diagnostics/Diagnostics") {
   /**
    * Needs `GatewayConfig`, `DatabaseInfo`, {@link DiagnosticsRepo},
-   * `ConnectionRegistry`, `PresenceConfig` (the instance id),
+   * `ConnectionRegistry`, `BackplanePeers` (the instance id and the peers),
    * `PolicyBundle` and `CliSandbox`; records through `GatewayMetrics`.
    */
   static readonly layerNoDeps = Layer.effect(
@@ -58,7 +63,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
       const db = yield* DatabaseInfo
       const repo = yield* DiagnosticsRepo
       const registry = yield* ConnectionRegistry
-      const presence = yield* PresenceConfig
+      const cluster = yield* BackplanePeers
       const policy = yield* PolicyBundle
       const recorder = yield* GatewayMetrics
       const cliSandbox = yield* CliSandbox
@@ -66,17 +71,23 @@ export class Diagnostics extends Context.Service<Diagnostics, {
       const sampleProcess = recorder.enabled ? yield* processSampler : Effect.succeed({})
       const startedAt = yield* Clock.currentTimeMillis
 
+      /** This instance's connections summarised, and every instance's connection count. */
       const wsSummary = () => {
         const byRole = { client: 0, node: 0 }
         const capabilityCounts: Record<string, number> = {}
-        const connections = registry.all()
-        for (const connection of connections) {
+        const perInstance = new Map<string, number>()
+        let connections = 0
+        for (const connection of registry.all()) {
+          const holder = cluster.holderOf(connection.connectionId)
+          if (holder !== undefined) perInstance.set(holder, (perInstance.get(holder) ?? 0) + 1)
+          if (holder !== cluster.instanceId) continue
+          connections++
           byRole[connection.role]++
           for (const capability of connection.capabilities) {
             capabilityCounts[capability.id] = (capabilityCounts[capability.id] ?? 0) + 1
           }
         }
-        return { connections: connections.length, by_role: byRole, capability_counts: capabilityCounts }
+        return { ws: { connections, by_role: byRole, capability_counts: capabilityCounts }, perInstance }
       }
 
       const status = Effect.gen(function*() {
@@ -85,15 +96,17 @@ export class Diagnostics extends Context.Service<Diagnostics, {
           Effect.all([repo.runDepth, repo.approvalsPending, repo.watcherFiringsPending])
         )
         const now = yield* Clock.currentTimeMillis
+        const live = yield* cluster.peers
+        const { perInstance, ws } = wsSummary()
         return {
           status: "ok",
           version: GATEWAY_VERSION,
-          instance_id: presence.instanceId,
-          role: "all",
+          instance_id: cluster.instanceId,
+          role: settings.role,
           db_kind: db.kind,
           is_exposed: settings.isExposed,
           uptime_s: Math.max(0, Math.floor((now - startedAt) / 1000)),
-          ws: wsSummary(),
+          ws,
           policy: {
             enabled: true,
             effective_sha256: effective.sha256,
@@ -107,7 +120,15 @@ export class Diagnostics extends Context.Service<Diagnostics, {
             cli_sandbox: cliSandbox.kind,
             // No agent runtime in this build (and no setting for one).
             agent: false
-          }
+          },
+          peers: live.map((peer) => ({
+            instance_id: peer.instance_id,
+            role: roleOf(peer.role),
+            version: peer.version,
+            started_at: peer.started_at,
+            last_heartbeat_at: peer.last_heartbeat_at,
+            connections: perInstance.get(peer.instance_id) ?? 0
+          }))
         } satisfies StatusResponse as StatusResponse
       }).pipe(Effect.withSpan("Diagnostics.status"))
 
@@ -150,7 +171,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
 
   /**
    * Wired: the repository, and the shared `ConnectionRegistry`,
-   * `PresenceConfig`, `PolicyBundle` and `CliSandbox` layers (layers are memoized, so these
+   * the backplane's `BackplanePeers`, `PolicyBundle` and `CliSandbox` layers (layers are memoized, so these
    * are the instances the other subsystems use). Needs `GatewayConfig` and
    * the storage.
    */
@@ -158,7 +179,7 @@ export class Diagnostics extends Context.Service<Diagnostics, {
     Layer.provide(DiagnosticsRepo.layer),
     Layer.provide(PolicyBundle.layer),
     Layer.provide(ConnectionRegistry.layer),
-    Layer.provide(PresenceConfig.layer),
+    Layer.provide(Backplane.layer),
     Layer.provide(CliSandbox.layer)
   )
 }

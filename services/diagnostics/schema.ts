@@ -6,13 +6,14 @@
  * @module
  */
 import { Schema } from "effect"
+import { CLUSTER_ROLES } from "../cluster/settings.ts"
 import { AgentId } from "../shared/agent.ts"
 import { CLI_SANDBOX_KINDS } from "../workflow/executors/sandboxCommand.ts"
 import { MAX_KEY_LENGTH } from "../workflow/runs/keys.ts"
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
-/** WebSocket connections of this instance (the same figures as `GET /connections`, summarised). */
+/** WebSocket connections of this instance (the same figures as `GET /connections?instance=<this instance>`, summarised). */
 export const StatusWs = Schema.Struct({
   connections: Count.annotate({ description: "Connections that completed the handshake." }),
   by_role: Schema.Struct({ client: Count, node: Count }),
@@ -52,19 +53,39 @@ export const StatusFeatures = Schema.Struct({
   agent: Schema.Boolean.annotate({ description: "The built-in agent runtime (not part of this build)." })
 }).annotate({ identifier: "StatusFeatures" })
 
+/** One live instance of the gateway (this one included): `GET /status` `peers[]`. */
+export const StatusPeer = Schema.Struct({
+  instance_id: Schema.String.annotate({ description: "The instance's id (`gw-<uuid>`, new at every start)." }),
+  role: Schema.Literals(CLUSTER_ROLES).annotate({ description: "Its `SVC_ROLE`." }),
+  version: Schema.String,
+  started_at: Schema.String,
+  last_heartbeat_at: Schema.String.annotate({
+    description: "Its last heartbeat (ISO-8601; every 5 s in a cluster; now for a single instance)."
+  }),
+  connections: Count.annotate({ description: "WebSocket connections it holds (handshaken)." })
+}).annotate({ identifier: "StatusPeer" })
+export type StatusPeer = typeof StatusPeer.Type
+
 /** `GET /status`. */
 export const StatusResponse = Schema.Struct({
   status: Schema.Literal("ok"),
   version: Schema.String,
-  instance_id: Schema.String.annotate({ description: "This process's id (`gw-<uuid>`, new at every start; the presence `self` entry)." }),
-  role: Schema.Literal("all").annotate({ description: "What this process serves: `all` = HTTP, WebSocket and the workflow worker." }),
+  instance_id: Schema.String.annotate({
+    description: "This process's id (`gw-<uuid>`, new at every start): the presence `self` entry and its backplane instance."
+  }),
+  role: Schema.Literals(CLUSTER_ROLES).annotate({
+    description: "What this process serves (`SVC_ROLE`): `all` = HTTP, WebSocket and the workflow worker; `edge` = HTTP and WebSocket; `worker` = background work."
+  }),
   db_kind: Schema.Literals(["sqlite", "postgres"]),
   is_exposed: Schema.Boolean.annotate({ description: "True when bound to a non-loopback address." }),
   uptime_s: Count.annotate({ description: "Whole seconds since the gateway started." }),
   ws: StatusWs,
   policy: StatusPolicy,
   queue_depth: StatusQueueDepth,
-  features: StatusFeatures
+  features: StatusFeatures,
+  peers: Schema.Array(StatusPeer).annotate({
+    description: "Every live instance of the cluster, this one included, oldest start first (one instance: itself)."
+  })
 }).annotate({ identifier: "StatusResponse" })
 export type StatusResponse = typeof StatusResponse.Type
 

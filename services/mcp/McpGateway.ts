@@ -199,7 +199,7 @@ export class McpGateway extends Context.Service<McpGateway, {
           }
           return yield* workflow.list(request)
         }),
-        listNodes: Effect.fn("McpGateway.listNodes")(() => nodes.list)
+        listNodes: Effect.fn("McpGateway.listNodes")(() => nodes.list())
       })
     })
   )

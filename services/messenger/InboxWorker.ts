@@ -35,6 +35,7 @@ import type { AgentSessionRow } from "../agent/AgentRepo.ts"
 import { SessionSettingsRepo } from "../agent/SessionSettingsRepo.ts"
 import type { QueueMode } from "../agent/schema.ts"
 import { BackgroundJobs } from "../backplane/BackgroundJobs.ts"
+import { Wakes } from "../backplane/wakes.ts"
 import { makeKeyedWorker } from "../shared/keyedWorker.ts"
 import { isoTime } from "../shared/time.ts"
 import { Deliveries } from "./Deliveries.ts"
@@ -88,8 +89,8 @@ export class InboxWorker extends Context.Service<InboxWorker, {
       const jobs = yield* BackgroundJobs
       const now = Effect.map(Clock.currentTimeMillis, isoTime)
 
-      /** The session each lane runs a turn of, and the turns stopped by `interrupt`. */
-      const running = new Map<string, string>()
+      /** The turn each lane runs (its session; one object per turn), and the lanes whose turn `interrupt` stopped. */
+      const running = new Map<string, { readonly sessionId: string }>()
       const interrupted = new Set<string>()
 
       const modeOf = (sessionId: string) =>
@@ -121,7 +122,7 @@ export class InboxWorker extends Context.Service<InboxWorker, {
         const claimed = yield* repo.claim(batch.map((row) => row.inbox_id), yield* now)
         if (claimed.length === 0) return
         const taken = batch.filter((row) => claimed.includes(row.inbox_id))
-        running.set(lane, session.session_id)
+        running.set(lane, { sessionId: session.session_id })
         const exit = yield* Effect.exit(runtime.turnIn(session, taken.map((row) => row.text).join("\n\n"))).pipe(
           Effect.ensuring(Effect.sync(() => running.delete(lane)))
         )
@@ -141,11 +142,14 @@ export class InboxWorker extends Context.Service<InboxWorker, {
 
       /** A new item in a lane whose turn runs: under `interrupt`, that turn is stopped. */
       const interruptIfAsked = Effect.fnUntraced(function*(lane: string) {
-        const sessionId = running.get(lane)
-        if (sessionId === undefined || interrupted.has(lane)) return
-        if ((yield* modeOf(sessionId)).queue !== "interrupt") return
+        const turn = running.get(lane)
+        if (turn === undefined || interrupted.has(lane)) return
+        if ((yield* modeOf(turn.sessionId)).queue !== "interrupt") return
+        // The turn may have ended while the mode was read, and the lane started the next one (this update's own):
+        // only the turn that ran when the update was accepted is stopped.
+        if (running.get(lane) !== turn) return
         interrupted.add(lane)
-        if (!(yield* runtime.stopTurn(sessionId))) interrupted.delete(lane)
+        if (!(yield* runtime.stopTurn(turn.sessionId))) interrupted.delete(lane)
       })
 
       const lanes = yield* makeKeyedWorker({
@@ -154,7 +158,8 @@ export class InboxWorker extends Context.Service<InboxWorker, {
         next: (lane) => Effect.map(repo.pendingIn(lane), (pending) => (pending.length === 0 ? undefined : pending)),
         run: runNext,
         pendingKeys: repo.pendingLanes,
-        rescanInterval: RESCAN_INTERVAL
+        rescanInterval: RESCAN_INTERVAL,
+        wakes: yield* Wakes
       })
 
       if (settings.agentEnabled && settings.messengerBotToken !== undefined) yield* jobs.singleton({ name: INBOX_JOB, run: lanes.worker })

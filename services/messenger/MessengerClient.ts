@@ -81,13 +81,14 @@ export class MessengerClient extends Context.Service<MessengerClient, {
             const n = yield* Ref.updateAndGet(attempts, (k) => k + 1)
             const failed = (message: string, retryable: boolean) => new MessengerCallFailed({ method, attempts: n, message: `${method}: ${message}`, retryable })
             const url = `${settings.messengerApiUrl}/bot${Redacted.value(token)}/${method}`
-            const response = yield* http.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyJsonUnsafe(body))).pipe(
+            const { response, text } = yield* http.execute(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyJsonUnsafe(body))).pipe(
               // No client span: its attributes would carry the URL, and the URL carries the token.
               Effect.provideService(HttpClient.TracerDisabledWhen, () => true),
+              // The body is read within the deadline too: an answer whose body never ends must not hang the delivery.
+              Effect.flatMap((response) => Effect.map(Effect.orElseSucceed(response.text, () => ""), (text) => ({ response, text }))),
               Effect.timeoutOrElse({ duration: CALL_TIMEOUT, orElse: () => Effect.fail(failed("no answer in time", true)) }),
               Effect.catchTag("HttpClientError", () => Effect.fail(failed("the messenger API could not be reached", true)))
             )
-            const text = yield* Effect.orElseSucceed(response.text, () => "")
             let json: { ok?: unknown; result?: { message_id?: unknown }; description?: unknown } | undefined
             try {
               json = JSON.parse(text)

@@ -17,6 +17,7 @@ import { Deliveries } from "./Deliveries.ts"
 import { InboxRepo } from "./InboxRepo.ts"
 import { InboxWorker } from "./InboxWorker.ts"
 import { MessengerClient } from "./MessengerClient.ts"
+import { Wakes } from "../backplane/wakes.ts"
 import { MessengerIngress } from "./MessengerIngress.ts"
 import { MessengerSettings } from "./settings.ts"
 import { MessengerTables } from "./tables.ts"
@@ -28,7 +29,7 @@ import { MessengerHttp } from "./transport/http.ts"
  */
 export const MessengerLive = MessengerIngress.layerNoDeps.pipe(
   Layer.provideMerge(ChatApprovals.layerNoDeps),
-  Layer.provideMerge(InboxWorker.layerNoDeps),
+  Layer.provideMerge(InboxWorker.layerNoDeps.pipe(Layer.provide(Wakes.layer))),
   Layer.provideMerge(Deliveries.layer),
   Layer.provideMerge(MessengerClient.layer),
   Layer.provide(InboxRepo.layer),

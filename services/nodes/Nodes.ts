@@ -6,6 +6,8 @@
 import { Context, Effect, Layer } from "effect"
 import { Pairings } from "../pairing/Pairings.ts"
 import { Backplane } from "../backplane/Backplane.ts"
+import type { InstanceQuery } from "../backplane/instanceFilter.ts"
+import { BackplanePeers } from "../backplane/peers.ts"
 import type { ConnectionEntry } from "../backplane/schema.ts"
 import type { CapabilityDescriptor } from "../ws-sessions/schema.ts"
 import { Capabilities, readyDescriptors } from "./Capabilities.ts"
@@ -31,23 +33,26 @@ const readyUnion = (connections: ReadonlyArray<ConnectionEntry>): ReadonlyArray<
 export class Nodes extends Context.Service<Nodes, {
   /**
    * Every node with a pairing record (any status), in the pairing list's
-   * order, with its live state on this instance: connections, tasks in
-   * flight, ready capabilities.
+   * order, with its live state: its connections on every instance (on
+   * `query.instance` only when given) and the instances holding them, ready
+   * capabilities, and the tasks in flight from this instance.
    */
-  readonly list: Effect.Effect<NodeListResponse>
+  readonly list: (query?: InstanceQuery) => Effect.Effect<NodeListResponse>
 }>()("svc-gateway/nodes/Nodes") {
-  /** Needs {@link Pairings}, the {@link Backplane} (its directory) and {@link NodeDispatch}. */
+  /** Needs {@link Pairings}, the {@link Backplane} (its directory), `BackplanePeers` and {@link NodeDispatch}. */
   static readonly layerNoDeps = Layer.effect(
     Nodes,
     Effect.gen(function*() {
       const pairings = yield* Pairings
       const backplane = yield* Backplane
       const dispatch = yield* NodeDispatch
-      const list = Effect.gen(function*() {
+      const peers = yield* BackplanePeers
+      const list = Effect.fn("Nodes.list")(function*(query?: InstanceQuery) {
         const all = yield* pairings.list()
         const byNode = new Map<string, Array<ConnectionEntry>>()
         for (const connection of backplane.connections()) {
           if (connection.role !== "node") continue
+          if (query?.instance !== undefined && peers.holderOf(connection.connectionId) !== query.instance) continue
           const list = byNode.get(connection.deviceId)
           if (list === undefined) byNode.set(connection.deviceId, [connection])
           else list.push(connection)
@@ -62,6 +67,7 @@ export class Nodes extends Context.Service<Nodes, {
             trust_level: pairing.trust_level,
             connected: connections.length > 0,
             connections: connections.length,
+            instance_ids: holders(connections),
             in_flight: connections.reduce((n, c) => n + dispatch.inFlight(c.connectionId), 0),
             ready_capabilities: readyUnion(connections),
             capability_allowlist: pairing.capability_allowlist,
@@ -69,7 +75,16 @@ export class Nodes extends Context.Service<Nodes, {
           }
         })
         return { status: "ok", nodes } as const
-      }).pipe(Effect.withSpan("Nodes.list"))
+      })
+      /** The distinct instances holding these connections, in connection order. */
+      const holders = (connections: ReadonlyArray<ConnectionEntry>): Array<string> => {
+        const ids = new Set<string>()
+        for (const c of connections) {
+          const holder = peers.holderOf(c.connectionId)
+          if (holder !== undefined) ids.add(holder)
+        }
+        return [...ids]
+      }
       return Nodes.of({ list })
     })
   )

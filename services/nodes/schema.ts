@@ -170,7 +170,7 @@ export const NodeDispatchResponse = Schema.Struct({
 }).annotate({ identifier: "NodeDispatchResponse" })
 export type NodeDispatchResponse = typeof NodeDispatchResponse.Type
 
-/** One node of `GET /nodes`: its pairing and its live state on this instance. */
+/** One node of `GET /nodes`: its pairing and its live state in the cluster (or on one instance: `?instance=`). */
 export const NodeSummary = Schema.Struct({
   node_id: Schema.String,
   label: Schema.optionalKey(Schema.String),
@@ -178,8 +178,11 @@ export const NodeSummary = Schema.Struct({
   pairing_status: PairingStatus,
   trust_level: Schema.NullOr(TrustLevel),
   connected: Schema.Boolean,
-  connections: Schema.Int.annotate({ description: "Live WebSocket connections of the node on this instance." }),
-  in_flight: Schema.Int.annotate({ description: "Tasks dispatched to the node and not answered yet." }),
+  connections: Schema.Int.annotate({ description: "Live WebSocket connections of the node, on any instance (or on `?instance=`)." }),
+  instance_ids: Schema.Array(Schema.String).annotate({
+    description: "The gateway instances holding those connections, each once, in connection order (`GET /status` `peers[].instance_id`)."
+  }),
+  in_flight: Schema.Int.annotate({ description: "Tasks dispatched from the instance answering and not answered yet." }),
   ready_capabilities: Schema.Array(CapabilityDescriptor).annotate({
     description: "Union of the ready sets of its live connections (advertised descriptors)."
   }),

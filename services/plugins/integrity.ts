@@ -10,7 +10,9 @@
  *    with `/` separators;
  * 2. a regular file is listed as `<sha256 hex of its bytes>  <path>`, a
  *    symbolic link as `link:<sha256 hex of its target text>  <path>` (its
- *    target is not followed), directories only through their files;
+ *    target is not followed), directories only through their files; a link
+ *    whose target lies outside the directory is refused (what it points at
+ *    would not be pinned by the digest);
  * 3. the lines are sorted by path (code-unit order), each ends with `\n`;
  * 4. `integrity_sha256` is the SHA-256 hex of that listing.
  *
@@ -20,7 +22,7 @@
  * @module
  */
 import { lstat, readdir, readFile, readlink } from "node:fs/promises"
-import { join } from "node:path"
+import { dirname, isAbsolute, join, relative as relativePath, resolve, sep } from "node:path"
 import { Effect, Result, Schema } from "effect"
 import { sha256Hex } from "../shared/sha256.ts"
 
@@ -66,7 +68,13 @@ export const integrityListing = (dir: string): Effect.Effect<string, string> =>
           if (info.isDirectory()) {
             await walk(path)
           } else if (info.isSymbolicLink()) {
-            lines.push([path, `link:${sha256Hex(await readlink(join(dir, path)))}`])
+            const target = await readlink(join(dir, path))
+            // Resolved as written (every link inside is checked too): a target outside is code the lock does not pin.
+            const inside = relativePath(resolve(dir), resolve(dirname(resolve(dir, path)), target))
+            if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+              throw new Error(`${path} is a symbolic link to outside the plugin's directory (what it points at would not be pinned by the lock)`)
+            }
+            lines.push([path, `link:${sha256Hex(target)}`])
           } else if (info.isFile()) {
             bytes += info.size
             if (bytes > MAX_PLUGIN_BYTES) throw new Error(`the plugin's files exceed ${MAX_PLUGIN_BYTES} bytes`)

@@ -3,8 +3,10 @@
  * run one at a time in order, different keys in parallel. The queue itself is the caller's table; this module only
  * decides who drains what:
  *
- * - `wake(key)` (after an item was stored) starts a drainer for the key, or, when one runs, marks the key so the
- *   drainer looks once more before it stops (nothing stored meanwhile is left behind);
+ * - `wake(key)` (after an item was stored) reaches the worker wherever it runs (services/backplane/wakes.ts: in
+ *   process, or across instances with `SVC_CLUSTER=1`, where the worker is a cluster singleton on one instance); it
+ *   starts a drainer for the key, or, when one runs, marks the key so the drainer looks once more before it stops
+ *   (nothing stored meanwhile is left behind);
  * - a drainer takes `next(key)` and runs `run(key, item)` until `next` finds nothing;
  * - at start and every `rescanInterval` the worker asks `pendingKeys` (items left by a restart, or stored by another
  *   instance) and wakes each;
@@ -15,11 +17,20 @@
  *
  * @module
  */
-import { Cause, type Duration, Effect, FiberSet, Queue } from "effect"
+import { Cause, type Duration, Effect, FiberSet, Queue, type Scope } from "effect"
+
+/**
+ * Where wake-ups travel (structurally services/backplane/wakes.ts `Wakes`, which the callers pass: in process, or
+ * across instances).
+ */
+export interface WakeChannel {
+  readonly wake: (topic: string, key: string) => Effect.Effect<void>
+  readonly subscribe: (topic: string) => Effect.Effect<Queue.Dequeue<string>, never, Scope.Scope>
+}
 
 /** What a keyed worker needs: the queue's reads and one item's run. */
 export interface KeyedWorkerOptions<A> {
-  /** Names the worker in its logs (`messenger inbox worker`). */
+  /** Names the worker in its logs (`messenger inbox worker`) and its wake-ups' topic: unique per worker. */
   readonly name: string
   /** The log annotation of the key (`lane`, `subagent_id`). */
   readonly keyLabel: string
@@ -30,6 +41,8 @@ export interface KeyedWorkerOptions<A> {
   /** Every key with items waiting. */
   readonly pendingKeys: Effect.Effect<ReadonlyArray<string>, unknown>
   readonly rescanInterval: Duration.Input
+  /** Where wake-ups travel. */
+  readonly wakes: WakeChannel
 }
 
 /** A keyed worker: `worker` to run, `wake` to call after storing an item. */
@@ -38,10 +51,10 @@ export interface KeyedWorker {
   readonly wake: (key: string) => Effect.Effect<void>
 }
 
-/** Makes the worker of {@link KeyedWorkerOptions}. */
+/** Makes the worker of {@link KeyedWorkerOptions}; its wake-ups go through `options.wakes`. */
 export const makeKeyedWorker = <A>(options: KeyedWorkerOptions<A>): Effect.Effect<KeyedWorker> =>
   Effect.gen(function*() {
-    const wakeups = yield* Queue.unbounded<string>()
+    const wakes = options.wakes
     /** Keys with a drainer, and those woken while it looked. */
     const draining = new Set<string>()
     const dirty = new Set<string>()
@@ -70,6 +83,8 @@ export const makeKeyedWorker = <A>(options: KeyedWorkerOptions<A>): Effect.Effec
       )
 
     const worker = Effect.scoped(Effect.gen(function*() {
+      // Subscribed before the first look, so nothing woken after it is missed.
+      const wakeups = yield* wakes.subscribe(options.name)
       const fibers = yield* FiberSet.make<void>()
       const start = (key: string) =>
         Effect.suspend(() => {
@@ -88,5 +103,5 @@ export const makeKeyedWorker = <A>(options: KeyedWorkerOptions<A>): Effect.Effec
       return yield* Effect.forever(Effect.flatMap(Queue.take(wakeups), start))
     }))
 
-    return { worker, wake: (key: string) => Effect.asVoid(Queue.offer(wakeups, key)) }
+    return { worker, wake: (key: string) => wakes.wake(options.name, key) }
   })

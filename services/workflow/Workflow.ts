@@ -40,7 +40,9 @@ import { SecretsRepo } from "../secrets/SecretsRepo.ts"
 import { sha256Hex } from "../shared/sha256.ts"
 import { isoTime } from "../shared/time.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
-import { makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
+import { BackplaneMode } from "../backplane/mode.ts"
+import { WORKFLOW_SHARDS } from "./engine/ClusterRunner.ts"
+import { makeClusterWorkflowEngineLayer, makeWorkflowEngineLayer } from "./engine/WorkflowEngineLive.ts"
 import { WorkflowRuns } from "./engine/WorkflowRuns.ts"
 import { inBackground } from "./engineInBackground.ts"
 import { concurrencyLimited } from "./executors/concurrency.ts"
@@ -334,16 +336,22 @@ const HttpStepContextLive = HttpStepContext.layerNoDeps.pipe(
 )
 
 /**
- * Shards of the single runner. The cluster default (300) suits many runners;
- * one process owns every shard, and each shard costs lock rows refreshed and
- * mailboxes polled while idle, so a few are enough. Changing it re-homes
- * stored runs' shards, so it is fixed here, not a setting.
+ * The durable engine the configuration asks for: one runner of the cluster
+ * (`BackplaneMode.runner`, set with `SVC_CLUSTER=1`: engine/ClusterRunner.ts)
+ * or the single runner, both with {@link WORKFLOW_SHARDS} shards and table
+ * shard locks.
  */
-const SINGLE_RUNNER_SHARDS = 8
+const EngineFromMode = Layer.unwrap(Effect.gen(function*() {
+  const mode = yield* BackplaneMode
+  return mode.cluster && mode.runner !== undefined
+    ? makeClusterWorkflowEngineLayer({ role: mode.role, ...mode.runner })
+    : makeWorkflowEngineLayer({ shardLockDisableAdvisory: true, shardsPerGroup: WORKFLOW_SHARDS })
+}))
 
 /**
  * The workflow subsystem over given executors: the durable engine over the
- * `SqlClient` in the environment (a single runner; its `cluster_*` tables
+ * `SqlClient` in the environment (a single runner, or one runner of the
+ * cluster with `SVC_CLUSTER=1`: `EngineFromMode`; its `cluster_*` tables
  * live next to ours), the run records, lanes and the service. Shard locks are
  * table locks in the gateway's own database/schema (`shardLockDisableAdvisory`):
  * PostgreSQL advisory locks are database-wide, so two gateways on two schemas
@@ -357,7 +365,7 @@ export const workflowWith = <E, R>(executors: Layer.Layer<StepExecutor, E, R>) =
   // Started off the start-up path (engineInBackground.ts): its calls wait until it is ready.
   const engine = inBackground(WorkflowRuns.layer.pipe(
     Layer.provide(RunRecorderLive),
-    Layer.provide(makeWorkflowEngineLayer({ shardLockDisableAdvisory: true, shardsPerGroup: SINGLE_RUNNER_SHARDS }))
+    Layer.provide(EngineFromMode)
   )).pipe(Layer.provide(executors))
   return WorkflowNoDeps.pipe(
     Layer.provide(LaneScheduler.layer),

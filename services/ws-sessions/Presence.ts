@@ -16,9 +16,16 @@
  * about `announceRate` messages per second in total: a connection storm of N
  * devices costs O(N) messages instead of N²/2. Each prune tick announces its
  * expired entries as one `presence.pruned` (`instance_ids` when several).
+ *
+ * Several instances (docs/scaling.md "What an operator sees"): the snapshot adds the other live instances and the
+ * devices connected to them, read from the backplane's directory (so they last as long as its rows: a dead
+ * instance's devices go with its TTL); beacon details (host, ip, metadata) stay on the instance that received them.
+ * Announcements stay per instance.
  */
 import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
 import { GATEWAY_VERSION } from "../../layers/config.ts"
+import { Backplane } from "../backplane/Backplane.ts"
+import { BackplanePeers, type Peer } from "../backplane/peers.ts"
 import { EventBus } from "./EventBus.ts"
 import { PresencePruned, PresenceUpserted } from "./events.ts"
 import type { PresenceEntry, WsPeerRole, WsPresenceBeaconRequest } from "./schema.ts"
@@ -40,26 +47,75 @@ export class PresenceConfig extends Context.Service<PresenceConfig, {
   readonly announceRate: number
 }>()("svc-gateway/ws-sessions/PresenceConfig") {
   /**
-   * The gateway's settings: a fresh instance id (`gw-<uuid>`), the gateway
-   * version, entries kept 60 s after last seen (pruned every 5 s), at most 500,
-   * announcements coalesced over at least 250 ms and at most 1,000 presence
-   * messages a second (a window per 1,000 recipients of one second).
+   * The gateway's settings: the process's instance id (`BackplanePeers`, made by `Backplane.layer`: the same id as
+   * `/status` and the backplane), the gateway version, entries kept 60 s after last seen (pruned every 5 s), at most
+   * 500, announcements coalesced over at least 250 ms and at most 1,000 presence messages a second (a window per 1,000
+   * recipients of one second).
    */
-  static readonly layer = Layer.sync(PresenceConfig, () => ({
-    instanceId: `gw-${crypto.randomUUID()}`,
-    version: GATEWAY_VERSION,
-    ttl: Duration.seconds(60),
-    pruneInterval: Duration.seconds(5),
-    maxEntries: 500,
-    announceWindow: Duration.millis(250),
-    announceRate: 1000
-  }))
+  static readonly layer = Layer.effect(
+    PresenceConfig,
+    Effect.map(BackplanePeers, (peers) => ({
+      instanceId: peers.instanceId,
+      version: GATEWAY_VERSION,
+      ttl: Duration.seconds(60),
+      pruneInterval: Duration.seconds(5),
+      maxEntries: 500,
+      announceWindow: Duration.millis(250),
+      announceRate: 1000
+    }))
+  ).pipe(Layer.provide(Backplane.layer))
 }
 
-/** The presence entries at one instant: the gateway's own entry first, then every live peer entry. */
+/**
+ * The presence entries at one instant: the gateway's own entry first, then the cluster's other live instances
+ * (`role: "gateway"`), this instance's live entries, then devices connected to other instances; each entry says in
+ * `gateway_instance_id` which instance holds it.
+ */
 export interface PresenceSnapshot {
   readonly generatedAt: string
   readonly entries: ReadonlyArray<PresenceEntry>
+}
+
+/** Another live instance of the cluster as a presence entry (`role: "gateway"`, seen at its last heartbeat). */
+const gatewayEntry = (peer: Peer): PresenceEntry => ({
+  instance_id: peer.instance_id,
+  role: "gateway",
+  version: peer.version,
+  mode: "backend",
+  last_seen_at: peer.last_heartbeat_at,
+  reason: "periodic",
+  gateway_instance_id: peer.instance_id
+})
+
+/**
+ * Devices connected to other instances (the backplane's directory) and not in `here`, one entry per device (its
+ * first connection), seen at their instance's last heartbeat: their entries go with the directory's rows, so a dead
+ * instance's devices leave presence when its rows expire.
+ */
+const heldElsewhereOf = (
+  backplane: Backplane["Service"],
+  peers: BackplanePeers["Service"]
+) =>
+(here: ReadonlyArray<PresenceEntry>, live: ReadonlyArray<Peer>): Array<PresenceEntry> => {
+  const known = new Set(here.map((e) => e.instance_id))
+  const heartbeat = new Map(live.map((p) => [p.instance_id, p.last_heartbeat_at]))
+  const out: Array<PresenceEntry> = []
+  for (const connection of backplane.connections()) {
+    const holder = peers.holderOf(connection.connectionId)
+    if (holder === undefined || holder === peers.instanceId || known.has(connection.deviceId)) continue
+    known.add(connection.deviceId)
+    out.push({
+      instance_id: connection.deviceId,
+      role: connection.role,
+      ...(connection.device.version !== undefined ? { version: connection.device.version } : {}),
+      ...(connection.device.mode !== undefined ? { mode: connection.device.mode } : {}),
+      connected_at: connection.connectedAt,
+      last_seen_at: heartbeat.get(holder) ?? connection.connectedAt,
+      reason: "connect",
+      gateway_instance_id: holder
+    })
+  }
+  return out
 }
 
 /** The presence service. */
@@ -74,14 +130,21 @@ export class Presence extends Context.Service<Presence, {
   }) => Effect.Effect<PresenceEntry>
   /** Drops expired entries now, announcing them in one `presence.pruned`. */
   readonly prune: Effect.Effect<ReadonlyArray<string>>
+  /** The whole cluster's presence ({@link PresenceSnapshot}); one instance: itself and its devices. */
   readonly snapshot: Effect.Effect<PresenceSnapshot>
 }>()("svc-gateway/ws-sessions/Presence") {
-  /** In-memory presence with a background pruner; needs {@link PresenceConfig} and {@link EventBus}. */
+  /**
+   * In-memory presence with a background pruner; needs {@link PresenceConfig}, {@link EventBus}, the
+   * {@link Backplane} (its directory) and {@link BackplanePeers} (the cluster's instances).
+   */
   static readonly layerNoDeps = Layer.effect(
     Presence,
     Effect.gen(function*() {
       const config = yield* PresenceConfig
       const events = yield* EventBus
+      const backplane = yield* Backplane
+      const peers = yield* BackplanePeers
+      const heldElsewhere = heldElsewhereOf(backplane, peers)
       const entries = new Map<string, PresenceEntry & { readonly expiresAtMs: number }>()
       const ttlMs = Duration.toMillis(config.ttl)
       const scope = yield* Effect.scope
@@ -133,7 +196,8 @@ export class Presence extends Context.Service<Presence, {
           connected_at: input.connectedAt ?? previous?.connected_at,
           last_seen_at: new Date(now).toISOString(),
           expires_at: new Date(now + ttlMs).toISOString(),
-          reason: input.reason
+          reason: input.reason,
+          gateway_instance_id: config.instanceId
         }
         entries.delete(input.deviceId)
         entries.set(input.deviceId, { ...entry, expiresAtMs: now + ttlMs })
@@ -169,28 +233,42 @@ export class Presence extends Context.Service<Presence, {
         return pruned
       })
 
-      const snapshot = Effect.map(Clock.currentTimeMillis, (now): PresenceSnapshot => {
-        const generatedAt = new Date(now).toISOString()
+      /** This instance's entries: itself, then the devices it saw (connected or beaconed) within the TTL. */
+      const localEntries = (now: number, generatedAt: string): Array<PresenceEntry> => {
         const self: PresenceEntry = {
           instance_id: config.instanceId,
           role: "gateway",
           version: config.version,
           mode: "backend",
           last_seen_at: generatedAt,
-          reason: "self"
+          reason: "self",
+          gateway_instance_id: config.instanceId
         }
-        const peers: Array<PresenceEntry> = []
+        const seen: Array<PresenceEntry> = [self]
         for (const { expiresAtMs, ...entry } of entries.values()) {
-          if (expiresAtMs > now) peers.push(entry)
+          if (expiresAtMs > now) seen.push(entry)
         }
-        return { generatedAt, entries: [self, ...peers] }
-      })
+        return seen
+      }
 
+      const snapshot = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const generatedAt = new Date(now).toISOString()
+        const here = localEntries(now, generatedAt)
+        const live = yield* peers.peers
+        const others = live.filter((p) => p.instance_id !== peers.instanceId)
+        if (others.length === 0) return { generatedAt, entries: here }
+        return { generatedAt, entries: [here[0], ...others.map(gatewayEntry), ...here.slice(1), ...heldElsewhere(here, live)] }
+      })
       yield* prune.pipe(Effect.repeat(Schedule.spaced(config.pruneInterval)), Effect.forkScoped)
       return Presence.of({ upsert, prune, snapshot })
     })
   )
 
-  /** Wired: {@link PresenceConfig.layer}, events on {@link EventBus.layer}. */
-  static readonly layer = Presence.layerNoDeps.pipe(Layer.provide(PresenceConfig.layer), Layer.provide(EventBus.layer))
+  /** Wired: {@link PresenceConfig.layer}, events on {@link EventBus.layer}, the directory of {@link Backplane.layer}. */
+  static readonly layer = Presence.layerNoDeps.pipe(
+    Layer.provide(PresenceConfig.layer),
+    Layer.provide(EventBus.layer),
+    Layer.provide(Backplane.layer)
+  )
 }

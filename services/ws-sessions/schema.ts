@@ -182,7 +182,10 @@ export const PresenceEntry = Schema.Struct({
   connected_at: Schema.optionalKey(Schema.String),
   last_seen_at: Schema.String,
   expires_at: Schema.optionalKey(Schema.String),
-  reason: Schema.Literals(["self", "connect", "periodic"])
+  reason: Schema.Literals(["self", "connect", "periodic"]),
+  gateway_instance_id: Schema.optionalKey(Schema.String).annotate({
+    description: "The gateway instance holding the entry (where the device is connected or beaconed; a gateway's own id for a gateway)."
+  })
 }).annotate({ identifier: "PresenceEntry" })
 export type PresenceEntry = typeof PresenceEntry.Type
 

@@ -50,6 +50,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SqlClient } from "effect/sql"
 import { join } from "node:path"
+import { hostname } from "node:os"
 import { observabilityFromSettings } from "../../services/diagnostics/observability.ts"
 import { GatewayApi, PlannedApi, PlannedWsMessages, WsMessages } from "./contracts.ts"
 import { Subsystems } from "./subsystems.ts"
@@ -107,7 +108,14 @@ export const GatewayConfigLive = (settings: GatewaySettings): Layer.Layer<Gatewa
   Layer.merge(
     Layer.succeed(GatewayConfig, settings),
     // The backplane's mode (services/backplane/mode.ts): a reference, so it adds nothing to the layer's type.
-    Layer.succeed(BackplaneMode, { cluster: settings.clusterEnabled, role: settings.role })
+    Layer.succeed(BackplaneMode, {
+      cluster: settings.clusterEnabled,
+      role: settings.role,
+      // The cluster's runner (services/workflow/engine/ClusterRunner.ts); the settings require the secret with SVC_CLUSTER=1.
+      runner: settings.clusterEnabled && settings.clusterSecret !== undefined
+        ? { host: settings.runnerHost ?? hostname(), port: settings.runnerPort, secret: settings.clusterSecret }
+        : undefined
+    })
   )
 
 export { Subsystems } from "./subsystems.ts"

@@ -42,7 +42,7 @@ describe("typed HTTP client", () => {
     expect(error).toMatchObject({ error: "not_found", message: "token not found or already revoked" })
     const unauthorized = await run(Effect.flip(Effect.gen(function*() {
       const client = yield* makeGatewayHttpClient({ baseUrl: gw.url })
-      return yield* client.diagnostics.presence()
+      return yield* client.diagnostics.presence({ query: {} })
     })))
     expect(unauthorized).toMatchObject({ error: "unauthorized" })
   })

@@ -1,43 +1,32 @@
 /**
- * Two gateways on one PostgreSQL database with `SVC_CLUSTER=1` (issue 27 §2, first part; docs/scaling.md
+ * Gateways on one PostgreSQL database with `SVC_CLUSTER=1` (issue 27 §2, first part; docs/scaling.md
  * "Backplane on PostgreSQL"): the composition root selects the PostgreSQL backplane, so an event caused on A reaches
- * an operator client connected to B, and each instance sees the other's connections. Needs SVC_TEST_DATABASE_URL.
+ * an operator client connected to B, and each instance sees the other's connections. The workflow engine runs on the
+ * cluster's runners (docs/scaling.md "Runners"): A and B listen on their runner ports, authenticated by the cluster
+ * secret; a third instance C with `SVC_ROLE=edge` opens no runner port, and a run started on it is executed by A or B.
+ * Needs SVC_TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Option, Redacted } from "effect"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { postgresUrl, sharedPostgresSchema } from "../support/databases.ts"
+import { postgresUrl } from "../support/databases.ts"
 import { eventually } from "../support/eventually.ts"
-import { readJson, startGateway, type TestGateway } from "../support/gateway.ts"
+import { postJson, readJson, type TestGateway } from "../support/gateway.ts"
+import { CLUSTER_TOKEN as TOKEN, type InProcessCluster, startInProcessCluster } from "../support/inProcessCluster.ts"
 import { connectPeer } from "../support/wsPeer.ts"
 
-const TOKEN = "cluster-test-admin-token-0123456789abcdef"
-const SECRET = "cluster-test-secret-0123456789abcdef-0123"
-
-describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on one PostgreSQL database", () => {
-  let shared: Awaited<ReturnType<typeof sharedPostgresSchema>>
+describe.skipIf(postgresUrl === undefined)("gateways with SVC_CLUSTER=1 on one PostgreSQL database (two runners, one edge)", () => {
+  let cluster: InProcessCluster
   let a: TestGateway
   let b: TestGateway
+  let c: TestGateway
   beforeAll(async () => {
-    shared = await sharedPostgresSchema(postgresUrl!)
-    // One home: every instance of a cluster needs the same secrets master key (it refuses to start otherwise).
-    const home = mkdtempSync(join(tmpdir(), "svc-cluster-"))
-    const settings = {
-      home,
-      clusterEnabled: true,
-      clusterSecret: Option.some(Redacted.make(SECRET)),
-      adminToken: Redacted.make(TOKEN),
-      rateLimitMax: 10_000
-    } as const
-    a = await startGateway(settings as never, shared.layer())
-    b = await startGateway(settings as never, shared.layer())
-  }, 60_000)
+    // Http steps to this machine run without an approval.
+    cluster = await startInProcessCluster(3, (i) => ({ engineApiEnabled: true, ...(i === 2 ? { role: "edge" as const } : {}) }), {
+      policyYml: "v: 1\ntools:\n  allow: [tool.http.fetch]\nnetwork_egress:\n  allow: [\"http://127.0.0.1:*\"]\n"
+    })
+    ;[a, b, c] = cluster.gateways
+  }, 90_000)
   afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await shared?.drop()
+    await cluster?.close()
   })
 
   it("delivers an event caused on one instance to an operator connected to the other, and shares the directory", async () => {
@@ -47,8 +36,36 @@ describe.skipIf(postgresUrl === undefined)("two gateways with SVC_CLUSTER=1 on o
     expect(created.ok, JSON.stringify(created)).toBe(true)
     const event = await onB.next((m) => m.type === "memory.item.created", 15_000)
     expect(event.payload.item.memory_item_id).toBe(created.result.item.memory_item_id)
-    await eventually(async () => (await readJson(await b.fetch("/connections", { headers: { authorization: `Bearer ${TOKEN}` } }))).connections?.length >= 2, "B lists both connections")
+    await eventually(async () => (await cluster.getJson(b, "/connections")).connections?.length >= 2, "B lists both connections")
     onA.ws.close()
     onB.ws.close()
+  }, 60_000)
+
+  it("a run started on an edge instance is executed by the runners; every instance reads its end", async () => {
+    const started = await postJson(c, "/workflow/run", {
+      key: "agent:cluster:main",
+      steps: [{ type: "Http", args: { method: "GET", url: `${a.url}/healthz` } }]
+    }, TOKEN)
+    expect(started.status).toBe(200)
+    const run_id = (await readJson(started)).run_id as string
+    const statusOn = async (gw: TestGateway) => (await cluster.getJson(gw, `/workflow/runs/${run_id}`)).run?.status
+    await eventually(async () => (await statusOn(c)) === "succeeded", "the run to succeed (read on the edge)", 45_000)
+    expect(await statusOn(a)).toBe("succeeded")
+  }, 60_000)
+
+  it("each runner instance listens on its runner port and refuses a request without the cluster secret; an edge opens none", async () => {
+    for (const port of cluster.runnerPorts.slice(0, 2)) {
+      // The runner is built shortly after the HTTP server listens (services/workflow/engineInBackground.ts).
+      let status = 0
+      await eventually(async () => {
+        status = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "" }).then((r) => r.status, () => 0)
+        return status !== 0
+      }, `the runner port ${port} to answer`, 30_000)
+      expect(status).toBe(401)
+      const wrong = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "", headers: { authorization: `Bearer ${TOKEN}` } })
+      expect(wrong.status).toBe(401)
+    }
+    // C's engine is built (it started the run above): a client-only runner, with no listener.
+    expect(await fetch(`http://127.0.0.1:${cluster.runnerPorts[2]}/`, { method: "POST", body: "" }).then((r) => r.status, () => "refused")).toBe("refused")
   }, 60_000)
 })

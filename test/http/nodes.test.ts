@@ -48,6 +48,7 @@ describe("nodes over HTTP", () => {
       trust_level: "local",
       connected: true,
       connections: 1,
+      instance_ids: [(await readJson(await gw.fetch("/status", bearer(gw.adminToken)))).instance_id],
       in_flight: 0,
       ready_capabilities: [CLI],
       capability_allowlist: [CLI],

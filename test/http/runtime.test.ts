@@ -27,6 +27,7 @@ const STATUS_KEYS = [
   "features",
   "instance_id",
   "is_exposed",
+  "peers",
   "policy",
   "queue_depth",
   "role",
@@ -82,7 +83,16 @@ for (const database of databases) describe(`GET /status and GET /usage (${databa
       ws: { connections: 2, by_role: { client: 1, node: 1 }, capability_counts: { "cli.exec": 1 } },
       policy: { enabled: true, effective_sha256: effective.sha256, sources: { deployment: "default", agent: null } },
       queue_depth: { runs: { queued: 1, running: 0, paused: 1 }, approvals_pending: 1, watcher_firings_pending: 0 },
-      features: { engine_api: true, automation: false, cli: false, cli_sandbox: "disabled", agent: false }
+      features: { engine_api: true, automation: false, cli: false, cli_sandbox: "disabled", agent: false },
+      // One gateway: itself, holding both connections.
+      peers: [{
+        instance_id: self.instance_id,
+        role: "all",
+        version: "0.1.0",
+        started_at: expect.any(String),
+        last_heartbeat_at: expect.any(String),
+        connections: 2
+      }]
     })
     expect(body.instance_id).toMatch(/^gw-[0-9a-f-]{36}$/)
   })

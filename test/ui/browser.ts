@@ -37,8 +37,10 @@ export interface Console {
 export const startConsole = async (
   settings: Partial<GatewaySettings> = {},
   options: StartOptions = {}
-): Promise<Console> => {
-  const gw = await startGateway(settings, undefined, options)
+): Promise<Console> => consoleOn(await startGateway(settings, undefined, options))
+
+/** Starts Chromium on a gateway already started (e.g. one instance of a cluster); `close` stops both. */
+export const consoleOn = async (gw: TestGateway): Promise<Console> => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] })
   return {
     gw,

@@ -38,6 +38,7 @@ import { Cause, Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { GatewayConfig } from "../../../layers/config.ts"
 import { BackgroundJobs } from "../../backplane/BackgroundJobs.ts"
 import { clampLimit, cursorCodec, pageOf } from "../../shared/cursor.ts"
+import { Wakes } from "../../backplane/wakes.ts"
 import { makeKeyedWorker } from "../../shared/keyedWorker.ts"
 import { isUuid } from "../../shared/schemas.ts"
 import { isoTime } from "../../shared/time.ts"
@@ -193,7 +194,8 @@ export class Subagents extends Context.Service<Subagents, {
         next: repo.nextMessage,
         run: (_subagentId, message) => runMessage(message),
         pendingKeys: repo.withPendingMessages,
-        rescanInterval: RESCAN_INTERVAL
+        rescanInterval: RESCAN_INTERVAL,
+        wakes: yield* Wakes
       })
 
       if (settings.agentEnabled) yield* jobs.singleton({ name: SUBAGENTS_JOB, run: queues.worker })
@@ -281,6 +283,7 @@ export class Subagents extends Context.Service<Subagents, {
   static readonly layer = Subagents.layerNoDeps.pipe(
     Layer.provide(SubagentsRepo.layer),
     Layer.provide(AgentRepo.layer),
-    Layer.provide(EventBus.layer)
+    Layer.provide(EventBus.layer),
+    Layer.provide(Wakes.layer)
   )
 }

@@ -22,8 +22,9 @@ export const MetricsText = Schema.String.annotate({
 export const RuntimeApi = HttpApiGroup.make("runtime")
   .add(
     HttpApiEndpoint.get("status", "/status", { success: StatusResponse, error: AUTH_ERRORS }).annotateMerge(documented(
-      "This process and the work queued in its database: version, instance id, database kind, uptime, WebSocket " +
-        "connections, the policy bundle's sha256 and sources, queue depths and the features switched on.",
+      "This process and the work queued in its database: version, instance id, role, database kind, uptime, WebSocket " +
+        "connections, the policy bundle's sha256 and sources, queue depths, the features switched on, and `peers`: every " +
+        "live instance of the cluster (this one included) with its role, version, connections and last heartbeat.",
       { response: { status: "ok", version: "0.1.0", role: "all", db_kind: "sqlite", features: { engine_api: true } } }
     )),
     HttpApiEndpoint.get("metrics", "/metrics", { success: MetricsText, error: [...AUTH_ERRORS, wire(NotFound)] }).annotateMerge(documented(

@@ -15,7 +15,7 @@ export const NodesHttp = group(apiOf(NodesApi), "nodes", (handlers) => Effect.ge
   const nodes = yield* Nodes
   const dispatch = yield* NodeDispatch
   return handlers.handleAll({
-    list: () => nodes.list,
+    list: ({ query }) => nodes.list(query),
     dispatch: ({ params, payload }) =>
       dispatch.dispatch({
         node_id: params.node_id,

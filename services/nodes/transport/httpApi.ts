@@ -15,16 +15,18 @@ import {
 import { documented } from "../../../src/http/api/examples.ts"
 import { Access, scope } from "../../../src/http/api/access.ts"
 import { Authentication, RequestErrors } from "../../../src/http/api/security.ts"
-import { AUTH_ERRORS, REQUEST_ERRORS, wire } from "../../../src/http/api/errors.ts"
+import { REQUEST_ERRORS, wire } from "../../../src/http/api/errors.ts"
+import { InstanceQuery } from "../../backplane/instanceFilter.ts"
 
 /** `GET /nodes`, `POST /nodes/:node_id/dispatch`. */
 export const NodesApi = HttpApiGroup.make("nodes")
   .add(
-    HttpApiEndpoint.get("list", "/nodes", { success: NodeListResponse, error: AUTH_ERRORS })
+    HttpApiEndpoint.get("list", "/nodes", { query: InstanceQuery, success: NodeListResponse, error: REQUEST_ERRORS })
       .annotate(Access, scope("operator.read")).annotateMerge(documented(
-        "Every node with a pairing record and its live state: connections, tasks in flight, the capabilities it " +
-          "declared ready (advertised ∩ declared; dispatch also needs the allowlist) and its allowlist. Here once the " +
-          "approved demo node is ready.",
+        "Every node with a pairing record and its live state: connections on any instance of the cluster and the " +
+          "instances holding them (`instance_ids`; `?instance=<id>`: that instance's connections only), tasks in " +
+          "flight, the capabilities it declared ready (advertised ∩ declared; dispatch also needs the allowlist) and " +
+          "its allowlist. Here once the approved demo node is ready.",
         {
           setup: "until curl -s \"$GW/nodes\" -H \"authorization: Bearer $TOKEN\" | jq -e '.nodes[] | select(.pairing_id == 1) | .ready_capabilities | length == 1' > /dev/null; do sleep 0.2; done",
           response: { status: "ok", nodes: [{ pairing_id: 1, pairing_status: "approved", connected: true, ready_capabilities: [{ id: "demo.echo" }] }] }

@@ -1,25 +1,33 @@
-/** `GET /connections` and `GET /presence` (src/http/api/diagnostics.ts): summaries of this instance's WS sessions. */
+/**
+ * `GET /connections` and `GET /presence` (src/http/api/diagnostics.ts): summaries of the cluster's WS sessions, each
+ * with the instance holding it; `?instance=<id>` keeps one instance's (services/backplane/instanceFilter.ts).
+ */
 import { DiagnosticsApi } from "./httpApi.ts"
 import { Effect } from "effect"
+import { BackplanePeers } from "../../backplane/peers.ts"
 import { ConnectionRegistry } from "../ConnectionRegistry.ts"
 import { Presence } from "../Presence.ts"
 import type { ConnectionSummary } from "./httpApi.ts"
 import { apiOf, group } from "../../../src/http/serve.ts"
 
-/** Diagnostics handlers; need {@link ConnectionRegistry} and {@link Presence}. */
+/** Diagnostics handlers; need {@link ConnectionRegistry}, {@link Presence} and `BackplanePeers`. */
 export const DiagnosticsHttp = group(apiOf(DiagnosticsApi), "diagnostics", (handlers) => Effect.gen(function*() {
   const registry = yield* ConnectionRegistry
   const presence = yield* Presence
+  const peers = yield* BackplanePeers
   return handlers.handleAll({
-    connections: () =>
+    connections: ({ query }) =>
       Effect.sync(() => {
-        const all = registry.all()
         const byRole = { client: 0, node: 0 }
         const capabilityCounts: Record<string, number> = {}
-        const connections = all.map((c): ConnectionSummary => {
+        const connections: Array<ConnectionSummary> = []
+        for (const c of registry.all()) {
+          // A connection that left the directory since the snapshot has no holder: not listed.
+          const holder = peers.holderOf(c.connectionId)
+          if (holder === undefined || (query.instance !== undefined && holder !== query.instance)) continue
           byRole[c.role]++
           for (const cap of c.capabilities) capabilityCounts[cap.id] = (capabilityCounts[cap.id] ?? 0) + 1
-          return {
+          connections.push({
             connection_id: c.connectionId,
             role: c.role,
             device_id: c.deviceId,
@@ -30,14 +38,22 @@ export const DiagnosticsHttp = group(apiOf(DiagnosticsApi), "diagnostics", (hand
             capabilities: c.capabilities,
             ready_capabilities: [...c.readyCapabilities],
             connected_at: c.connectedAt,
+            instance_id: holder,
             remote_address: c.remoteAddress ?? null,
             token_kind: c.principal.kind,
             scopes: c.principal.kind === "device" ? [...c.principal.scopes] : c.principal.kind === "admin" ? ["*"] : []
-          }
-        })
-        return { status: "ok", total: all.length, by_role: byRole, totalClients: all.length, capabilityCounts, connections } as const
+          })
+        }
+        const total = connections.length
+        return { status: "ok", total, by_role: byRole, totalClients: total, capabilityCounts, connections } as const
       }),
-    presence: () =>
-      Effect.map(presence.snapshot, (snapshot) => ({ status: "ok", generated_at: snapshot.generatedAt, entries: snapshot.entries }) as const)
+    presence: ({ query }) =>
+      Effect.map(presence.snapshot, (snapshot) => ({
+        status: "ok",
+        generated_at: snapshot.generatedAt,
+        entries: query.instance === undefined
+          ? snapshot.entries
+          : snapshot.entries.filter((e) => e.gateway_instance_id === query.instance)
+      }) as const)
   })
 }))

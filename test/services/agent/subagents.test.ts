@@ -15,6 +15,7 @@
  * Waits are for the events (a fake connection's inbox) and rows, never a
  * fixed sleep.
  */
+import { Wakes } from "../../../services/backplane/wakes.ts"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -125,6 +126,7 @@ for (const backend of backends) {
         Layer.provideMerge(SubagentsRepo.layer),
         Layer.provideMerge(AgentRepo.layer),
         Layer.provideMerge(EventBus.layerNoDeps),
+        Layer.provideMerge(Wakes.layerLocal),
         Layer.provideMerge(ConnectionRegistry.layer),
         Layer.provideMerge(runtime),
         Layer.provideMerge(Layer.succeed(GatewayConfig, { ...settings, agentEnabled: true })),

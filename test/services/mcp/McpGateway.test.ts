@@ -51,7 +51,7 @@ for (const db of testDatabases) {
           )),
           // The read-only listings are pass-throughs (test/http/mcp.test.ts compares them with the HTTP routes).
           Layer.provideMerge(Layer.mock(Workflow)({})),
-          Layer.provideMerge(Layer.mock(Nodes)({ list: Effect.succeed({ status: "ok" as const, nodes: [] }) })),
+          Layer.provideMerge(Layer.mock(Nodes)({ list: () => Effect.succeed({ status: "ok" as const, nodes: [] }) })),
           Layer.provideMerge(approvalsLayer(db))
         ))
       ) as Effect.Effect<A, E>

@@ -13,6 +13,7 @@ import { Capabilities } from "../../../services/nodes/Capabilities.ts"
 import { eligibility } from "../../../services/nodes/eligibility.ts"
 import { NodeDispatch } from "../../../services/nodes/NodeDispatch.ts"
 import { Nodes } from "../../../services/nodes/Nodes.ts"
+import { BackplanePeers } from "../../../services/backplane/peers.ts"
 import { MAX_EVIDENCE_CHARS } from "../../../services/nodes/schema.ts"
 import type { Pairing } from "../../../services/pairing/schema.ts"
 import { errorInfo } from "../../../services/shared/errors.ts"
@@ -403,7 +404,8 @@ describe("Capabilities and Nodes", () => {
         yield* connectNode("stranger")
         yield* Effect.forkChild(dispatch.dispatch({ node_id: "dev_a", capability: "cli.exec", action: {} }))
         yield* until(() => first.requests().length === 1, "the task")
-        expect(yield* nodes.list).toEqual({
+        const { instanceId } = yield* BackplanePeers
+        expect(yield* nodes.list()).toEqual({
           status: "ok",
           nodes: [
             {
@@ -414,6 +416,7 @@ describe("Capabilities and Nodes", () => {
               trust_level: null,
               connected: false,
               connections: 0,
+              instance_ids: [],
               in_flight: 0,
               ready_capabilities: [],
               capability_allowlist: [],
@@ -427,6 +430,7 @@ describe("Capabilities and Nodes", () => {
               trust_level: "local",
               connected: true,
               connections: 2,
+              instance_ids: [instanceId],
               in_flight: 1,
               ready_capabilities: [CLI, { id: "desktop.screenshot" }],
               capability_allowlist: [CLI],

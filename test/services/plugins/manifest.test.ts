@@ -6,11 +6,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import { chmodSync, chownSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { discover } from "../../../services/plugins/discovery.ts"
 import { integrityListing, integrityOf, LOCK_FILE } from "../../../services/plugins/integrity.ts"
+import { lockPlugin } from "../../../services/plugins/lock.ts"
 import { parseManifest } from "../../../services/plugins/manifest.ts"
 import { ECHO_EXAMPLE, installEcho, manifest, pluginsRoot, writePlugin } from "../../support/pluginHome.ts"
 
@@ -68,6 +69,41 @@ describe("integrity", () => {
       expect(yield* integrityOf(dir)).toBe(before)
       writeFileSync(join(dir, "a.txt"), "A")
       expect(yield* integrityOf(dir)).not.toBe(before)
+    }))
+})
+
+describe("symbolic links", () => {
+  it.effect("refuses a link that leaves the plugin's directory (what it points at is not pinned), keeps links inside", () =>
+    Effect.gen(function*() {
+      const h = home()
+      // Code outside the plugin, reached through a link: changing it must not leave the plugin "verified".
+      const outside = mkdtempSync(join(tmpdir(), "svc-outside-"))
+      writeFileSync(join(outside, "code.mjs"), "export const x = 1\n")
+      const linked = yield* Effect.promise(() => writePlugin(h, "linked", { "plugin.yml": manifest("linked") }, { locked: false }))
+      symlinkSync(outside, join(linked, "lib"))
+      const inner = yield* Effect.promise(() => writePlugin(h, "inner", { "plugin.yml": manifest("inner") }, { locked: false }))
+      mkdirSync(join(inner, "sub"))
+      symlinkSync("../plugin.yml", join(inner, "sub", "alias.yml"))
+      symlinkSync("../../inner/plugin.yml", join(inner, "sub", "roundabout.yml"))
+      symlinkSync("../../linked/plugin.yml", join(inner, "sub", "neighbour.yml"))
+
+      expect(yield* Effect.result(lockPlugin(pluginsRoot(h), "linked"))).toMatchObject({
+        _tag: "Failure",
+        failure: expect.stringMatching(/lib is a symbolic link to outside the plugin's directory/)
+      })
+      const found = yield* discover(pluginsRoot(h), true)
+      expect(found.found.map((p) => p.manifest.id)).toEqual([])
+      const byId = Object.fromEntries(found.errors.map((e) => [e.plugin_id, e]))
+      expect(byId.linked).toMatchObject({ error: "load_failed", message: expect.stringMatching(/lib is a symbolic link to outside/) })
+      expect(byId.inner).toMatchObject({ error: "load_failed", message: expect.stringMatching(/sub\/neighbour.yml is a symbolic link to outside/) })
+
+      // Links that stay inside are listed as before (their targets are hashed as files of their own).
+      symlinkSync("x", join(inner, "unused")) // dangling, inside
+      yield* Effect.promise(async () => (await import("node:fs/promises")).unlink(join(inner, "sub", "neighbour.yml")))
+      const again = yield* discover(pluginsRoot(h), true)
+      expect(again.found.map((p) => p.manifest.id)).toEqual(["inner"])
+      expect((yield* integrityListing(inner)).split("\n").filter(Boolean).map((line) => line.split("  ")[1]))
+        .toEqual(["plugin.yml", "sub/alias.yml", "sub/roundabout.yml", "unused"])
     }))
 })
 

@@ -1,8 +1,13 @@
-/** Presence TTL, pruning events, coalesced announcements and audience filtering, on the test clock. */
+/**
+ * Presence TTL, pruning events, coalesced announcements and audience filtering, on the test clock; and the entries of
+ * a cluster (other instances and the devices they hold, from the backplane's directory).
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { adminPrincipal, type Principal } from "../../../services/auth/principal.ts"
+import { Backplane } from "../../../services/backplane/Backplane.ts"
+import { BackplanePeers } from "../../../services/backplane/peers.ts"
 import { ConnectionRegistry } from "../../../services/ws-sessions/ConnectionRegistry.ts"
 import { EventBus, inAudience } from "../../../services/ws-sessions/EventBus.ts"
 import { Presence, PresenceConfig } from "../../../services/ws-sessions/Presence.ts"
@@ -175,4 +180,53 @@ describe("event audience", () => {
     expect(inAudience(fakeConnection("d", adminPrincipal, "node").handle, audience)).toBe(false)
     expect(inAudience(fakeConnection("e", device([])).handle, {})).toBe(true)
   })
+})
+
+describe("Presence of a cluster", () => {
+  /** Two connections held by another instance, `gw-b` (as the PostgreSQL backplane's directory would list them). */
+  const heldByB = new Set(["b1", "b2"])
+  const peersLayer = Layer.succeed(BackplanePeers, {
+    instanceId: "gw-test",
+    peers: Effect.succeed([
+      { instance_id: "gw-test", role: "all", version: "0.0.0", started_at: "1970-01-01T00:00:00.000Z", last_heartbeat_at: "1970-01-01T00:00:00.000Z" },
+      { instance_id: "gw-b", role: "edge", version: "0.0.1", started_at: "1970-01-01T00:00:00.000Z", last_heartbeat_at: "1970-01-01T00:00:05.000Z" }
+    ]),
+    holderOf: (connectionId) => (heldByB.has(connectionId) ? "gw-b" : "gw-test")
+  })
+  const clusterLayer = Presence.layerNoDeps.pipe(
+    Layer.provide(Layer.succeed(PresenceConfig, {
+      instanceId: "gw-test",
+      version: "0.0.0",
+      ttl: Duration.seconds(60),
+      pruneInterval: Duration.seconds(5),
+      maxEntries: 10,
+      announceWindow: Duration.millis(250),
+      announceRate: 1000
+    })),
+    Layer.provideMerge(EventBus.layerNoDeps),
+    Layer.provideMerge(ConnectionRegistry.layerNoDeps),
+    Layer.provideMerge(Layer.merge(Backplane.layerLocal, peersLayer))
+  )
+
+  it.effect("lists the other instances, then this one's entries, then devices held elsewhere (once each, this instance's entry first)", () =>
+    Effect.gen(function*() {
+      const registry = yield* ConnectionRegistry
+      const presence = yield* Presence
+      yield* presence.upsert({ deviceId: "dev_a", role: "client", reason: "connect" })
+      // dev_b on B; dev_a also on B, but it has this instance's entry already.
+      yield* registry.add(connection({ id: "b1", role: "node", deviceId: "dev_b" }).handle)
+      yield* registry.add(connection({ id: "b2", deviceId: "dev_a" }).handle)
+      const entries = (yield* presence.snapshot).entries
+      expect(entries.map((e) => [e.instance_id, e.role, e.reason, e.gateway_instance_id])).toEqual([
+        ["gw-test", "gateway", "self", "gw-test"],
+        ["gw-b", "gateway", "periodic", "gw-b"],
+        ["dev_a", "client", "connect", "gw-test"],
+        ["dev_b", "node", "connect", "gw-b"]
+      ])
+      expect(entries[1]).toMatchObject({ version: "0.0.1", last_seen_at: "1970-01-01T00:00:05.000Z" })
+      expect(entries[3]).toMatchObject({ connected_at: "1970-01-01T00:00:00.000Z", last_seen_at: "1970-01-01T00:00:05.000Z" })
+      // Gone from the directory: gone from presence.
+      yield* registry.remove("b1")
+      expect((yield* presence.snapshot).entries.map((e) => e.instance_id)).toEqual(["gw-test", "gw-b", "dev_a"])
+    }).pipe(Effect.provide(clusterLayer)))
 })

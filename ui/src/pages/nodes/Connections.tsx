@@ -1,8 +1,9 @@
 /**
- * The live WebSocket connections of this gateway instance (`GET /connections`,
- * operator.read): each peer's device, role, label and platform, when it
- * connected, its ready capabilities and how it authenticated (token kind and
- * scopes, never a token). The page passes the data it loaded.
+ * The live WebSocket connections of the gateway, on every instance of the
+ * cluster (`GET /connections`, operator.read): each peer's device, role, label
+ * and platform, when it connected, its ready capabilities, how it authenticated
+ * (token kind and scopes, never a token) and the instance holding it. The page
+ * passes the data it loaded.
  */
 import type { ConnectionSummary } from "./types.ts"
 
@@ -14,6 +15,7 @@ export const Connections = ({ connections }: { connections: ReadonlyArray<Connec
         <tr>
           <th scope="col">Device</th><th scope="col">Role</th><th scope="col">Label / platform</th>
           <th scope="col">Connected</th><th scope="col">Ready</th><th scope="col">Credential</th>
+          <th scope="col">Instance</th>
         </tr>
       </thead>
       <tbody>
@@ -25,6 +27,7 @@ export const Connections = ({ connections }: { connections: ReadonlyArray<Connec
             <td>{c.connected_at}{c.remote_address ? <><br /><span class="hint">{c.remote_address}</span></> : null}</td>
             <td>{c.ready_capabilities.length === 0 ? <span class="hint">none</span> : c.ready_capabilities.map((id) => <code key={id}>{id} </code>)}</td>
             <td>{c.token_kind}{c.scopes.length > 0 && c.token_kind !== "admin" ? ` (${c.scopes.join(", ")})` : ""}</td>
+            <td><code>{c.instance_id}</code></td>
           </tr>
         ))}
       </tbody>

@@ -48,8 +48,8 @@ const Ready = ({ node }: { node: NodeSummary }) => {
 export default function NodesPage() {
   const mayDispatch = useCan("operator.admin")
   const [selected, setSelected] = useState<string | undefined>(undefined)
-  const nodes = useResource(() => call((c) => c.nodes.list()), { events: EVENTS, refreshMs: REFRESH_MS }, [])
-  const connections = useResource(() => call((c) => c.diagnostics.connections()), { events: EVENTS, refreshMs: REFRESH_MS }, [])
+  const nodes = useResource(() => call((c) => c.nodes.list({ query: {} })), { events: EVENTS, refreshMs: REFRESH_MS }, [])
+  const connections = useResource(() => call((c) => c.diagnostics.connections({ query: {} })), { events: EVENTS, refreshMs: REFRESH_MS }, [])
   const all = nodes.data?.nodes ?? []
   const { slice, controls } = usePager(all)
   const current = all.find((node) => node.node_id === selected)

@@ -1,13 +1,16 @@
 /**
  * Status: this gateway's `/status` fields (version, instance, database,
- * uptime, connections, policy, queue depths, features) and a few `/metrics`
- * series as small charts (requests/s, p99 latency, runs by status, approvals
- * pending), refreshed every 3 seconds.
+ * uptime, connections, policy, queue depths, features), every instance of the
+ * cluster (role, version, connections, last heartbeat) and the instance
+ * holding each connected node, and a few `/metrics` series as small charts
+ * (requests/s, p99 latency, runs by status, approvals pending), refreshed
+ * every 3 seconds.
  */
 import { call } from "../../app/api.ts"
 import { useResource } from "../../app/useResource.ts"
 import { ErrorNote } from "../../components/ErrorNote.tsx"
 import { Chart } from "./Chart.tsx"
+import { Instances, NodeHolders } from "./Instances.tsx"
 import { useMetrics } from "./useMetrics.ts"
 
 const REFRESH_MS = 3000
@@ -22,6 +25,7 @@ const duration = (seconds: number): string => {
 /** The status page. */
 export default function StatusPage() {
   const status = useResource(() => call((c) => c.runtime.status()), { refreshMs: REFRESH_MS }, [])
+  const nodes = useResource(() => call((c) => c.nodes.list({ query: {} })), { refreshMs: REFRESH_MS }, [])
   const { series, error: metricsError } = useMetrics(REFRESH_MS)
   const s = status.data
   return (
@@ -35,7 +39,7 @@ export default function StatusPage() {
           <dt>Database</dt><dd>{s.db_kind}</dd>
           <dt>Exposed</dt><dd>{s.is_exposed ? "yes (bound to a non-loopback address)" : "no (loopback only)"}</dd>
           <dt>Uptime</dt><dd>{duration(s.uptime_s)}</dd>
-          <dt>Connections</dt><dd>{s.ws.connections} ({s.ws.by_role.client} clients, {s.ws.by_role.node} nodes)</dd>
+          <dt>Connections</dt><dd>{s.ws.connections} on this instance ({s.ws.by_role.client} clients, {s.ws.by_role.node} nodes)</dd>
           <dt>Policy</dt><dd><code>{s.policy.effective_sha256.slice(0, 16)}…</code> from {s.policy.sources.deployment}{s.policy.sources.agent ? ` + ${s.policy.sources.agent}` : ""}</dd>
           <dt>Runs</dt><dd>{s.queue_depth.runs.queued} queued, {s.queue_depth.runs.running} running, {s.queue_depth.runs.paused} paused</dd>
           <dt>Approvals pending</dt><dd>{s.queue_depth.approvals_pending}</dd>
@@ -46,6 +50,11 @@ export default function StatusPage() {
           </dd>
         </dl>
       ) : null}
+      <h2>Instances</h2>
+      {s ? <Instances status={s} /> : null}
+      <h2>Nodes by instance</h2>
+      <ErrorNote error={nodes.error} />
+      {nodes.data ? <NodeHolders nodes={nodes.data.nodes} /> : null}
       <h2>Metrics</h2>
       <ErrorNote error={metricsError} />
       <div>
