@@ -5,7 +5,7 @@
  * - an operator on A resolves an approval raised by a plan on B; a client on C receives the events;
  * - a node connected (and paired) on C executes a step of a run started on A;
  * - a signed webhook delivery accepted by B is refused as a replay by C and by A (nonces are shared);
- * - a periodic watcher fires once per slot although every instance ticks;
+ * - a periodic watcher fires at most once per slot, whichever instance runs its ticker;
  * - concurrent moves into `doing` sent to A, B and C race for the last WIP slot: one wins;
  * - failed authentications sent to all three instances count against one limit: the next is 429 everywhere.
  * Needs SVC_TEST_DATABASE_URL and the bundle (`node scripts/bundle.mjs`).
@@ -163,7 +163,7 @@ describe.skipIf(postgresUrl === undefined)("three gateway processes on one Postg
     expect(firings[0]).toMatchObject({ firing_id: accepted.body.firing_id, nonce_digest: nonceDigest(nonce) })
   }, 60_000)
 
-  it("a periodic watcher fires once per slot although all three instances tick", async () => {
+  it("a periodic watcher created on B fires at most once per slot across the three instances", async () => {
     const interval = 2_000
     const created = await b.call("POST", "/watchers", {
       plan_id: "plan-cluster-periodic",
