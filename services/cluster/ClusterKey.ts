@@ -5,7 +5,8 @@
  * of the key: layers/secrets/crypto.ts `keyId`, never the key) in
  * `gateway_master_key`; an instance whose key id differs refuses to start
  * with {@link ClusterKeyMismatch}. The record is one conditional insert, so
- * two instances starting together agree on the first.
+ * two instances starting together agree on the first. An instance without a
+ * key file joining a cluster that has a key is refused without generating one.
  *
  * @module
  */
@@ -42,17 +43,29 @@ export class ClusterKey extends Context.Service<ClusterKey, {
       const sql = yield* SqlClient.SqlClient
       yield* migrate("cluster", clusterMigrations)
       const path = masterKeyPath(settings)
+      const recordedKeyId = SqlSchema.findOneOption({
+        Request: Schema.String,
+        Result: Schema.Struct({ key_id: Schema.String }),
+        execute: (id) => sql`SELECT key_id FROM gateway_master_key WHERE id = ${id}`
+      })
       const read = yield* readKeyFile(path)
+      if (read === "missing" || read === "empty") {
+        // A cluster that has its key: generating another would only leave a wrong key file behind.
+        const existing = yield* recordedKeyId(ROW_ID)
+        if (Option.isSome(existing)) {
+          return yield* new ClusterKeyMismatch({
+            message: `secrets master key ${path} is ${read}, but this cluster's instances use key id ${existing.value.key_id}: ` +
+              "every instance needs the same master key (copy the cluster's key file and point SVC_SECRETS_MASTER_KEY_PATH at it; docs/scaling.md)",
+            cluster_key_id: existing.value.key_id
+          })
+        }
+      }
       const key = read === "missing" || read === "empty" ? yield* generateKeyFile(path) : read
       const own = keyId(key)
       const now = yield* Clock.currentTimeMillis
       yield* sql`INSERT INTO gateway_master_key ${sql.insert({ id: ROW_ID, key_id: own, recorded_at: new Date(now).toISOString() })}
         ON CONFLICT (id) DO NOTHING`
-      const recordedRow = yield* SqlSchema.findOneOption({
-        Request: Schema.String,
-        Result: Schema.Struct({ key_id: Schema.String }),
-        execute: (id) => sql`SELECT key_id FROM gateway_master_key WHERE id = ${id}`
-      })(ROW_ID)
+      const recordedRow = yield* recordedKeyId(ROW_ID)
       const recorded = Option.match(recordedRow, { onNone: () => own, onSome: (row) => row.key_id })
       if (recorded !== own) {
         return yield* new ClusterKeyMismatch({

@@ -8,12 +8,13 @@ import { Schema } from "effect"
 
 /**
  * This instance's secrets master key is not the one the cluster recorded:
- * it could not read what the other instances seal. `key_id` and
- * `cluster_key_id` are digests (layers/secrets/crypto.ts `keyId`), never keys.
+ * it could not read what the other instances seal. `key_id` (absent when this
+ * instance has no key file) and `cluster_key_id` are digests
+ * (layers/secrets/crypto.ts `keyId`), never keys.
  */
 export class ClusterKeyMismatch extends Schema.TaggedError<ClusterKeyMismatch>()("ClusterKeyMismatch", {
   message: Schema.String,
-  key_id: Schema.String,
+  key_id: Schema.optionalKey(Schema.String),
   cluster_key_id: Schema.String
 }) {}
 

@@ -17,6 +17,7 @@
 import { Context, Duration, Effect, Layer, Redacted, Ref, Schedule, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { GatewayConfig } from "../../layers/config.ts"
+import { splitText } from "./splitText.ts"
 
 /** Bot API calls one delivery may make. */
 export const MAX_ATTEMPTS = 4
@@ -49,7 +50,10 @@ export interface CallResult {
 
 /** The messenger's Bot API, as the gateway uses it. */
 export class MessengerClient extends Context.Service<MessengerClient, {
-  /** `sendMessage {chat_id, text, reply_markup?}` (buttons: rows of inline buttons). */
+  /**
+   * `sendMessage {chat_id, text, reply_markup?}` (buttons: rows of inline buttons). A text over 4096 characters is
+   * sent as several messages (splitText.ts), the buttons with the last; the result is the last message's id.
+   */
   readonly sendMessage: (
     chatId: string,
     text: string,
@@ -108,13 +112,30 @@ export class MessengerClient extends Context.Service<MessengerClient, {
         })
 
       return MessengerClient.of({
-        sendMessage: Effect.fn("MessengerClient.sendMessage")((chatId, text, buttons) =>
-          call("sendMessage", {
-            chat_id: chatId,
-            text,
-            ...(buttons !== undefined ? { reply_markup: { inline_keyboard: buttons } } : {})
-          })
-        ),
+        // A text over the Bot API's limit goes as several messages, in order; the buttons go with the last, whose id
+        // is answered; `attempts` counts every call. A part that fails ends the delivery (the parts before it were sent).
+        sendMessage: Effect.fn("MessengerClient.sendMessage")(function*(chatId, text, buttons) {
+          const parts = splitText(text)
+          let attempts = 0
+          let last: CallResult = { attempts: 0 }
+          for (let i = 0; i < parts.length; i++) {
+            const lastPart = i === parts.length - 1
+            last = yield* call("sendMessage", {
+              chat_id: chatId,
+              text: parts[i],
+              ...(lastPart && buttons !== undefined ? { reply_markup: { inline_keyboard: buttons } } : {})
+            }).pipe(Effect.mapError((error) =>
+              new MessengerCallFailed({
+                method: error.method,
+                attempts: attempts + error.attempts,
+                message: parts.length === 1 ? error.message : `${error.message} (part ${i + 1} of ${parts.length})`,
+                retryable: error.retryable
+              })
+            ))
+            attempts += last.attempts
+          }
+          return { ...last, attempts }
+        }),
         editMessageText: Effect.fn("MessengerClient.editMessageText")((chatId, messageId, text) =>
           call("editMessageText", { chat_id: chatId, message_id: Number(messageId), text })
         ),

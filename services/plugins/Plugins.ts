@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { Cause, Clock, Context, Effect, Exit, Layer, Option, Queue, Redacted, Schedule } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Layer, Option, PubSub, Queue, Redacted, Schedule, type Scope } from "effect"
 import { Tool } from "effect/ai"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -69,6 +69,8 @@ export class Plugins extends Context.Service<Plugins, {
   readonly callRoute: (id: string, name: string, input: unknown) => Effect.Effect<unknown, NotFound | PluginCallError>
   /** The MCP servers the loaded plugins declare (`contributes.mcp_servers`), by plugin then name. A plain value. */
   readonly mcpServers: () => ReadonlyArray<PluginMcpServer>
+  /** The ids of the plugins given up from now on (for the current scope): what they contributed elsewhere goes too. */
+  readonly givenUp: Effect.Effect<PubSub.Subscription<string>, never, Scope.Scope>
 }>()("svc-gateway/plugins/Plugins") {
   /** Needs `GatewayConfig`, `AgentContributions`, `EventBus`, `DomainEvents` and `SecretResolver`. */
   static readonly layerNoDeps = Layer.effect(Plugins, Effect.suspend(() => makePlugins))
@@ -125,7 +127,8 @@ const makePlugins = Effect.gen(function*() {
     callRoute: Effect.fn("Plugins.callRoute")(function*(id: string) {
       return yield* Effect.fail(notFound(id))
     }),
-    mcpServers: () => []
+    mcpServers: () => [],
+    givenUp: Effect.flatMap(PubSub.unbounded<string>(), PubSub.subscribe)
   })
   if (!settings.pluginsEnabled) return disabled
 
@@ -138,6 +141,7 @@ const makePlugins = Effect.gen(function*() {
   const loaded = new Map<string, Loaded>()
   const errors: Array<PluginLoadError> = []
   const exits = yield* Queue.unbounded<{ readonly id: string; readonly code: number }>()
+  const givenUp = yield* PubSub.unbounded<string>()
   // A plugin's console output, logged as `plugin output` lines; a chatty plugin loses lines, never the gateway memory.
   const output = yield* Queue.dropping<{ readonly id: string; readonly stream: string; readonly line: string }>(1000)
   yield* Queue.take(output).pipe(
@@ -257,6 +261,7 @@ const makePlugins = Effect.gen(function*() {
     yield* health(plugin, "failed")
     yield* Effect.logError("plugin failed").pipe(Effect.annotateLogs({ plugin_id: id, reason }))
     yield* lifecycle(id, "failed", { reason, restarting: false })
+    yield* PubSub.publish(givenUp, id)
   })
 
   /** Asks a (re)started worker what it exports, and checks it against the manifest; `undefined` when all is there. */
@@ -417,6 +422,7 @@ const makePlugins = Effect.gen(function*() {
         .sort((a, b) => (a.found.manifest.id < b.found.manifest.id ? -1 : 1))
         .flatMap((p) =>
           (p.found.manifest.contributes?.mcp_servers ?? []).map((server) => ({ plugin_id: p.found.manifest.id, source_dir: p.found.dir, server }))
-        )
+        ),
+    givenUp: PubSub.subscribe(givenUp)
   })
 })

@@ -2,7 +2,8 @@
  * A plugin's declared MCP servers (`contributes.mcp_servers`, issue 26 §2 "from plugin manifests"; docs/plugins.md)
  * attached as agent tool sources: server `fx` of plugin `tools` is `tools_fx`, owned by `plugin:tools`, started in the
  * plugin's directory; its tool `echo` is offered as `mcp_tools_fx_echo` (policy id `mcp.tools_fx.echo`) and a scripted
- * turn calls it through the policy gate. With plugins off, nothing of it is attached.
+ * turn calls it through the policy gate. A plugin given up loses its server. With plugins off, nothing of it is
+ * attached.
  *
  * Needs the bundle's plugin worker only for plugins with an entry (this one has none).
  */
@@ -44,6 +45,19 @@ beforeAll(async () => {
       "      env: {MCP_FIXTURE_CALLS: calls.txt}"
     ])
   })
+  // A plugin whose worker exits 300 ms after each start: given up after three exits, its server is detached.
+  await writePlugin(home, "doomed", {
+    "plugin.yml": manifest("doomed", [
+      "entry: index.mjs",
+      "contributes:",
+      "  routes: [{name: ok}]",
+      "  mcp_servers:",
+      "    - name: fx",
+      `      command: ${JSON.stringify(process.execPath)}`,
+      `      args: [${JSON.stringify(fixture)}]`
+    ]),
+    "index.mjs": "setTimeout(() => process.exit(2), 300)\nexport default { rpc: { ok: () => ({ ok: true }) } }\n"
+  })
   gw = await startGateway({ agentEnabled: true, agentModel: "builtin/scripted", pluginsEnabled: true, home, rateLimitMax: 10_000 })
   off = await startGateway({ agentEnabled: true, agentModel: "builtin/scripted", home, rateLimitMax: 10_000 })
 }, 60_000)
@@ -71,6 +85,14 @@ describe("a plugin's MCP servers", () => {
     const report = (await get(gw, "/context?agent_id=scout")).report
     expect(report.tool_calls).toEqual([{ tool: "mcp_tools_fx_echo", tool_id: "mcp.tools_fx.echo", decision: "allow", outcome: "ok" }])
   })
+
+  it("are detached when their plugin is given up (its contributions withdrawn)", async () => {
+    const plugin = async () => (await get(gw, "/plugins")).plugins.find((p: any) => p.id === "doomed")
+    await eventually(async () => (await plugin())?.worker.status === "failed", "doomed given up", 30_000)
+    await eventually(async () => !(await get(gw, "/mcp/servers")).servers.some((s: any) => s.name === "doomed_fx"), "doomed_fx detached", 15_000)
+    // The other plugin's server is untouched.
+    expect((await get(gw, "/mcp/servers")).servers.find((s: any) => s.name === "tools_fx")).toMatchObject({ owner: "plugin:tools" })
+  }, 60_000)
 
   it("are not attached when plugins are off", async () => {
     expect((await get(off, "/mcp/servers")).servers).toEqual([])

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { GatewayConfig } from "../../../layers/config.ts"
@@ -95,6 +95,19 @@ describe.skipIf(postgresUrl === undefined)("ClusterKey on PostgreSQL", () => {
         const id = yield* Effect.scoped(Effect.provide(keyIdOfInstance, instance(db.layer(), homes[0]!)))
         const written = readFileSync(join(homes[0]!, "secrets.master.key"))
         expect(id).toBe(keyId(parseKey(written)!))
+      })))
+
+  it.effect("an instance without a key file joining a cluster that has a key is refused, and no key file is left behind", () =>
+    withSchema((db, homes) =>
+      Effect.gen(function*() {
+        homes.push(homeWithKey(KEY_A), homeWithKey(undefined))
+        yield* Effect.scoped(Layer.build(instance(db.layer(), homes[0]!)))
+        const exit = yield* Effect.exit(Effect.scoped(Layer.build(instance(db.layer(), homes[1]!))))
+        const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+        const failure = error?._tag === "Fail" ? error.error as { _tag: string; message: string; cluster_key_id: string } : undefined
+        expect(failure).toMatchObject({ _tag: "ClusterKeyMismatch", cluster_key_id: keyIdOf(KEY_A) })
+        expect(failure?.message).toMatch(/secrets.master.key is missing, but this cluster's instances use key id/)
+        expect(existsSync(join(homes[1]!, "secrets.master.key"))).toBe(false)
       })))
 
   it.effect("without SVC_CLUSTER=1 nothing is checked or recorded", () =>

@@ -84,6 +84,22 @@ describe("MessengerClient", () => {
     })
   })
 
+  it("sends a text over the Bot API's 4096 characters as several messages in order, the buttons with the last", async () => {
+    const paragraph = "line of a long answer ".repeat(40).trim()
+    const text = Array.from({ length: 12 }, (_, i) => `${i}: ${paragraph}`).join("\n")
+    expect(text.length).toBeGreaterThan(2 * 4096)
+    const before = bot.calls.length
+    const result = await run(Effect.flatMap(Effect.service(MessengerClient), (c) => c.sendMessage("42", text, [[{ text: "Approve", callback_data: "x" }]])))
+    const sent = bot.calls.slice(before)
+    expect(sent.length).toBe(3)
+    expect(result).toMatchObject({ _tag: "Success", success: { attempts: 3, message_id: String(sent[2]!.messageId) } })
+    const texts = sent.map((call) => (call.body as { text: string }).text)
+    for (const part of texts) expect(Array.from(part).length).toBeLessThanOrEqual(4096)
+    // Cut at line breaks: the parts joined by them are the text.
+    expect(texts.join("\n")).toBe(text)
+    expect(sent.map((call) => "reply_markup" in (call.body as object))).toEqual([false, false, true])
+  })
+
   it.effect("retries 5xx and 429 with backoff (200, 400, 800 ms), then gives up after 4 calls", () =>
     Effect.gen(function*() {
       const once429 = fakeApi((n) => (n === 1 ? { status: 429 } : { status: 200 }))
