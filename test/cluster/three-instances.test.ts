@@ -3,7 +3,8 @@
  * `node dist/cli/main.mjs serve` ×3 with `SVC_CLUSTER=1`, the same admin token, cluster secret and master key
  * (test/support/cluster.ts). Each scenario spreads its calls over the instances A, B and C:
  * - an operator on A resolves an approval raised by a plan on B; a client on C receives the events;
- * - a node connected (and paired) on C executes a step of a run started on A;
+ * - a node connected (and paired) on C executes a step of a run started on A, and of a run started on an edge
+ *   instance (`SVC_ROLE=edge`, a fourth process started for it: it executes no step itself);
  * - a signed webhook delivery accepted by B is refused as a replay by C and by A (nonces are shared);
  * - a periodic watcher fires at most once per slot, whichever instance runs its ticker;
  * - concurrent moves into `doing` sent to A, B and C race for the last WIP slot: one wins;
@@ -125,6 +126,35 @@ describe.skipIf(postgresUrl === undefined)("three gateway processes on one Postg
     expect(tasks).toHaveLength(1)
     expect(tasks[0].payload).toMatchObject({ run_id: runId, action: { type: "Node", args: { capability: "steps.echo" } } })
     expect(detail.steps[0].attempts).toEqual([expect.objectContaining({ status: "succeeded", result: { echoed: "across" } })])
+  }, 90_000)
+
+  it("a run started on a fourth instance, an edge, is executed by the runners; its node step reaches the node on C", async () => {
+    const edge = await cluster.add({ SVC_ROLE: "edge" })
+    try {
+      const node = await connectReadyNode(c, ["steps.edge"])
+      peers.push(node.peer)
+      const tasks = serveTasks(node.peer, () => ({ ok: true, result: { result: { from: "C" } } }))
+      await waitFor(async () => {
+        const listed = (await edge.call("GET", "/connections")).body.connections ?? []
+        return listed.some((entry: any) => entry.connection_id === node.connectionId)
+      }, "the edge to list the node connected to C")
+      const started = await edge.call("POST", "/workflow/run", {
+        key: "agent:edge:main",
+        steps: [{ type: "Node", args: { capability: "steps.edge" }, max_attempts: 1 }]
+      })
+      expect(started.status, JSON.stringify(started.body)).toBe(200)
+      const runId: string = started.body.run_id
+      let detail: any
+      await waitFor(async () => {
+        detail = (await edge.call("GET", `/workflow/runs/${runId}`)).body
+        return ["succeeded", "failed", "cancelled"].includes(detail.run?.status)
+      }, `run ${runId} started on the edge to settle`)
+      expect(detail.run.status, JSON.stringify(detail)).toBe("succeeded")
+      expect(tasks.map((t) => t.payload.run_id)).toEqual([runId])
+      expect(detail.steps[0].attempts).toEqual([expect.objectContaining({ status: "succeeded", result: { from: "C" } })])
+    } finally {
+      await edge.stop()
+    }
   }, 90_000)
 
   it("a signed webhook delivery accepted by B is refused as a replay by C and by A", async () => {
