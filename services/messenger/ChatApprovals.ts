@@ -85,6 +85,7 @@ export class ChatApprovals extends Context.Service<ChatApprovals, {
   static readonly layerNoDeps = Layer.effect(
     ChatApprovals,
     Effect.gen(function*() {
+      const layerScope = yield* Effect.scope
       const repo = yield* InboxRepo
       const deliveries = yield* Deliveries
       const client = yield* MessengerClient
@@ -198,7 +199,11 @@ export class ChatApprovals extends Context.Service<ChatApprovals, {
 
       const press = Effect.fn("ChatApprovals.press")(function*(query: CallbackQuery) {
         const decided = yield* decide(query)
-        yield* Effect.ignore(client.answerCallbackQuery(query.id, CALLBACK_ANSWERS[decided.outcome](decided.approvalId, decided.status)))
+        // Answered in the background: its retries (up to a minute with the messenger down) must not hold the webhook.
+        yield* Effect.forkIn(
+          Effect.ignore(client.answerCallbackQuery(query.id, CALLBACK_ANSWERS[decided.outcome](decided.approvalId, decided.status))),
+          layerScope
+        )
         return {
           ok: true as const,
           callback: decided.approvalId === undefined ? { outcome: decided.outcome } : { outcome: decided.outcome, approval_id: decided.approvalId }

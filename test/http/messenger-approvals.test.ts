@@ -94,7 +94,12 @@ for (const database of databases) describe(`approvals in the messenger chat (${d
       }
     })
   const promptTo = (chat: number) => bot.callsOf("sendMessage").find((c) => c.body.chat_id === String(chat) && c.body.reply_markup !== undefined)
-  const answerTo = (queryId: string) => bot.callsOf("answerCallbackQuery").find((c) => c.body.callback_query_id === queryId)?.body.text
+  /** The note the presser of `queryId` was shown (sent in the background after the webhook answered). */
+  const answerTo = async (queryId: string) => {
+    const of = () => bot.callsOf("answerCallbackQuery").find((c) => c.body.callback_query_id === queryId)?.body.text
+    await eventually(() => of() !== undefined, `the answer to ${queryId}`)
+    return of()
+  }
   const approval = async (id: number) =>
     (await readJson(await gw.fetch(`/approvals/${id}`, { headers: { authorization: `Bearer ${gw.adminToken}` } }))).approval
 
@@ -119,7 +124,7 @@ for (const database of databases) describe(`approvals in the messenger chat (${d
     expect(await press(701, "garbage", "q-garbage")).toEqual({ ok: true, callback: { outcome: "invalid" } })
     // The right data pressed in another chat does not verify (it is signed for 701).
     expect(await press(702, approve.callback_data, "q-elsewhere")).toEqual({ ok: true, callback: { outcome: "invalid" } })
-    expect(answerTo("q-forged")).toBe("Sorry, this button is not valid (it may be out of date).")
+    expect(await answerTo("q-forged")).toBe("Sorry, this button is not valid (it may be out of date).")
     expect((await approval(approvalId)).status).toBe("pending")
 
     // A chat that is not an operator gets its own prompt, and a refusal when it presses.
@@ -128,18 +133,18 @@ for (const database of databases) describe(`approvals in the messenger chat (${d
     const [[approveElsewhere]] = promptTo(702)!.body.reply_markup.inline_keyboard
     const otherId = Number(approveElsewhere.callback_data.split(":")[1])
     expect(await press(702, approveElsewhere.callback_data, "q-refused")).toEqual({ ok: true, callback: { outcome: "refused", approval_id: otherId } })
-    expect(answerTo("q-refused")).toBe("Sorry, approvals can only be resolved from an operator chat.")
+    expect(await answerTo("q-refused")).toBe("Sorry, approvals can only be resolved from an operator chat.")
     expect((await approval(otherId)).status).toBe("pending")
 
     // The operator chat approves: exactly once.
     expect(await press(701, approve.callback_data, "q-approve")).toEqual({ ok: true, callback: { outcome: "approved", approval_id: approvalId } })
-    expect(answerTo("q-approve")).toBe(`Approval ${approvalId} approved.`)
+    expect(await answerTo("q-approve")).toBe(`Approval ${approvalId} approved.`)
     const resolved = await approval(approvalId)
     expect(resolved.status).toBe("approved")
     expect(resolved.resolution.resolved_by).toEqual({ kind: "http", principal: "messenger:701:user701" })
     for (const [data, id] of [[approve.callback_data, "q-again"], [deny.callback_data, "q-deny"]] as const) {
       expect(await press(701, data, id)).toEqual({ ok: true, callback: { outcome: "already_resolved", approval_id: approvalId } })
-      expect(answerTo(id)).toBe(`Approval ${approvalId} was already approved; nothing changed.`)
+      expect(await answerTo(id)).toBe(`Approval ${approvalId} was already approved; nothing changed.`)
     }
     expect((await approval(approvalId)).status).toBe("approved")
 
