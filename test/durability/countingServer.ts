@@ -19,6 +19,8 @@ export interface CountingServer {
   readonly answered: (path: string) => number
   /** Held `/block/` requests whose connection is still open. */
   readonly heldOpen: () => number
+  /** The held `/block/` requests still open: path and the client's TCP port (to find the process that sent it). */
+  readonly heldFrom: () => ReadonlyArray<{ readonly path: string; readonly clientPort: number }>
   /**
    * Stops holding `/block/` requests and answers the held ones still open, in
    * arrival order: all at once, or one every `spacingMs` milliseconds.
@@ -30,6 +32,8 @@ export interface CountingServer {
   readonly summary: () => Record<string, { requested: number; answered: number }>
   readonly close: () => Promise<void>
 }
+
+const isOpen = ({ res }: { res: ServerResponse }) => !res.destroyed && res.socket !== null && !res.socket.destroyed
 
 const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
 
@@ -63,7 +67,8 @@ export const startCountingServer = async (): Promise<CountingServer> => {
     url: `http://127.0.0.1:${port}`,
     requested: (path) => requested.get(path) ?? 0,
     answered: (path) => answered.get(path) ?? 0,
-    heldOpen: () => held.filter(({ res }) => !res.destroyed && res.socket !== null && !res.socket.destroyed).length,
+    heldOpen: () => held.filter(isOpen).length,
+    heldFrom: () => held.filter(isOpen).map(({ path, res }) => ({ path, clientPort: res.socket!.remotePort! })),
     release: (spacingMs = 0) => {
       blocking = false
       for (const [i, { path, res }] of held.splice(0).entries()) {

@@ -33,6 +33,13 @@ export interface TestGateway {
   readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
 }
 
+/**
+ * What HTTP and WebSocket helpers need of a gateway: its base URL, its admin
+ * token and `fetch` relative to the URL. An in-process {@link TestGateway}
+ * and a gateway process (test/support/cluster.ts) both provide it.
+ */
+export type GatewayEndpoint = Pick<TestGateway, "url" | "adminToken" | "fetch">
+
 /** Admin token used by test gateways (64 hex characters). */
 export const TEST_ADMIN_TOKEN = "a".repeat(32) + "b".repeat(32)
 
@@ -122,7 +129,7 @@ export const startGateway = async (
 }
 
 /** JSON POST helper: `body` is sent as is when a string, else JSON-encoded. */
-export const postJson = (gw: TestGateway, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
+export const postJson = (gw: GatewayEndpoint, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
   gw.fetch(path, {
     method: "POST",
     headers: {

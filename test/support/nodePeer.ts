@@ -4,7 +4,7 @@
  * capabilities ready, and a `task.execute` responder.
  */
 import { eventually } from "./eventually.ts"
-import { postJson, readJson, type TestGateway } from "./gateway.ts"
+import { type GatewayEndpoint, postJson, readJson } from "./gateway.ts"
 import { connectPeer, type TestIdentity, type TestPeer } from "./wsPeer.ts"
 
 /** Bearer header for `token`. */
@@ -27,7 +27,7 @@ export interface TestNode {
  * then declares `ready` (capability ids) ready when given.
  */
 export const connectNode = async (
-  gw: TestGateway,
+  gw: GatewayEndpoint,
   options: {
     readonly advertised?: ReadonlyArray<{ id: string; version?: string }>
     readonly allowlist?: ReadonlyArray<{ id: string; version?: string }>
