@@ -304,7 +304,9 @@ describe("layer naming (docs/architecture.md \"Conventions\")", () => {
     // deprecated aliases of a static layer
     "PlaybooksLive", "WorkflowRunsLive",
     // contributors registered with AgentContributions (services/agent/contributions.ts): a layer that only registers
-    "NodeToolsLive", "PluginMcpServersLive"
+    "NodeToolsLive", "PluginMcpServersLive",
+    // the cluster's implementation of BackgroundJobs, a Context.Reference (services/cluster/clusterJobs.ts)
+    "ClusterJobsLive"
   ])
 
   it("no module constant named …Live outside the allow-list (a service's layer is static on its class)", () => {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Duration } from "effect"
+import { type Duration, Schema } from "effect"
 import type { Principal } from "../auth/principal.ts"
 import type { DeviceRole } from "../auth/schema.ts"
 
@@ -100,4 +100,21 @@ export interface RequestOptions {
   readonly timeout?: Duration.Input | undefined
   /** The envelope's `request_id` (default `<type>-<uuid>`). */
   readonly requestId?: string | undefined
+}
+
+/**
+ * The per-instance filter of the cluster-wide listings (`GET /connections`, `GET /presence`, `GET /nodes`;
+ * docs/scaling.md "What an operator sees"): `?instance=<instance_id>` keeps what that instance holds. Without it a
+ * listing covers every live instance of the cluster (one instance: itself).
+ */
+export const InstanceQuery = {
+  instance: Schema.optionalKey(Schema.NonEmptyString.check(Schema.isMaxLength(128)).annotate({
+    description:
+      "Only what this instance holds (an `instance_id` of `GET /status` `peers`); omitted: the whole cluster. An id no live instance has lists nothing."
+  }))
+}
+
+/** The decoded query: `instance` when given. */
+export interface InstanceQuery {
+  readonly instance?: string | undefined
 }

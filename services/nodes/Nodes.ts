@@ -6,7 +6,7 @@
 import { Context, Effect, Layer } from "effect"
 import { Pairings } from "../pairing/Pairings.ts"
 import { Backplane } from "../backplane/Backplane.ts"
-import type { InstanceQuery } from "../backplane/instanceFilter.ts"
+import type { InstanceQuery } from "../backplane/schema.ts"
 import { BackplanePeers } from "../backplane/peers.ts"
 import type { ConnectionEntry } from "../backplane/schema.ts"
 import type { CapabilityDescriptor } from "../ws-sessions/schema.ts"

@@ -16,7 +16,7 @@ import { documented } from "../../../src/http/api/examples.ts"
 import { Access, scope } from "../../../src/http/api/access.ts"
 import { Authentication, RequestErrors } from "../../../src/http/api/security.ts"
 import { REQUEST_ERRORS, wire } from "../../../src/http/api/errors.ts"
-import { InstanceQuery } from "../../backplane/instanceFilter.ts"
+import { InstanceQuery } from "../../backplane/schema.ts"
 
 /** `GET /nodes`, `POST /nodes/:node_id/dispatch`. */
 export const NodesApi = HttpApiGroup.make("nodes")

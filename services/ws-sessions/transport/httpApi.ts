@@ -11,7 +11,7 @@ import { documented } from "../../../src/http/api/examples.ts"
 import { Access, scope } from "../../../src/http/api/access.ts"
 import { Authentication, RequestErrors } from "../../../src/http/api/security.ts"
 import { REQUEST_ERRORS } from "../../../src/http/api/errors.ts"
-import { InstanceQuery } from "../../backplane/instanceFilter.ts"
+import { InstanceQuery } from "../../backplane/schema.ts"
 
 /** One live connection in `GET /connections`. */
 export const ConnectionSummary = Schema.Struct({
