@@ -19,16 +19,14 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { build } from "esbuild"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bundleFixture } from "../../../support/bundleFixture.ts"
 import { freePort } from "../../../support/docShell.ts"
 import { eventually } from "../../../support/eventually.ts"
 import { postgresUrl } from "../../../support/databases.ts"
 import { postgresSchemaDatabase } from "./support.ts"
 
-const root = join(import.meta.dirname, "../../../..")
-const bundleDir = join(root, "node_modules/.cache/svc-workflow-engine-test")
-const bundle = join(bundleDir, `clusterProcess-${process.pid}.mjs`)
+let bundle = ""
 const secret = randomBytes(24).toString("hex")
 
 interface Runner {
@@ -110,17 +108,7 @@ describe.skipIf(postgresUrl === undefined)("workflow runs on the cluster's runne
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "svc-wf-cluster-"))
-    await build({
-      entryPoints: [join(import.meta.dirname, "fixtures/clusterProcess.ts")],
-      outfile: bundle,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      // One copy of effect shared with @effect/sql-pg and @effect/platform-node.
-      packages: "external",
-      logLevel: "error"
-    })
+    bundle = await bundleFixture("test/services/workflow/engine/fixtures/clusterProcess.ts", "svc-workflow-engine-test")
     const db = await postgresSchemaDatabase(postgresUrl!)
     drop = db.drop
     baseEnv = {

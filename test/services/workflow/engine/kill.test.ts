@@ -9,33 +9,19 @@ import { randomUUID } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { build } from "esbuild"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bundleFixture } from "../../../support/bundleFixture.ts"
 import { eventually } from "../../../support/eventually.ts"
 import { postgresUrl } from "../../../support/databases.ts"
 import { postgresSchemaDatabase } from "./support.ts"
 
-const root = join(import.meta.dirname, "../../../..")
-// Inside the repository so the external packages resolve from its node_modules.
-const bundleDir = join(root, "node_modules/.cache/svc-workflow-engine-test")
-const bundle = join(bundleDir, `runProcess-${process.pid}.mjs`)
+let bundle = ""
 
 let work: string
 const children: Array<ChildProcess> = []
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "svc-wf-kill-"))
-  await build({
-    entryPoints: [join(import.meta.dirname, "fixtures/runProcess.ts")],
-    outfile: bundle,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    // Every package stays external: one copy of effect shared with @effect/sql-pg
-    // (a bundled second copy breaks Redacted: "Unable to get redacted value").
-    packages: "external",
-    logLevel: "error"
-  })
+  bundle = await bundleFixture("test/services/workflow/engine/fixtures/runProcess.ts", "svc-workflow-engine-test")
 }, 60_000)
 afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
