@@ -8,9 +8,12 @@
  * and its attachments are stored as artifacts of the attempt (issue 24 §4).
  * Candidates come from the {@link Backplane}'s directory and `task.execute`
  * goes through it; the in-flight counts and the attempts are this
- * instance's (docs/architecture.md "Backplane").
+ * instance's (docs/architecture.md "Backplane"). In a cluster (`SVC_CLUSTER=1`)
+ * the attempts are also recorded in `node_attempts` (AttemptsRepo.ts), so the
+ * evidence of a node connected to another instance is accepted there too.
  */
 import { Clock, Context, Duration, Effect, Layer, Result } from "effect"
+import { SqlClient } from "effect/sql"
 import { Artifacts } from "../artifacts/Artifacts.ts"
 import type { ArtifactQuotaExceeded } from "../artifacts/errors.ts"
 import type { ArtifactLink, ArtifactRef } from "../artifacts/schema.ts"
@@ -18,6 +21,9 @@ import { Pairings } from "../pairing/Pairings.ts"
 import type { Pairing } from "../pairing/schema.ts"
 import { makeDecoder } from "../shared/decode.ts"
 import { Backplane } from "../backplane/Backplane.ts"
+import { BackplaneMode } from "../backplane/mode.ts"
+import { isoTime } from "../shared/time.ts"
+import { type AttemptsRepo, makeAttemptsRepo } from "./AttemptsRepo.ts"
 import type { PeerRequestError } from "../backplane/errors.ts"
 import type { ConnectionEntry } from "../backplane/schema.ts"
 import { EventBus } from "../ws-sessions/EventBus.ts"
@@ -202,6 +208,9 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
       const events = yield* EventBus
       const pairings = yield* Pairings
       const artifacts = yield* Artifacts
+      // A cluster shares its attempts (AttemptsRepo): the node's evidence may arrive at another instance.
+      const sql = (yield* BackplaneMode).cluster ? yield* Effect.serviceOption(SqlClient.SqlClient) : undefined
+      const shared: AttemptsRepo | undefined = sql?._tag === "Some" ? makeAttemptsRepo(sql.value) : undefined
       const inFlight = new Map<string, number>()
       const attempts = new Map<string, Attempt>()
       const graceMs = Duration.toMillis(EVIDENCE_GRACE)
@@ -297,15 +306,39 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
           }
           attempts.set(ids.attempt_id, attempt)
           inFlight.set(connection.connectionId, busy(connection.connectionId) + 1)
-          return Effect.succeed(attempt)
+          if (shared === undefined) return Effect.succeed(attempt)
+          return Effect.as(
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              shared.start({
+                attempt_id: ids.attempt_id,
+                run_id: ids.run_id,
+                step_id: ids.step_id,
+                node_id: ids.node_id,
+                link: JSON.stringify(attempt.link),
+                artifacts: "[]",
+                started_at: isoTime(now),
+                ended_at: null
+              })),
+            attempt
+          )
         })
         const release = (attempt: Attempt) =>
-          Effect.map(Clock.currentTimeMillis, (now) => {
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const left = busy(connection.connectionId) - 1
             if (left > 0) inFlight.set(connection.connectionId, left)
             else inFlight.delete(connection.connectionId)
             attempt.endedAt = now
             prune(now)
+            if (shared === undefined) return Effect.void
+            // Artifacts the node attached through another instance (where its connection is) join this answer's.
+            return Effect.andThen(
+              Effect.map(shared.end(attempt.attemptId, isoTime(now)), (recorded) => {
+                for (const ref of JSON.parse(recorded) as Array<ArtifactRef>) {
+                  if (!attempt.artifacts.some((a) => a.artifact_id === ref.artifact_id)) attempt.artifacts.push(ref)
+                }
+              }),
+              shared.prune(isoTime(now - graceMs))
+            )
           })
         let attached: ReadonlyArray<ArtifactRef> = []
         const answer = yield* Effect.acquireUseRelease(
@@ -333,6 +366,24 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
         return response
       })
 
+      /** An attempt another instance dispatched, executing or ended within the grace; `undefined` otherwise. */
+      const sharedAttempt = (attemptId: string, now: number): Effect.Effect<Attempt | undefined> =>
+        Effect.map(shared!.find(attemptId), (row) => {
+          if (row === undefined) return undefined
+          const endedAt = row.ended_at === null ? undefined : Date.parse(row.ended_at)
+          if (endedAt !== undefined && now - endedAt > graceMs) return undefined
+          return {
+            runId: row.run_id,
+            stepId: row.step_id,
+            attemptId: row.attempt_id,
+            nodeId: row.node_id,
+            connectionId: "",
+            link: JSON.parse(row.link) as ArtifactLinkContext,
+            artifacts: JSON.parse(row.artifacts) as Array<ArtifactRef>,
+            endedAt
+          }
+        })
+
       const evidence = Effect.fn("NodeDispatch.evidence")(function*(
         connection: ConnectionEntry,
         request: WsAttemptEvidenceRequest
@@ -345,8 +396,10 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
             details: { max_chars: MAX_EVIDENCE_CHARS, actual_chars: chars }
           })
         }
-        prune(yield* Clock.currentTimeMillis)
-        const attempt = attempts.get(request.attempt_id)
+        const now = yield* Clock.currentTimeMillis
+        prune(now)
+        // Dispatched here, or (in a cluster) by another instance while the node's connection is on this one.
+        const attempt = attempts.get(request.attempt_id) ?? (shared === undefined ? undefined : yield* sharedAttempt(request.attempt_id, now))
         if (attempt === undefined || attempt.runId !== request.run_id || attempt.stepId !== request.step_id) {
           return yield* new NotFound({
             message: `attempt ${request.attempt_id} of run ${request.run_id}, step ${request.step_id} is not executing`
@@ -372,6 +425,8 @@ export class NodeDispatch extends Context.Service<NodeDispatch, {
           refs.push(ref)
           attempt.artifacts.push(ref)
         }
+        // Recorded for the dispatching instance, which lists them in the task's answer.
+        if (shared !== undefined && refs.length > 0) yield* shared.setArtifacts(attempt.attemptId, JSON.stringify(attempt.artifacts))
         yield* events.publish(
           AttemptEvidenceEvent,
           {

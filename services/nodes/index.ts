@@ -6,6 +6,7 @@
 import { NodesLive } from "./Nodes.ts"
 import { type Subsystem, subsystem } from "../../src/subsystem/Subsystem.ts"
 import { NodesContract } from "./contract.ts"
+import { NodesTables } from "./tables.ts"
 import { NodesHttp } from "./transport/http.ts"
 import { NodesWs } from "./transport/ws.ts"
 
@@ -16,6 +17,7 @@ import { NodesWs } from "./transport/ws.ts"
 export const NodesSubsystem: Subsystem<typeof NodesContract, typeof NodesLive, typeof NodesHttp, typeof NodesWs> = subsystem({
   contract: NodesContract,
   layer: NodesLive,
+  tables: NodesTables,
   http: [NodesHttp],
   ws: [NodesWs]
 })

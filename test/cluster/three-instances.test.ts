@@ -128,6 +128,51 @@ describe.skipIf(postgresUrl === undefined)("three gateway processes on one Postg
     expect(detail.steps[0].attempts).toEqual([expect.objectContaining({ status: "succeeded", result: { echoed: "across" } })])
   }, 90_000)
 
+  it("a node connected to C sends evidence with an attachment for steps dispatched by any instance; each attempt lists it", async () => {
+    const node = await connectReadyNode(c, ["steps.shot"])
+    peers.push(node.peer)
+    // Before answering each task the node sends attempt.evidence: it reaches C, whichever runner dispatched the task.
+    const evidenceAnswers: Array<any> = []
+    node.peer.ws.on("message", async (data) => {
+      const m = JSON.parse(data.toString())
+      if (m.type !== "task.execute" || "ok" in m || "event_id" in m) return
+      const { run_id, step_id, attempt_id } = m.payload
+      evidenceAnswers.push(await node.peer.request("attempt.evidence", {
+        run_id,
+        step_id,
+        attempt_id,
+        evidence: { attachments: [{ kind: "screenshot", mime_type: "image/png", bytes_base64: Buffer.from(`shot ${run_id}`).toString("base64") }] }
+      }))
+      node.peer.send({ request_id: m.request_id, type: m.type, ok: true, result: { result: { shot: true } } })
+    })
+    await waitFor(async () => {
+      const listed = (await a.call("GET", "/connections")).body.connections ?? []
+      return listed.some((entry: any) => entry.connection_id === node.connectionId)
+    }, "A to list the node connected to C")
+    // Four runs on four lanes: their shards (and so the dispatching runner) spread over the instances.
+    const runIds: Array<string> = []
+    for (const [i, instance] of [a, b, c, a].entries()) {
+      const started = await instance.call("POST", "/workflow/run", {
+        key: `agent:shot-${i}:main`,
+        steps: [{ type: "Node", args: { capability: "steps.shot" }, max_attempts: 1 }]
+      })
+      expect(started.status, JSON.stringify(started.body)).toBe(200)
+      runIds.push(started.body.run_id)
+    }
+    for (const runId of runIds) {
+      let detail: any
+      await waitFor(async () => {
+        detail = (await b.call("GET", `/workflow/runs/${runId}`)).body
+        return ["succeeded", "failed", "cancelled"].includes(detail.run?.status)
+      }, `run ${runId} to settle`)
+      expect(detail.run.status, JSON.stringify(detail)).toBe("succeeded")
+      expect(detail.steps[0].attempts[0].artifacts).toEqual([
+        expect.objectContaining({ kind: "screenshot", mime_type: "image/png", size_bytes: `shot ${runId}`.length })
+      ])
+    }
+    expect(evidenceAnswers.map((answer) => answer.ok)).toEqual([true, true, true, true])
+  }, 90_000)
+
   it("a run started on a fourth instance, an edge, is executed by the runners; its node step reaches the node on C", async () => {
     const edge = await cluster.add({ SVC_ROLE: "edge" })
     try {

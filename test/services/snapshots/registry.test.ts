@@ -114,7 +114,7 @@ describe("the derived snapshot set", () => {
   it("declares the tables it leaves out, each with its reason", () => {
     const excluded = TABLE_DECLARATIONS.flat().filter((d) => !d.snapshot)
     expect(excluded.map((d) => d.name).sort()).toEqual(
-      ["backplane_*", "cluster_*", "gateway_master_key", "memory_items_fts*", "memory_vector*", "models_dev_cache", "models_dev_refresh_leases", "oauth_pending", "rate_limit_windows", "sqlite_sequence", "svc_migrations_*", "workflow_step_inputs"]
+      ["backplane_*", "cluster_*", "gateway_master_key", "memory_items_fts*", "memory_vector*", "models_dev_cache", "models_dev_refresh_leases", "node_attempts", "oauth_pending", "rate_limit_windows", "sqlite_sequence", "svc_migrations_*", "workflow_step_inputs"]
     )
     for (const d of excluded) expect(d.snapshot === false && d.reason.length > 20).toBe(true)
     expect(["backplane_outbox", "cluster_messages", "svc_migrations_approvals", "oauth_pending", "workflow_step_inputs", "memory_vectors", "memory_vector_space", "memory_vectors_idx_shadow"].every(isExcludedTable)).toBe(true)
