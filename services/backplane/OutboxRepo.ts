@@ -18,7 +18,7 @@ import { JsonTextColumn, serialColumn, TimestampColumn } from "../../layers/stor
 import { repositoryEdge } from "../../layers/storage/repositoryEdge.ts"
 import { findRows } from "../../layers/storage/rows.ts"
 
-/** The channel every instance LISTENs on; payloads are `<schema>:outbox` or `<schema>:directory`. */
+/** The channel every instance LISTENs on; payloads are `<schema>:outbox:<origin>:<target>` or `<schema>:directory`. */
 export const BACKPLANE_CHANNEL = "svc_backplane"
 
 const Id = Schema.Union([Schema.Number, Schema.BigInt, Schema.String])
@@ -55,20 +55,26 @@ export interface OutboxRepo {
   readonly notifyDirectory: Effect.Effect<void>
 }
 
-/** The outbox over `sql` (PostgreSQL). */
-export const makeOutboxRepo = (sql: SqlClient.SqlClient): OutboxRepo => {
+/**
+ * The outbox over `sql` (PostgreSQL). `origin` (the appending instance's id) goes into each append's notification,
+ * `<schema>:outbox:<origin>:<target instance id, or * for every instance>`, so that an instance ignores its own rows'
+ * notifications (it delivered them itself) and those of rows targeted at another instance.
+ */
+export const makeOutboxRepo = (sql: SqlClient.SqlClient, origin = "*"): OutboxRepo => {
   const rows = findRows(OutboxRow)
   const ids = findRows(Schema.Struct({ id: Schema.NullOr(Id) }))
   const toNumber = (id: number | bigint | string | null | undefined) => Number(id ?? 0)
   return repositoryEdge("OutboxRepo", {
     append: (kind, target, body, now) =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.backplane_outbox'))`
-        const [row] = yield* ids(sql`INSERT INTO backplane_outbox (kind, target_instance_id, body, created_at)
-          VALUES (${kind}, ${target}, ${body}, ${now}) RETURNING id`)
-        yield* sql`SELECT pg_notify(${BACKPLANE_CHANNEL}, current_schema() || ':outbox')`
-        return toNumber(row?.id)
-      })),
+      // One statement (a round trip): the lock is taken before the row (and its id) exists, the notification is
+      // queued with it; inside a transaction (a savepoint in the caller's) both go out at its commit.
+      sql.withTransaction(Effect.map(
+        ids(sql`WITH locked AS (SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.backplane_outbox')))
+          INSERT INTO backplane_outbox (kind, target_instance_id, body, created_at)
+          SELECT ${kind}, ${target}, ${body}, ${now} FROM locked
+          RETURNING id, pg_notify(${BACKPLANE_CHANNEL}, current_schema() || ${`:outbox:${origin}:${target ?? "*"}`}) AS notified`),
+        ([row]) => toNumber(row?.id)
+      )),
     after: (cursor, instanceId, limit) =>
       rows(sql`SELECT id, kind, target_instance_id, body, created_at FROM backplane_outbox
         WHERE id > ${cursor} AND (target_instance_id IS NULL OR target_instance_id = ${instanceId})

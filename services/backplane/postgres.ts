@@ -76,6 +76,8 @@ interface RemotePending {
 
 const pendingKey = (connectionId: string, requestId: string): string => `${connectionId}\u0000${requestId}`
 const iso = (ms: number): string => new Date(ms).toISOString()
+/** How often at most an instance saves its outbox cursor. */
+const CURSOR_SAVE_INTERVAL_MS = 1_000
 /** How long the id of an event published here is remembered when its row never shows (its transaction rolled back). */
 const PUBLISHED_MEMORY_MS = 10 * 60_000
 
@@ -124,12 +126,12 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
     const sql = yield* SqlClient.SqlClient
     yield* migrate("backplane", backplaneMigrations)
     const local = yield* makeLocalDelivery
+    const instanceId = options.instanceId ?? `gw-${crypto.randomUUID()}`
     const directory = makeDirectoryRepo(sql)
-    const outbox = makeOutboxRepo(sql)
+    const outbox = makeOutboxRepo(sql, instanceId)
     const jobs = yield* BackgroundJobs
     const scope = yield* Effect.scope
 
-    const instanceId = options.instanceId ?? `gw-${crypto.randomUUID()}`
     const heartbeatMs = Duration.toMillis(options.heartbeatInterval ?? Duration.seconds(5))
     const ttlMs = Duration.toMillis(options.connectionTtl ?? Duration.seconds(30))
     const pollInterval = options.pollInterval ?? Duration.seconds(1)
@@ -299,6 +301,11 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
         }
       })
 
+    // The saved cursor only serves a restart with the same instance id (a new process starts at the end), so it is
+    // saved at most every CURSOR_SAVE_INTERVAL_MS: one write less per read under load; such a restart may deliver up to
+    // that much again (at-least-once, as documented).
+    let savedCursor = cursor
+    let savedAt = 0
     const drainOutbox = Effect.gen(function*() {
       while (true) {
         const now = yield* Clock.currentTimeMillis
@@ -307,7 +314,11 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
           yield* handleRow(row)
           cursor = Number(row.id)
         }
-        if (rows.length > 0) yield* outbox.saveCursor(instanceId, cursor, iso(now))
+        if (cursor !== savedCursor && now - savedAt >= CURSOR_SAVE_INTERVAL_MS) {
+          yield* outbox.saveCursor(instanceId, cursor, iso(now))
+          savedCursor = cursor
+          savedAt = now
+        }
         // A direct row (a node's scoped token, a request) has one reader: gone once delivered, not kept for the retention.
         if (rows.some((row) => row.target_instance_id !== null)) yield* outbox.deleteDelivered(instanceId, cursor)
         for (const [id, at] of publishedHere) if (at < now - PUBLISHED_MEMORY_MS) publishedHere.delete(id)
@@ -335,6 +346,7 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
       )
     )
 
+    const outboxPrefix = `${schema}:outbox:`
     const pg = sql as unknown as Partial<PgClient.PgClient>
     if (options.listen !== false && Predicate.isFunction(pg.listen)) {
       const listenOnce = Effect.scoped(Effect.gen(function*() {
@@ -342,8 +354,13 @@ export const makePostgresBackplane = (options: PostgresBackplaneOptions = {}): E
         yield* Queue.offer(wake, "directory") // anything missed while not listening
         while (true) {
           const notification = yield* Queue.take(notifications)
-          if (notification.payload === `${schema}:outbox`) Queue.offerUnsafe(wake, "outbox")
-          else if (notification.payload === `${schema}:directory`) Queue.offerUnsafe(wake, "directory")
+          const payload = notification.payload
+          if (payload === `${schema}:directory`) Queue.offerUnsafe(wake, "directory")
+          else if (payload.startsWith(outboxPrefix)) {
+            // `<origin>:<target>`: not this instance's own row (delivered here at its commit), and for every instance or this one.
+            const [origin, target] = payload.slice(outboxPrefix.length).split(":")
+            if (origin !== instanceId && (target === "*" || target === instanceId)) Queue.offerUnsafe(wake, "outbox")
+          }
         }
       }))
       yield* Effect.forkIn(
