@@ -20,6 +20,8 @@ import { NodeServices, NodeWorker } from "@effect/platform-node"
 import { Duration, Effect, Exit, FileSystem, Layer, Option, Scope } from "effect"
 import { RpcClient } from "effect/rpc"
 import type { RpcClientError } from "effect/rpc/RpcClientError"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import { findPackageRoot } from "../shared/packageRoot.ts"
 import { type PluginCallError, PluginRpcs } from "./worker/protocol.ts"
@@ -103,10 +105,11 @@ export const runnerUrl: Effect.Effect<Option.Option<URL>> = Effect.gen(function*
   const candidates = [
     new URL("./worker/runner.js", import.meta.url),
     new URL("./plugin-worker.mjs", import.meta.url),
-    ...Option.toArray(Option.map(root, (dir) => new URL(`file://${dir}/dist/cli/plugin-worker.mjs`)))
+    ...Option.toArray(Option.map(root, (dir) => pathToFileURL(join(dir, "dist", "cli", "plugin-worker.mjs"))))
   ]
   for (const candidate of candidates) {
-    if (yield* fs.exists(decodeURIComponent(candidate.pathname)).pipe(Effect.orElseSucceed(() => false))) return Option.some(candidate)
+    // fileURLToPath, not the URL's pathname: a directory holding `%`, `#` or `?` (or a Windows drive) reads right.
+    if (yield* fs.exists(fileURLToPath(candidate)).pipe(Effect.orElseSucceed(() => false))) return Option.some(candidate)
   }
   return Option.none()
 }).pipe(Effect.provide(NodeServices.layer))
